@@ -1,0 +1,29 @@
+// swift-tools-version:6.0
+// hark: a terminal messenger for agents. No Swift package dependencies: the C libraries it
+// needs (sqlite3, libedit, libcurl) are reached through thin targets in Sources/C*.
+import PackageDescription
+
+let package = Package(
+    name: "hark",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "hark", targets: ["hark"]),
+    ],
+    targets: [
+        // C interop: system libraries with static-inline shims for variadic calls.
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+        .systemLibrary(name: "CEditLine", path: "Sources/CEditLine"),
+        // libcurl is loaded with dlopen on the first HTTP request, so `hark version` and the
+        // offline shell never pay for loading it and its forty dependent libraries.
+        .target(name: "CCurl", path: "Sources/CCurl", linkerSettings: [.linkedLibrary("dl")]),
+
+        .target(name: "HarkCore", dependencies: ["CSQLite", "CCurl"], path: "Sources/HarkCore"),
+        .target(name: "HarkShell", dependencies: ["HarkCore", "CEditLine"], path: "Sources/HarkShell"),
+        .executableTarget(name: "hark", dependencies: ["HarkCore", "HarkShell"], path: "Sources/hark"),
+
+        // Loopback servers that speak the real wire protocols, temp homes, a pty driver.
+        .target(name: "TestSupport", dependencies: ["HarkCore"], path: "Tests/TestSupport"),
+        .testTarget(name: "HarkCoreTests", dependencies: ["HarkCore", "TestSupport"], path: "Tests/HarkCoreTests"),
+        .testTarget(name: "HarkShellTests", dependencies: ["HarkShell", "HarkCore", "TestSupport"], path: "Tests/HarkShellTests"),
+    ]
+)

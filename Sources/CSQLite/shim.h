@@ -1,0 +1,12 @@
+#ifndef HARK_CSQLITE_SHIM_H
+#define HARK_CSQLITE_SHIM_H
+#include <sqlite3.h>
+
+// SQLITE_TRANSIENT is a macro casting -1 to a function pointer, which Swift cannot import.
+static inline int hark_sqlite3_bind_text(sqlite3_stmt *stmt, int index, const char *text, int length) {
+    return sqlite3_bind_text(stmt, index, text, length, SQLITE_TRANSIENT);
+}
+static inline int hark_sqlite3_bind_blob(sqlite3_stmt *stmt, int index, const void *data, int length) {
+    return sqlite3_bind_blob(stmt, index, data, length, SQLITE_TRANSIENT);
+}
+#endif

@@ -1,0 +1,295 @@
+import Foundation
+
+/// Reads and edits the hand-written config file. Format:
+///
+///     # comment
+///     [hark]
+///     default = helpdesk
+///
+///     [session helpdesk]
+///     kind = webhook
+///     url  = https://n8n.example.com/webhook/4f1c/chat
+///     auth = header:X-N8N-Key:env:N8N_KEY
+///
+/// A value may be double-quoted to keep surrounding spaces or hold `\n`. Edits made by
+/// `hark session add|rm|edit` touch only the lines of that session; comments stay.
+public enum ConfigFile {
+    public static let sessionNamePattern = "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+
+    public static func isValidSessionName(_ name: String) -> Bool {
+        name.range(of: sessionNamePattern, options: .regularExpression) != nil
+    }
+
+    // MARK: Reading
+
+    public static func parse(_ text: String, path: String) throws -> Config {
+        var global: [String: String] = [:]
+        var sessions: [SessionConfig] = []
+        enum Section { case none, global, session(Int) }
+        var section = Section.none
+        for (offset, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let number = offset + 1
+            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
+            if line.hasPrefix("[") {
+                guard line.hasSuffix("]") else {
+                    throw HarkError.config(path: path, line: number, reason: "a section header must end with ]")
+                }
+                let words = line.dropFirst().dropLast().split(separator: " ", omittingEmptySubsequences: true)
+                if words.count == 1, words[0] == "hark" {
+                    section = .global
+                } else if words.count == 2, words[0] == "session" {
+                    let name = String(words[1])
+                    guard isValidSessionName(name) else {
+                        throw HarkError.config(path: path, line: number,
+                                               reason: "session name \"\(name)\" may use letters, digits, _ . and - only")
+                    }
+                    guard !sessions.contains(where: { $0.name == name }) else {
+                        throw HarkError.config(path: path, line: number, reason: "session \"\(name)\" is defined twice")
+                    }
+                    sessions.append(SessionConfig(name: name, kind: "", line: number))
+                    section = .session(sessions.count - 1)
+                } else {
+                    throw HarkError.config(path: path, line: number,
+                                           reason: "unknown section \(line); use [hark] or [session NAME]")
+                }
+                continue
+            }
+            guard let equals = line.firstIndex(of: "=") else {
+                throw HarkError.config(path: path, line: number, reason: "expected KEY = VALUE")
+            }
+            let key = line[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
+            guard !key.isEmpty, key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
+                throw HarkError.config(path: path, line: number, reason: "invalid key \"\(key)\"")
+            }
+            let value = try unquote(line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces),
+                                    path: path, line: number)
+            switch section {
+            case .none:
+                throw HarkError.config(path: path, line: number, reason: "\(key) is outside any section; put it under [hark]")
+            case .global:
+                global[key] = value
+            case .session(let index):
+                if key == "kind" { sessions[index].kind = value.lowercased() } else { sessions[index].values[key] = value }
+            }
+        }
+        for session in sessions where session.kind.isEmpty {
+            throw HarkError.config(path: path, line: session.line, reason: "session \"\(session.name)\" has no kind")
+        }
+        return Config(path: path, global: global, sessions: sessions)
+    }
+
+    static func unquote(_ value: String, path: String, line: Int) throws -> String {
+        guard value.hasPrefix("\"") else { return value }
+        guard value.count >= 2, value.hasSuffix("\"") else {
+            throw HarkError.config(path: path, line: line, reason: "unterminated quoted value")
+        }
+        var result = ""
+        var escaping = false
+        for character in value.dropFirst().dropLast() {
+            if escaping {
+                switch character {
+                case "n": result.append("\n")
+                case "t": result.append("\t")
+                default: result.append(character)
+                }
+                escaping = false
+            } else if character == "\\" {
+                escaping = true
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+
+    static func quoteIfNeeded(_ value: String) -> String {
+        let needsQuotes = value.hasPrefix("\"") || value != value.trimmingCharacters(in: .whitespaces)
+            || value.contains("\n") || value.contains("\t")
+        guard needsQuotes else { return value }
+        let escaped = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\t", with: "\\t")
+        return "\"" + escaped + "\""
+    }
+
+    /// Loads the config, writing the commented default first if there is none. A literal
+    /// secret in a file that group or others can read is refused, as ssh refuses such keys.
+    public static func load(paths: Paths) throws -> Config {
+        let path = paths.configFile
+        let manager = FileManager.default
+        if !manager.fileExists(atPath: path) {
+            try? manager.createDirectory(atPath: paths.configDirectory, withIntermediateDirectories: true,
+                                         attributes: [.posixPermissions: 0o700])
+            guard manager.createFile(atPath: path, contents: Data(defaultText.utf8),
+                                     attributes: [.posixPermissions: 0o600]) else {
+                // A read-only home is no reason not to run: use the defaults in memory.
+                return Config(path: path)
+            }
+        }
+        guard let data = manager.contents(atPath: path) else {
+            throw HarkError.config(path: path, line: nil, reason: "cannot read the file; check its permissions")
+        }
+        let config = try parse(String(decoding: data, as: UTF8.self), path: path)
+        try checkPermissions(config, path: path)
+        return config
+    }
+
+    static func checkPermissions(_ config: Config, path: String) throws {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return }
+        let readableByOthers = info.st_mode & 0o044 != 0
+        guard readableByOthers else { return }
+        for session in config.sessions {
+            for (key, value) in session.values where SessionConfig.holdsSecret(key) {
+                let literal: Bool
+                if key == "auth" {
+                    literal = (try? AuthSpec(parsing: value))?.secret.isLiteral ?? false
+                } else {
+                    literal = SecretReference(value).isLiteral
+                }
+                if literal {
+                    throw HarkError.config(
+                        path: path, line: session.line,
+                        reason: "session \(session.name) has a literal secret in \(key) but the file is readable by others; "
+                            + "run chmod 600 \(path) or use env:VAR, file:PATH or cmd:COMMAND")
+                }
+            }
+        }
+    }
+
+    // MARK: Editing
+
+    /// The text with a new session block appended.
+    public static func adding(_ session: SessionConfig, to text: String) -> String {
+        var block = "\n[session \(session.name)]\nkind = \(session.kind)\n"
+        for key in session.values.keys.sorted(by: keyOrder) {
+            block += "\(key) = \(quoteIfNeeded(session.values[key]!))\n"
+        }
+        var result = text
+        if !result.isEmpty, !result.hasSuffix("\n") { result += "\n" }
+        return result + block
+    }
+
+    /// Common keys first, in the order people read them; the rest alphabetically.
+    static func keyOrder(_ left: String, _ right: String) -> Bool {
+        let order = ["url", "auth", "model", "system"]
+        let leftRank = order.firstIndex(of: left) ?? order.count
+        let rightRank = order.firstIndex(of: right) ?? order.count
+        return leftRank != rightRank ? leftRank < rightRank : left < right
+    }
+
+    /// The line range of a session block: its header through its last key line.
+    static func blockRange(of name: String, in lines: [Substring]) -> Range<Int>? {
+        guard let start = lines.firstIndex(where: { sectionName($0) == .session(name) }) else { return nil }
+        var end = start + 1
+        var lastContent = start
+        while end < lines.count, sectionName(lines[end]) == nil {
+            let trimmed = lines[end].trimmingCharacters(in: .whitespaces)
+            if !trimmed.isEmpty && !trimmed.hasPrefix("#") && !trimmed.hasPrefix(";") { lastContent = end }
+            end += 1
+        }
+        return start..<(lastContent + 1)
+    }
+
+    enum SectionName: Equatable { case global, session(String) }
+
+    static func sectionName(_ line: Substring) -> SectionName? {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        guard trimmed.hasPrefix("["), trimmed.hasSuffix("]") else { return nil }
+        let words = trimmed.dropFirst().dropLast().split(separator: " ")
+        if words.count == 1, words[0] == "hark" { return .global }
+        if words.count == 2, words[0] == "session" { return .session(String(words[1])) }
+        return .global
+    }
+
+    /// The text without the session's block, or nil when there is no such block.
+    public static func removing(session name: String, from text: String) -> String? {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let range = blockRange(of: name, in: lines) else { return nil }
+        lines.removeSubrange(range)
+        // Do not leave a double blank line where the block was.
+        if range.lowerBound > 0, range.lowerBound < lines.count,
+           lines[range.lowerBound - 1].trimmingCharacters(in: .whitespaces).isEmpty,
+           lines[range.lowerBound].trimmingCharacters(in: .whitespaces).isEmpty {
+            lines.remove(at: range.lowerBound)
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The text with keys of one session set (a nil value removes the key). Adds the block when
+    /// the session (the built-in `local`) has none yet.
+    public static func setting(_ changes: [(key: String, value: String?)], session name: String, kind: String,
+                               in text: String) -> String {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard var range = blockRange(of: name, in: lines) else {
+            var values: [String: String] = [:]
+            for change in changes { values[change.key] = change.value }
+            return adding(SessionConfig(name: name, kind: kind, values: values.compactMapValues { $0 }), to: text)
+        }
+        for change in changes {
+            let existing = range.dropFirst().first { index in
+                let line = lines[index]
+                guard let equals = line.firstIndex(of: "=") else { return false }
+                return line[..<equals].trimmingCharacters(in: .whitespaces).lowercased() == change.key
+            }
+            if let existing {
+                if let value = change.value {
+                    lines[existing] = Substring("\(change.key) = \(quoteIfNeeded(value))")
+                } else {
+                    lines.remove(at: existing)
+                    range = range.lowerBound..<(range.upperBound - 1)
+                }
+            } else if let value = change.value {
+                lines.insert(Substring("\(change.key) = \(quoteIfNeeded(value))"), at: range.upperBound)
+                range = range.lowerBound..<(range.upperBound + 1)
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Writes the config atomically, keeping it private.
+    public static func write(_ text: String, to path: String) throws {
+        let temporary = path + ".tmp-\(getpid())"
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8),
+                                             attributes: [.posixPermissions: 0o600]) else {
+            throw HarkError.io("cannot write \(path); check the folder's permissions")
+        }
+        var info = stat()
+        if stat(path, &info) == 0 { chmod(temporary, info.st_mode & 0o777) }
+        guard rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw HarkError.io("cannot replace \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    public static let defaultText = """
+        # hark configuration: hand-editable. `hark session add|rm` and /session edit change it too.
+        # Values may be "quoted" to keep spaces. Secrets are references, never pasted:
+        #   env:VAR (environment), file:PATH (first line of a file), cmd:COMMAND (e.g. a password manager)
+        # A literal secret is refused unless this file is private (chmod 600).
+
+        [hark]
+        # The session `hark` opens on.
+        default = local
+
+        # The built-in offline session: notes to self, forms and prompts. Needs nothing.
+        [session local]
+        kind = local
+
+        # An n8n agent behind a Chat Trigger node (copy its Chat URL):
+        # [session helpdesk]
+        # kind = webhook
+        # url  = https://n8n.example.com/webhook/4f1c0000-0000-0000-0000-000000000000/chat
+        # auth = header:X-N8N-Key:env:N8N_KEY
+        # stream = on
+
+        # Any OpenAI-compatible server: llama.cpp, Ollama, vLLM or a hosted API:
+        # [session llama]
+        # kind   = openai
+        # url    = http://127.0.0.1:8080/v1
+        # model  = gemma-3-270m
+        # system = @prompts/concise.md
+        # auth   = bearer:env:OPENAI_API_KEY
+
+        """
+}

@@ -1,0 +1,105 @@
+import Foundation
+
+/// Hands a transfer's events from the curl thread to an async consumer. The buffer is
+/// bounded: when the consumer falls behind, the curl thread waits, so a 100 MB reply to a slow
+/// terminal cannot grow memory without limit.
+final class HTTPBodyChannel: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var queue: [HTTPEvent] = []
+    private var head = 0
+    private var bufferedBytes = 0
+    private var finished = false
+    private var failure: Error?
+    private var waiter: CheckedContinuation<HTTPEvent?, Error>?
+    private(set) var cancelled = false
+    private let limit: Int
+    var onCancel: (@Sendable () -> Void)?
+
+    init(limit: Int = 8 << 20) {
+        self.limit = limit
+    }
+
+    /// Called on the curl thread. Returns false once the consumer has gone away.
+    func push(_ event: HTTPEvent) -> Bool {
+        condition.lock()
+        while bufferedBytes > limit && !cancelled { condition.wait() }
+        if cancelled {
+            condition.unlock()
+            return false
+        }
+        if let waiter {
+            self.waiter = nil
+            condition.unlock()
+            waiter.resume(returning: event)
+            return true
+        }
+        queue.append(event)
+        bufferedBytes += Self.size(of: event)
+        condition.unlock()
+        return true
+    }
+
+    func finish(throwing error: Error?) {
+        condition.lock()
+        guard !finished else {
+            condition.unlock()
+            return
+        }
+        finished = true
+        failure = error
+        let waiter = self.waiter
+        self.waiter = nil
+        condition.unlock()
+        if let waiter {
+            if let error { waiter.resume(throwing: error) } else { waiter.resume(returning: nil) }
+        }
+    }
+
+    func cancel() {
+        condition.lock()
+        let alreadyCancelled = cancelled
+        cancelled = true
+        condition.broadcast()
+        condition.unlock()
+        if !alreadyCancelled { onCancel?() }
+    }
+
+    func next() async throws -> HTTPEvent? {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPEvent?, Error>) in
+                condition.lock()
+                if head < queue.count {
+                    let event = queue[head]
+                    head += 1
+                    if head > 64 && head * 2 > queue.count {
+                        queue.removeFirst(head)
+                        head = 0
+                    }
+                    bufferedBytes -= Self.size(of: event)
+                    condition.signal()
+                    condition.unlock()
+                    continuation.resume(returning: event)
+                } else if finished || cancelled {
+                    let error = failure ?? (cancelled ? CancellationError() : nil)
+                    condition.unlock()
+                    if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: nil) }
+                } else {
+                    waiter = continuation
+                    condition.unlock()
+                }
+            }
+        } onCancel: {
+            self.cancel()
+            condition.lock()
+            let waiter = self.waiter
+            self.waiter = nil
+            condition.unlock()
+            waiter?.resume(throwing: CancellationError())
+        }
+    }
+
+    private static func size(of event: HTTPEvent) -> Int {
+        if case .body(let bytes) = event { return bytes.count }
+        return 0
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// The only way hark talks HTTP. `stream` yields the response head, then body bytes as they
+/// arrive; `fetch` collects a whole (bounded) response.
+public final class HTTPClient: Sendable {
+    public let userAgent: String
+
+    public init(userAgent: String = "hark/\(HarkVersion.string)") {
+        self.userAgent = userAgent
+    }
+
+    public func stream(_ request: HTTPRequest) throws -> HTTPStream {
+        try CurlTransfer.loadLibrary()
+        let channel = HTTPBodyChannel()
+        CurlTransfer(request: request, channel: channel, userAgent: userAgent).start()
+        return HTTPStream(channel: channel)
+    }
+
+    /// The whole response. Bodies over `maxBytes` are an error rather than unbounded memory.
+    public func fetch(_ request: HTTPRequest, maxBytes: Int = 64 << 20) async throws -> HTTPResponse {
+        let stream = try stream(request)
+        defer { stream.cancel() }
+        var head: HTTPResponseHead?
+        var body: [UInt8] = []
+        for try await event in stream {
+            switch event {
+            case .head(let received): head = received
+            case .body(let bytes):
+                body.append(contentsOf: bytes)
+                if body.count > maxBytes {
+                    throw HarkError.protocolViolation("\(request.displayHost) sent more than \(maxBytes >> 20) MB")
+                }
+            }
+        }
+        guard let head else { throw HarkError.protocolViolation("\(request.displayHost) sent no response") }
+        return HTTPResponse(head: head, body: body)
+    }
+}
+
+/// A response in progress. Iterate it once; `cancel` (or cancelling the iterating task) aborts
+/// the transfer immediately.
+public struct HTTPStream: AsyncSequence, Sendable {
+    public typealias Element = HTTPEvent
+    let channel: HTTPBodyChannel
+
+    public func cancel() { channel.cancel() }
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let channel: HTTPBodyChannel
+        public mutating func next() async throws -> HTTPEvent? { try await channel.next() }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(channel: channel) }
+}

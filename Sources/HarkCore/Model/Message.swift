@@ -1,0 +1,93 @@
+import Foundation
+
+public enum MessageRole: String, Sendable, CaseIterable {
+    case user, assistant, system
+}
+
+/// How a stored message ended. `partial` means the writer died or the connection broke
+/// mid-reply; `stopped` means the user stopped it.
+public enum MessageStatus: String, Sendable, CaseIterable {
+    case complete, partial, stopped, failed
+}
+
+public struct Usage: Sendable, Equatable {
+    public var promptTokens: Int?
+    public var completionTokens: Int?
+    public var totalTokens: Int?
+
+    public init(promptTokens: Int? = nil, completionTokens: Int? = nil, totalTokens: Int? = nil) {
+        self.promptTokens = promptTokens
+        self.completionTokens = completionTokens
+        self.totalTokens = totalTokens
+    }
+}
+
+public struct Message: Sendable, Equatable {
+    public var id: Int64
+    public var threadID: Int64
+    public var session: String
+    public var role: MessageRole
+    public var text: String
+    public var status: MessageStatus
+    public var createdAt: Date
+    public var backendID: String?
+    public var usage: Usage?
+    public var error: String?
+    public var model: String?
+
+    public init(id: Int64, threadID: Int64, session: String, role: MessageRole, text: String,
+                status: MessageStatus, createdAt: Date, backendID: String? = nil, usage: Usage? = nil,
+                error: String? = nil, model: String? = nil) {
+        self.id = id
+        self.threadID = threadID
+        self.session = session
+        self.role = role
+        self.text = text
+        self.status = status
+        self.createdAt = createdAt
+        self.backendID = backendID
+        self.usage = usage
+        self.error = error
+        self.model = model
+    }
+}
+
+public struct ChatThread: Sendable, Equatable {
+    public var id: Int64
+    public var session: String
+    public var title: String
+    /// The backend's own id for the thread: the n8n sessionId, a Nyla workflow id.
+    public var backendID: String?
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var messageCount: Int
+
+    public init(id: Int64, session: String, title: String, backendID: String?, createdAt: Date,
+                updatedAt: Date, messageCount: Int = 0) {
+        self.id = id
+        self.session = session
+        self.title = title
+        self.backendID = backendID
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.messageCount = messageCount
+    }
+}
+
+/// One earlier turn of a conversation, as sent to a backend that needs the context.
+public struct Turn: Sendable, Equatable {
+    public var role: MessageRole
+    public var text: String
+
+    public init(role: MessageRole, text: String) {
+        self.role = role
+        self.text = text
+    }
+}
+
+/// A search hit: the message and a snippet with the match marked.
+public struct SearchHit: Sendable, Equatable {
+    public var message: Message
+    public var threadTitle: String
+    public var snippet: String
+}

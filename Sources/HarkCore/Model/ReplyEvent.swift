@@ -1,0 +1,22 @@
+/// What a backend produces while it answers. The shell renders these, the store records them,
+/// the speaker reads the text aloud; a backend never prints.
+public enum ReplyEvent: Sendable, Equatable {
+    /// A piece of the reply text.
+    case text(String)
+    /// Model reasoning: shown dim, never stored as the reply, never spoken.
+    case reasoning(String)
+    /// Progress ("tool: search", "waiting in queue"): a dim line, not part of the reply.
+    case status(String)
+    /// A compact notice that belongs with the reply ("file created: report.pdf").
+    case notice(String)
+    /// Token counts, whenever the backend reports them.
+    case usage(Usage)
+    /// The backend's id for this reply.
+    case backendMessageID(String)
+    /// The backend's id for the thread, learned during the reply (a new Nyla workflow).
+    case backendThreadID(String)
+    /// The model that answered.
+    case model(String)
+    /// The reply ended normally; the reason is the backend's (`stop`, `length`, `SUCCESS`…).
+    case finished(reason: String?)
+}

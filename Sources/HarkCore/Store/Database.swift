@@ -1,0 +1,110 @@
+import CSQLite
+import Foundation
+
+/// One SQLite connection. Calls are serialised by a lock, so a Database can be shared by the
+/// shell thread and the tasks recording replies; other processes coordinate through WAL and
+/// the busy timeout.
+public final class Database: @unchecked Sendable {
+    let handle: OpaquePointer
+    public let path: String
+    private let lock = NSRecursiveLock()
+
+    public init(path: String, busyTimeoutMilliseconds: Int32 = 10_000) throws {
+        var connection: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &connection, flags, nil)
+        guard code == SQLITE_OK, let connection else {
+            let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            if let connection { sqlite3_close_v2(connection) }
+            throw SQLiteError(code: code, message: "cannot open \(path): \(message)", sql: nil)
+        }
+        self.handle = connection
+        self.path = path
+        sqlite3_extended_result_codes(connection, 1)
+        sqlite3_busy_timeout(connection, busyTimeoutMilliseconds)
+    }
+
+    deinit {
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs `body` with the connection to itself.
+    public func locked<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    /// Runs one or more statements that return no rows.
+    public func execute(_ sql: String) throws {
+        try locked {
+            var errorMessage: UnsafeMutablePointer<CChar>?
+            let code = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+            if code != SQLITE_OK {
+                let message = errorMessage.map { String(cString: $0) } ?? lastErrorMessage
+                sqlite3_free(errorMessage)
+                throw SQLiteError(code: code, message: message, sql: sql)
+            }
+        }
+    }
+
+    public func prepare(_ sql: String) throws -> Statement {
+        try locked { try Statement(database: self, sql: sql) }
+    }
+
+    /// Prepares, binds and runs a statement that returns no rows.
+    public func run(_ sql: String, _ values: SQLValue...) throws {
+        try locked {
+            let statement = try Statement(database: self, sql: sql)
+            try statement.bind(values)
+            while try statement.step() {}
+        }
+    }
+
+    /// All rows of a query.
+    public func query(_ sql: String, _ values: SQLValue...) throws -> [Row] {
+        try locked {
+            let statement = try Statement(database: self, sql: sql)
+            try statement.bind(values)
+            var rows: [Row] = []
+            while try statement.step() { rows.append(statement.row()) }
+            return rows
+        }
+    }
+
+    public func scalar(_ sql: String, _ values: SQLValue...) throws -> SQLValue {
+        try locked {
+            let statement = try Statement(database: self, sql: sql)
+            try statement.bind(values)
+            guard try statement.step() else { return .null }
+            return statement.row()[0]
+        }
+    }
+
+    public var lastInsertRowID: Int64 { locked { sqlite3_last_insert_rowid(handle) } }
+    public var changes: Int { locked { Int(sqlite3_changes(handle)) } }
+
+    /// A write transaction taken with BEGIN IMMEDIATE, so that concurrent writers wait on the
+    /// busy timeout at the start instead of failing when a read lock cannot be upgraded.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try locked {
+            try execute("BEGIN IMMEDIATE")
+            do {
+                let result = try body()
+                try execute("COMMIT")
+                return result
+            } catch {
+                try? execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
+
+    func check(_ code: Int32, sql: String?) throws {
+        if code != SQLITE_OK && code != SQLITE_ROW && code != SQLITE_DONE {
+            throw SQLiteError(code: code, message: lastErrorMessage, sql: sql)
+        }
+    }
+}

@@ -1,0 +1,393 @@
+import Foundation
+
+/// Sessions, threads, messages and input history in one SQLite file (WAL, shared by every
+/// running hark). The user's message is written before it is sent; a reply is written while
+/// it streams (see ReplyWriter), so a crash loses nothing that had arrived.
+public final class HistoryStore: @unchecked Sendable {
+    public let database: Database
+    private let now: @Sendable () -> Date
+
+    public init(path: String, now: @escaping @Sendable () -> Date = Date.init) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                     attributes: [.posixPermissions: 0o700])
+        }
+        do {
+            database = try Database(path: path)
+            self.now = now
+            try Self.retryingBusy { try database.execute("PRAGMA journal_mode=WAL") }
+            try database.execute("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON")
+            try Self.retryingBusy { try Migrations.migrate(database) }
+            try recoverInterruptedReplies()
+        } catch let error as SQLiteError {
+            throw HarkError.storage(error.description)
+        }
+    }
+
+    /// Switching to WAL and the first migration can meet SQLITE_BUSY without the busy handler
+    /// being consulted; a few short retries cover two processes starting together.
+    @discardableResult
+    private static func retryingBusy<T>(_ body: () throws -> T) throws -> T {
+        var attempt = 0
+        while true {
+            do { return try body() } catch let error as SQLiteError where error.isBusy && attempt < 50 {
+                attempt += 1
+                usleep(20_000)
+            }
+        }
+    }
+
+    var timestamp: SQLValue { .real(now().timeIntervalSince1970) }
+
+    func wrap<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as SQLiteError { throw HarkError.storage(error.description) }
+    }
+
+    // MARK: Sessions
+
+    public func ensureSession(_ name: String, kind: String) throws {
+        try wrap {
+            try database.run("""
+                INSERT INTO sessions(name, kind, created_at) VALUES (?, ?, ?)
+                ON CONFLICT(name) DO UPDATE SET kind = excluded.kind
+                """, .text(name), .text(kind), timestamp)
+        }
+    }
+
+    /// Replies that finished in each session since the user last looked at it.
+    public func unreadCounts() throws -> [String: Int] {
+        try wrap {
+            var counts: [String: Int] = [:]
+            for row in try database.query("""
+                SELECT m.session, count(*) FROM messages m JOIN sessions s ON s.name = m.session
+                WHERE m.role = 'assistant' AND m.id > s.last_seen_message AND m.writer_pid IS NULL
+                GROUP BY m.session
+                """) {
+                if let name = row[0].string, let count = row[1].int { counts[name] = count }
+            }
+            return counts
+        }
+    }
+
+    /// The session whose oldest unread reply is the oldest of all.
+    public func oldestUnreadSession() throws -> String? {
+        try wrap {
+            try database.query("""
+                SELECT m.session FROM messages m JOIN sessions s ON s.name = m.session
+                WHERE m.role = 'assistant' AND m.id > s.last_seen_message AND m.writer_pid IS NULL
+                ORDER BY m.id LIMIT 1
+                """).first?[0].string
+        }
+    }
+
+    public func unreadMessages(session: String) throws -> [Message] {
+        try wrap {
+            try database.query(Self.messageSelect + """
+                JOIN sessions s ON s.name = m.session
+                WHERE m.session = ? AND m.role = 'assistant' AND m.id > s.last_seen_message AND m.writer_pid IS NULL
+                ORDER BY m.id
+                """, .text(session)).map(Self.message)
+        }
+    }
+
+    public func markRead(session: String, upTo messageID: Int64? = nil) throws {
+        try wrap {
+            if let messageID {
+                try database.run("""
+                    UPDATE sessions SET last_seen_message = max(last_seen_message, ?) WHERE name = ?
+                    """, .integer(messageID), .text(session))
+            } else {
+                try database.run("""
+                    UPDATE sessions SET last_seen_message = max(last_seen_message,
+                        coalesce((SELECT max(id) FROM messages WHERE session = ?1 AND writer_pid IS NULL), 0))
+                    WHERE name = ?1
+                    """, .text(session))
+            }
+        }
+    }
+
+    // MARK: Threads
+
+    static let threadSelect = """
+        SELECT t.id, t.session, t.title, t.backend_id, t.created_at, t.updated_at,
+               (SELECT count(*) FROM messages m WHERE m.thread_id = t.id)
+        FROM threads t
+        """
+
+    static func thread(_ row: Row) -> ChatThread {
+        ChatThread(id: row[0].int64 ?? 0, session: row[1].string ?? "", title: row[2].string ?? "",
+                   backendID: row[3].string, createdAt: Date(timeIntervalSince1970: row[4].double ?? 0),
+                   updatedAt: Date(timeIntervalSince1970: row[5].double ?? 0), messageCount: row[6].int ?? 0)
+    }
+
+    public func thread(id: Int64) throws -> ChatThread? {
+        try wrap { try database.query(Self.threadSelect + " WHERE t.id = ?", .integer(id)).first.map(Self.thread) }
+    }
+
+    /// The thread the session is on, or nil when its next message starts a new one.
+    public func currentThread(session: String) throws -> ChatThread? {
+        try wrap {
+            try database.query(Self.threadSelect + """
+                 JOIN sessions s ON s.current_thread = t.id WHERE s.name = ?
+                """, .text(session)).first.map(Self.thread)
+        }
+    }
+
+    public func setCurrentThread(session: String, threadID: Int64?) throws {
+        try wrap {
+            try database.run("UPDATE sessions SET current_thread = ? WHERE name = ?", SQLValue(threadID), .text(session))
+        }
+    }
+
+    public func threads(session: String) throws -> [ChatThread] {
+        try wrap {
+            try database.query(Self.threadSelect + " WHERE t.session = ? ORDER BY t.updated_at DESC, t.id DESC",
+                               .text(session)).map(Self.thread)
+        }
+    }
+
+    @discardableResult
+    public func createThread(session: String, title: String, backendID: String? = nil) throws -> ChatThread {
+        try wrap {
+            try database.transaction {
+                try database.run("""
+                    INSERT INTO threads(session, title, backend_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+                    """, .text(session), .text(title), SQLValue(backendID), timestamp, timestamp)
+                let id = database.lastInsertRowID
+                try database.run("UPDATE sessions SET current_thread = ? WHERE name = ?", .integer(id), .text(session))
+                return try database.query(Self.threadSelect + " WHERE t.id = ?", .integer(id)).first.map(Self.thread)!
+            }
+        }
+    }
+
+    /// A thread by id, exact title, unique title prefix, or backend id.
+    public func findThread(session: String, _ reference: String) throws -> ChatThread? {
+        let all = try threads(session: session)
+        if let id = Int64(reference), let match = all.first(where: { $0.id == id }) { return match }
+        let lowered = reference.lowercased()
+        if let match = all.first(where: { $0.title.lowercased() == lowered }) { return match }
+        let prefixed = all.filter { $0.title.lowercased().hasPrefix(lowered) }
+        if prefixed.count == 1 { return prefixed[0] }
+        return all.first(where: { $0.backendID == reference })
+    }
+
+    public func renameThread(id: Int64, title: String) throws {
+        try wrap { try database.run("UPDATE threads SET title = ? WHERE id = ?", .text(title), .integer(id)) }
+    }
+
+    public func setThreadBackendID(id: Int64, backendID: String) throws {
+        try wrap { try database.run("UPDATE threads SET backend_id = ? WHERE id = ?", .text(backendID), .integer(id)) }
+    }
+
+    public func deleteThread(id: Int64) throws {
+        try wrap {
+            try database.transaction {
+                try database.run("UPDATE sessions SET current_thread = NULL WHERE current_thread = ?", .integer(id))
+                try database.run("DELETE FROM messages WHERE thread_id = ?", .integer(id))
+                try database.run("DELETE FROM threads WHERE id = ?", .integer(id))
+            }
+        }
+    }
+
+    // MARK: Messages
+
+    /// Text of a message, including the pieces of a reply still streaming or cut off.
+    static let messageSelect = """
+        SELECT m.id, m.thread_id, m.session, m.role,
+               m.text || coalesce((SELECT group_concat(p.text, '') FROM
+                   (SELECT text FROM message_parts WHERE message_id = m.id ORDER BY seq) p), ''),
+               m.status, m.created_at, m.backend_id, m.prompt_tokens, m.completion_tokens, m.total_tokens,
+               m.error, m.model
+        FROM messages m
+        """
+
+    static func message(_ row: Row) -> Message {
+        let usage: Usage?
+        if row[8] != .null || row[9] != .null || row[10] != .null {
+            usage = Usage(promptTokens: row[8].int, completionTokens: row[9].int, totalTokens: row[10].int)
+        } else {
+            usage = nil
+        }
+        return Message(id: row[0].int64 ?? 0, threadID: row[1].int64 ?? 0, session: row[2].string ?? "",
+                       role: MessageRole(rawValue: row[3].string ?? "") ?? .user, text: row[4].string ?? "",
+                       status: MessageStatus(rawValue: row[5].string ?? "") ?? .complete,
+                       createdAt: Date(timeIntervalSince1970: row[6].double ?? 0), backendID: row[7].string,
+                       usage: usage, error: row[11].string, model: row[12].string)
+    }
+
+    /// Records a message that is complete as written (the user's, or an imported one).
+    @discardableResult
+    public func addMessage(threadID: Int64, session: String, role: MessageRole, text: String,
+                           status: MessageStatus = .complete, backendID: String? = nil,
+                           createdAt: Date? = nil) throws -> Int64 {
+        try wrap {
+            try database.transaction {
+                let time = createdAt.map { SQLValue.real($0.timeIntervalSince1970) } ?? timestamp
+                try database.run("""
+                    INSERT INTO messages(thread_id, session, role, text, status, created_at, updated_at, backend_id)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """, .integer(threadID), .text(session), .text(role.rawValue), .text(text), .text(status.rawValue),
+                    time, time, SQLValue(backendID))
+                let id = database.lastInsertRowID
+                try database.run("UPDATE threads SET updated_at = ? WHERE id = ?", timestamp, .integer(threadID))
+                return id
+            }
+        }
+    }
+
+    public func setMessageStatus(id: Int64, status: MessageStatus, error: String? = nil) throws {
+        try wrap {
+            try database.run("UPDATE messages SET status = ?, error = ?, updated_at = ? WHERE id = ?",
+                             .text(status.rawValue), SQLValue(error), timestamp, .integer(id))
+        }
+    }
+
+    /// Opens a reply row that the writer fills as text arrives.
+    public func beginReply(threadID: Int64, session: String, model: String? = nil) throws -> ReplyWriter {
+        try wrap {
+            try database.run("""
+                INSERT INTO messages(thread_id, session, role, text, status, created_at, updated_at, model, writer_pid)
+                VALUES (?, ?, 'assistant', '', 'partial', ?, ?, ?, ?)
+                """, .integer(threadID), .text(session), timestamp, timestamp, SQLValue(model),
+                .integer(Int64(getpid())))
+            return ReplyWriter(store: self, messageID: database.lastInsertRowID, threadID: threadID)
+        }
+    }
+
+    public func message(id: Int64) throws -> Message? {
+        try wrap { try database.query(Self.messageSelect + " WHERE m.id = ?", .integer(id)).first.map(Self.message) }
+    }
+
+    /// The thread's messages in order; the last `limit` when given.
+    public func messages(threadID: Int64, limit: Int? = nil) throws -> [Message] {
+        try wrap {
+            let rows = try database.query(Self.messageSelect + " WHERE m.thread_id = ? ORDER BY m.id DESC LIMIT ?",
+                                          .integer(threadID), .integer(Int64(limit ?? -1)))
+            return rows.reversed().map(Self.message)
+        }
+    }
+
+    /// The last messages across a session's threads, or all sessions, oldest first.
+    public func recentMessages(session: String?, limit: Int) throws -> [Message] {
+        try wrap {
+            let rows: [Row]
+            if let session {
+                rows = try database.query(Self.messageSelect + " WHERE m.session = ? ORDER BY m.id DESC LIMIT ?",
+                                          .text(session), .integer(Int64(limit)))
+            } else {
+                rows = try database.query(Self.messageSelect + " ORDER BY m.id DESC LIMIT ?", .integer(Int64(limit)))
+            }
+            return rows.reversed().map(Self.message)
+        }
+    }
+
+    /// The thread's earlier turns as context for a backend: stopped and partial replies count
+    /// (the user saw them), failed ones and empty ones do not.
+    public func turns(threadID: Int64, before messageID: Int64? = nil) throws -> [Turn] {
+        try messages(threadID: threadID)
+            .filter { message in
+                if let messageID, message.id >= messageID { return false }
+                return message.status != .failed && !message.text.isEmpty
+            }
+            .map { Turn(role: $0.role, text: $0.text) }
+    }
+
+    public func lastMessage(threadID: Int64, role: MessageRole) throws -> Message? {
+        try wrap {
+            try database.query(Self.messageSelect + " WHERE m.thread_id = ? AND m.role = ? ORDER BY m.id DESC LIMIT 1",
+                               .integer(threadID), .text(role.rawValue)).first.map(Self.message)
+        }
+    }
+
+    public func lastMessage(session: String, role: MessageRole) throws -> Message? {
+        try wrap {
+            try database.query(Self.messageSelect + " WHERE m.session = ? AND m.role = ? ORDER BY m.id DESC LIMIT 1",
+                               .text(session), .text(role.rawValue)).first.map(Self.message)
+        }
+    }
+
+    public func messageCount() throws -> Int {
+        try wrap { try database.scalar("SELECT count(*) FROM messages").int ?? 0 }
+    }
+
+    // MARK: Search
+
+    /// Full-text search, newest first. Each word of `text` must occur; `word*` matches a prefix.
+    public func search(_ text: String, session: String? = nil, limit: Int = 20) throws -> [SearchHit] {
+        let query = Self.ftsQuery(text)
+        guard !query.isEmpty else { return [] }
+        return try wrap {
+            var sql = """
+                SELECT m.id, m.thread_id, m.session, m.role, m.text, m.status, m.created_at, m.backend_id,
+                       m.prompt_tokens, m.completion_tokens, m.total_tokens, m.error, m.model, t.title,
+                       snippet(messages_fts, 0, char(1), char(2), '…', 12)
+                FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid JOIN threads t ON t.id = m.thread_id
+                WHERE messages_fts MATCH ?
+                """
+            var values: [SQLValue] = [.text(query)]
+            if let session {
+                sql += " AND m.session = ?"
+                values.append(.text(session))
+            }
+            sql += " ORDER BY messages_fts.rowid DESC LIMIT ?"
+            values.append(.integer(Int64(limit)))
+            return try database.locked {
+                let statement = try database.prepare(sql)
+                try statement.bind(values)
+                var hits: [SearchHit] = []
+                while try statement.step() {
+                    let row = statement.row()
+                    hits.append(SearchHit(message: Self.message(Array(row[0...12])), threadTitle: row[13].string ?? "",
+                                          snippet: row[14].string ?? ""))
+                }
+                return hits
+            }
+        }
+    }
+
+    /// Turns what a user typed into an FTS5 query that cannot be a syntax error: every word is
+    /// a quoted phrase; a trailing `*` keeps prefix matching.
+    public static func ftsQuery(_ text: String) -> String {
+        text.split(whereSeparator: { $0.isWhitespace }).compactMap { word -> String? in
+            var word = String(word)
+            let prefix = word.hasSuffix("*")
+            if prefix { word.removeLast() }
+            guard !word.isEmpty else { return nil }
+            return "\"" + word.replacingOccurrences(of: "\"", with: "\"\"") + "\"" + (prefix ? "*" : "")
+        }.joined(separator: " ")
+    }
+
+    // MARK: Input history
+
+    public func addInputLine(session: String, line: String) throws {
+        try wrap {
+            try database.run("INSERT INTO input_history(session, line, created_at) VALUES (?, ?, ?)",
+                             .text(session), .text(line), timestamp)
+        }
+    }
+
+    /// The last `limit` lines typed in a session, oldest first.
+    public func inputHistory(session: String, limit: Int = 1000) throws -> [String] {
+        try wrap {
+            try database.query("SELECT line FROM input_history WHERE session = ? ORDER BY id DESC LIMIT ?",
+                               .text(session), .integer(Int64(limit))).compactMap { $0[0].string }.reversed()
+        }
+    }
+
+    // MARK: Recovery
+
+    /// Replies whose writing process is gone (killed, crashed) are folded and kept as `partial`.
+    public func recoverInterruptedReplies() throws {
+        let own = getpid()
+        let rows = try database.query("SELECT id, writer_pid FROM messages WHERE writer_pid IS NOT NULL")
+        for row in rows {
+            guard let id = row[0].int64, let pid = row[1].int64.map({ pid_t($0) }) else { continue }
+            let alive = pid != own && (kill(pid, 0) == 0 || errno == EPERM)
+            if !alive {
+                try ReplyWriter.fold(database: database, messageID: id, status: .partial, error: nil, usage: nil,
+                                     backendID: nil, model: nil, now: timestamp)
+            }
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+
+/// The schema, as an append-only list of named steps. Applied names are recorded in
+/// `schema_migrations`; each step runs with its bookkeeping in one IMMEDIATE transaction, so
+/// two hark processes opening a new file at once cannot both apply it. Never edit or reorder a
+/// step that has shipped: add a new one.
+public struct Migration: Sendable {
+    public let name: String
+    public let sql: String
+}
+
+public enum Migrations {
+    public static let all: [Migration] = [
+        Migration(name: "001-sessions-threads-messages", sql: """
+            CREATE TABLE sessions (
+                name TEXT PRIMARY KEY,
+                kind TEXT NOT NULL,
+                current_thread INTEGER,
+                last_seen_message INTEGER NOT NULL DEFAULT 0,
+                created_at REAL NOT NULL
+            );
+            CREATE TABLE threads (
+                id INTEGER PRIMARY KEY,
+                session TEXT NOT NULL,
+                title TEXT NOT NULL,
+                backend_id TEXT,
+                created_at REAL NOT NULL,
+                updated_at REAL NOT NULL
+            );
+            CREATE INDEX threads_by_session ON threads(session, updated_at);
+            CREATE TABLE messages (
+                id INTEGER PRIMARY KEY,
+                thread_id INTEGER NOT NULL REFERENCES threads(id) ON DELETE CASCADE,
+                session TEXT NOT NULL,
+                role TEXT NOT NULL,
+                text TEXT NOT NULL DEFAULT '',
+                status TEXT NOT NULL,
+                created_at REAL NOT NULL,
+                updated_at REAL NOT NULL,
+                backend_id TEXT,
+                model TEXT,
+                prompt_tokens INTEGER,
+                completion_tokens INTEGER,
+                total_tokens INTEGER,
+                error TEXT,
+                writer_pid INTEGER
+            );
+            CREATE INDEX messages_by_thread ON messages(thread_id, id);
+            CREATE INDEX messages_by_session ON messages(session, id);
+            -- A reply is appended here piece by piece while it streams (cheap inserts, safe
+            -- against kill -9) and folded into messages.text once when it ends.
+            CREATE TABLE message_parts (
+                message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+                seq INTEGER NOT NULL,
+                text TEXT NOT NULL,
+                PRIMARY KEY (message_id, seq)
+            ) WITHOUT ROWID;
+            CREATE TABLE input_history (
+                id INTEGER PRIMARY KEY,
+                session TEXT NOT NULL,
+                line TEXT NOT NULL,
+                created_at REAL NOT NULL
+            );
+            CREATE INDEX input_history_by_session ON input_history(session, id);
+            CREATE TABLE attachments (
+                id INTEGER PRIMARY KEY,
+                message_id INTEGER REFERENCES messages(id) ON DELETE CASCADE,
+                session TEXT NOT NULL,
+                path TEXT,
+                name TEXT NOT NULL,
+                size INTEGER,
+                mime TEXT,
+                backend_id TEXT,
+                created_at REAL NOT NULL
+            );
+            """),
+        Migration(name: "002-full-text-search", sql: """
+            CREATE VIRTUAL TABLE messages_fts USING fts5(
+                text, content='messages', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
+            );
+            CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+                INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
+            END;
+            CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+                INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+            END;
+            CREATE TRIGGER messages_fts_update AFTER UPDATE OF text ON messages BEGIN
+                INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+                INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
+            END;
+            INSERT INTO messages_fts(messages_fts) VALUES ('rebuild');
+            """),
+    ]
+
+    /// Applies every step not yet recorded. Returns the names applied now.
+    @discardableResult
+    public static func migrate(_ database: Database, steps: [Migration] = Migrations.all) throws -> [String] {
+        try database.execute("""
+            CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at REAL NOT NULL)
+            """)
+        let applied = Set(try database.query("SELECT name FROM schema_migrations").compactMap { $0[0].string })
+        var appliedNow: [String] = []
+        for step in steps where !applied.contains(step.name) {
+            try database.transaction {
+                // Another process may have applied it between our read and our lock.
+                let done = try database.scalar("SELECT count(*) FROM schema_migrations WHERE name = ?", .text(step.name))
+                guard done.int == 0 else { return }
+                try database.execute(step.sql)
+                try database.run("INSERT INTO schema_migrations(name, applied_at) VALUES (?, ?)",
+                                 .text(step.name), .real(Date().timeIntervalSince1970))
+                appliedNow.append(step.name)
+            }
+        }
+        return appliedNow
+    }
+}

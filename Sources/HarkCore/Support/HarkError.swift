@@ -1,0 +1,107 @@
+/// Every failure a user can see. Each case renders as one line naming the cause, plus a hint
+/// saying what to do; the case decides the process exit code scripts rely on.
+public enum HarkError: Error, Sendable, Equatable {
+    /// Wrong arguments or an unknown option.
+    case usage(String)
+    case unknownCommand(String, suggestion: String?)
+    case commandNotForKind(command: String, kind: String)
+    case unknownSession(String, suggestion: String?)
+    case unknownThread(String)
+    /// The config file is malformed or unsafe; `line` is 1-based when known.
+    case config(path: String, line: Int?, reason: String)
+    case secret(reference: String, reason: String)
+    /// Could not reach the server at all (refused, DNS, TLS).
+    case network(host: String, reason: String)
+    case timeout(host: String, phase: String, seconds: Double)
+    /// 401 or 403.
+    case unauthorized(status: Int, host: String, serverMessage: String?)
+    /// Any other non-success status.
+    case http(status: Int, host: String, serverMessage: String?)
+    /// The server answered, but not in the protocol we expected.
+    case protocolViolation(String)
+    /// The backend reported an error in the reply itself.
+    case backend(String)
+    case storage(String)
+    case io(String)
+    case unavailable(String, hint: String)
+    case interrupted
+
+    public enum ExitCode: Int32 {
+        case ok = 0, failure = 1, usage = 2, config = 3, network = 4, auth = 5, backend = 6, storage = 7
+        case interrupted = 130
+    }
+
+    public var exitCode: ExitCode {
+        switch self {
+        case .usage, .unknownCommand, .commandNotForKind, .unknownSession, .unknownThread: return .usage
+        case .config, .secret: return .config
+        case .network, .timeout: return .network
+        case .unauthorized: return .auth
+        case .http, .protocolViolation, .backend: return .backend
+        case .storage: return .storage
+        case .io, .unavailable: return .failure
+        case .interrupted: return .interrupted
+        }
+    }
+
+    /// The one line shown to the user (without the "hark: " prefix).
+    public var message: String {
+        switch self {
+        case .usage(let text):
+            return text
+        case .unknownCommand(let name, let suggestion):
+            return "unknown command \(name)" + (suggestion.map { "; did you mean \($0)?" } ?? "; /help lists them")
+        case .commandNotForKind(let command, let kind):
+            return "\(command) does not apply to a \(kind) session; /help lists what does"
+        case .unknownSession(let name, let suggestion):
+            return "no session named \"\(name)\"" + (suggestion.map { "; did you mean \($0)?" } ?? "; `hark sessions` lists them")
+        case .unknownThread(let name):
+            return "no thread \"\(name)\" in this session; /threads lists them"
+        case .config(let path, let line, let reason):
+            return "\(path)\(line.map { ":\($0)" } ?? ""): \(reason)"
+        case .secret(let reference, let reason):
+            return "secret \(reference): \(reason)"
+        case .network(let host, let reason):
+            return "cannot reach \(host): \(reason)"
+        case .timeout(let host, let phase, let seconds):
+            return "\(host) timed out \(phase) after \(Self.format(seconds))s; raise the session's timeout if the agent is slow"
+        case .unauthorized(let status, let host, let serverMessage):
+            return "\(host) refused the credentials (HTTP \(status))" + (serverMessage.map { ": \($0)" } ?? "")
+                + "; check the session's auth"
+        case .http(let status, let host, let serverMessage):
+            return "\(host) answered HTTP \(status)" + (serverMessage.map { ": \($0)" } ?? "")
+        case .protocolViolation(let text):
+            return text
+        case .backend(let text):
+            return text
+        case .storage(let text):
+            return "history database: \(text)"
+        case .io(let text):
+            return text
+        case .unavailable(let text, let hint):
+            return "\(text); \(hint)"
+        case .interrupted:
+            return "interrupted"
+        }
+    }
+
+    private static func format(_ seconds: Double) -> String {
+        seconds.rounded() == seconds ? String(Int(seconds)) : String(seconds)
+    }
+}
+
+extension HarkError: CustomStringConvertible {
+    public var description: String { message }
+}
+
+extension Error {
+    /// Any error as the one line a user sees.
+    public var userMessage: String {
+        if let hark = self as? HarkError { return hark.message }
+        return String(describing: self)
+    }
+
+    public var exitCode: HarkError.ExitCode {
+        (self as? HarkError)?.exitCode ?? .failure
+    }
+}

@@ -1,0 +1,2 @@
+import HarkCore
+print("hark")

@@ -1,0 +1,48 @@
+import Testing
+@testable import HarkCore
+
+@Suite struct JSONParserTests {
+    @Test func parsesEveryKindOfValue() throws {
+        let value = try JSON.parse(#"{"a":[1,-2.5,3e2,true,false,null],"b":{"c":"d"},"e":""}"#)
+        #expect(value["a"] == [1, -2.5, 300, true, false, nil])
+        #expect(value["b"]?["c"]?.string == "d")
+        #expect(value["e"]?.string == "")
+    }
+
+    @Test func decodesEscapesAndSurrogatePairs() throws {
+        let value = try JSON.parse(#""a\"b\\c\/d\n\t\u00e9\ud83d\ude00""#)
+        #expect(value.string == "a\"b\\c/d\n\té😀")
+    }
+
+    @Test func loneSurrogateBecomesReplacementCharacter() throws {
+        #expect(try JSON.parse(#""x\ud800y""#).string == "x\u{FFFD}y")
+    }
+
+    @Test func invalidUTF8InStringsIsReplacedNotRejected() throws {
+        let bytes: [UInt8] = [0x22, 0x61, 0xFF, 0x62, 0x22]
+        #expect(try JSON.parse(bytes).string == "a\u{FFFD}b")
+    }
+
+    @Test(arguments: ["", "{", "[1,]", "{\"a\" 1}", "01", "1.", "-", "tru", "\"abc", "{\"a\":1}x", "\"\u{01}\"", "[1 2]"])
+    func rejectsMalformedDocuments(_ text: String) {
+        #expect(throws: JSONError.self) { try JSON.parse(text) }
+    }
+
+    @Test func deepNestingIsAnErrorNotACrash() {
+        let text = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(throws: JSONError.self) { try JSON.parse(text) }
+    }
+
+    @Test func integersKeepTheirValue() throws {
+        #expect(try JSON.parse("9007199254740991").int == 9_007_199_254_740_991)
+        #expect(try JSON.parse("-42").int == -42)
+        #expect(try JSON.parse("1.5").int == nil)
+    }
+
+    @Test func encodingRoundTripsAndSortsKeys() throws {
+        let value: JSON = ["b": "line\nbreak \"quoted\" \u{01}", "a": [1, 2.5, nil, true]]
+        let text = value.encoded()
+        #expect(text == #"{"a":[1,2.5,null,true],"b":"line\nbreak \"quoted\" \u0001"}"#)
+        #expect(try JSON.parse(text) == value)
+    }
+}

@@ -1,0 +1,112 @@
+import Testing
+@testable import HarkCore
+
+/// Feeds `bytes` to a parser in pieces cut at the given offsets.
+func feedSSE(_ bytes: [UInt8], cuts: [Int]) throws -> [SSEEvent] {
+    var parser = SSEParser()
+    var events: [SSEEvent] = []
+    var start = 0
+    for cut in cuts.sorted() + [bytes.count] where cut >= start {
+        events += try parser.feed(Array(bytes[start..<cut]))
+        start = cut
+    }
+    parser.finish()
+    return events
+}
+
+/// Random cut points, reproducible from the seed.
+func randomCuts(count: Int, in length: Int, seed: UInt64) -> [Int] {
+    var generator = SplitMix(seed: seed)
+    return (0..<count).map { _ in Int(generator.next() % UInt64(max(length, 1))) }
+}
+
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+@Suite struct SSEParserTests {
+    @Test func dispatchesOnBlankLineAndJoinsDataLines() throws {
+        let events = try feedSSE(Array("data: one\ndata:two\n\nevent: custom\ndata: three\nid: 7\nretry: 1500\n\n".utf8), cuts: [])
+        #expect(events.map(\.text) == ["one\ntwo", "three"])
+        #expect(events.map(\.type) == ["message", "custom"])
+        #expect(events[1].id == "7")
+        #expect(events[1].retry == 1500)
+    }
+
+    @Test func dropsOneLeadingBOMAndIgnoresComments() throws {
+        let bytes: [UInt8] = [0xEF, 0xBB, 0xBF] + Array(": keep-alive\n\ndata: hi\n\n".utf8)
+        for cut in 0...bytes.count {
+            let events = try feedSSE(bytes, cuts: [cut])
+            #expect(events.map(\.text) == ["hi"], "cut at \(cut)")
+        }
+    }
+
+    @Test func aSecondBOMIsData() throws {
+        let bytes: [UInt8] = [0xEF, 0xBB, 0xBF, 0xEF, 0xBB, 0xBF] + Array("data: x\n\n".utf8)
+        // The second BOM starts the field name, so the line is not a data line.
+        #expect(try feedSSE(bytes, cuts: []).isEmpty)
+    }
+
+    @Test func crlfSplitAcrossReadsIsOneLineEnd() throws {
+        let bytes = Array("data: a\r\n\r\ndata: b\r\r".utf8)
+        for cut in 0...bytes.count {
+            #expect(try feedSSE(bytes, cuts: [cut]).map(\.text) == ["a", "b"], "cut at \(cut)")
+        }
+    }
+
+    @Test func loneCarriageReturnsEndLines() throws {
+        #expect(try feedSSE(Array("data: a\rdata: b\r\r".utf8), cuts: []).map(\.text) == ["a\nb"])
+    }
+
+    @Test func fieldWithoutColonAndSpaceHandling() throws {
+        let events = try feedSSE(Array("data\n\ndata:  two spaces\n\n".utf8), cuts: [])
+        #expect(events.map(\.text) == ["", " two spaces"])
+    }
+
+    @Test func idWithNulIsIgnoredAndRetryNeedsDigits() throws {
+        let events = try feedSSE(Array("id: 1\ndata: a\n\nid: x\u{0}y\nretry: 12a\ndata: b\n\n".utf8), cuts: [])
+        #expect(events.map(\.id) == ["1", "1"])
+        #expect(events[1].retry == nil)
+    }
+
+    @Test func incompleteEventAtEOFIsDropped() throws {
+        #expect(try feedSSE(Array("data: done\n\ndata: half".utf8), cuts: []).map(\.text) == ["done"])
+    }
+
+    @Test func emptyDataBufferDispatchesNothing() throws {
+        #expect(try feedSSE(Array("event: ping\n\n".utf8), cuts: []).isEmpty)
+    }
+
+    @Test func anyChunkingGivesTheSameEvents() throws {
+        var text = "\u{FEFF}: hello\r\n"
+        for index in 0..<40 {
+            text += "data: {\"n\":\(index),\"s\":\"héllo wörld 😀\"}\r\n"
+            if index % 3 == 0 { text += "data: second line\n" }
+            text += index % 2 == 0 ? "\r\n" : "\n"
+        }
+        let bytes = Array(text.utf8)
+        let whole = try feedSSE(bytes, cuts: [])
+        #expect(whole.count == 40)
+        for seed in 0..<200 as Range<UInt64> {
+            let cuts = randomCuts(count: Int(seed % 30) + 1, in: bytes.count, seed: seed)
+            #expect(try feedSSE(bytes, cuts: cuts) == whole, "seed \(seed)")
+        }
+        // And one byte at a time.
+        #expect(try feedSSE(bytes, cuts: Array(0..<bytes.count)) == whole)
+    }
+
+    @Test func oversizedEventIsAnError() {
+        var parser = SSEParser(maxEventBytes: 1000)
+        #expect(throws: SSEParser.Failure.self) {
+            _ = try parser.feed(Array(("data: " + String(repeating: "x", count: 2000)).utf8))
+        }
+    }
+}

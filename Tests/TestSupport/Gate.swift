@@ -1,0 +1,55 @@
+import Foundation
+
+/// A one-way latch between a test and a server thread: the server waits at the gate until the
+/// test opens it. The wait has a generous ceiling so a broken test fails instead of hanging.
+public final class Gate: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var isOpen = false
+
+    public init() {}
+
+    public func open() {
+        condition.lock()
+        isOpen = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Returns false if the gate did not open within `seconds`.
+    @discardableResult
+    public func wait(seconds: Double = 30) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date().addingTimeInterval(seconds)
+        while !isOpen {
+            if !condition.wait(until: deadline) { return isOpen }
+        }
+        return true
+    }
+}
+
+/// A fresh folder under the system temp directory, removed when released.
+public final class TemporaryDirectory: @unchecked Sendable {
+    public let path: String
+
+    public init(_ label: String = "hark-test") {
+        let template = NSTemporaryDirectory() + "/\(label)-XXXXXX"
+        var bytes = Array(template.utf8CString)
+        let made = bytes.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        path = made.map { String(cString: $0) } ?? (NSTemporaryDirectory() + "/\(label)-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    public func file(_ name: String) -> String { path + "/" + name }
+
+    @discardableResult
+    public func write(_ name: String, _ text: String, mode: Int = 0o600) -> String {
+        let target = file(name)
+        try? FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent,
+                                                 withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: target, contents: Data(text.utf8), attributes: [.posixPermissions: mode])
+        return target
+    }
+}
