@@ -188,12 +188,14 @@ public final class TestHTTPServer: @unchecked Sendable {
             stopped = true
             return connections
         }
+        // Only shut the socket down: the accept thread closes it on its way out, so the fd
+        // number cannot be reused by another server while this thread may still accept on it.
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
         for connection in open { shutdown(connection, Int32(SHUT_RDWR)) }
     }
 
     private func acceptLoop() {
+        defer { close(listener) }
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 {
@@ -301,4 +303,35 @@ struct SocketReader {
         }
         return TestRequest(method: String(parts[0]), target: String(parts[1]), headers: headers, body: body)
     }
+}
+
+/// A loopback port that is bound but not listening: connecting to it is refused, and no other
+/// test can take it while this value lives.
+public final class RefusingPort: @unchecked Sendable {
+    private let fd: Int32
+    public let port: Int
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    public init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.fd = fd
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else {
+            close(fd)
+            throw TestServerError.socket(errno)
+        }
+        var actual = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: actual.sin_port))
+    }
+
+    deinit { close(fd) }
 }

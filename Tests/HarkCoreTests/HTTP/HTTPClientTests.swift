@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import HarkCore
+
+@Suite struct HTTPClientTests {
+    let client = HTTPClient()
+
+    @Test func fetchSendsHeadersAndBodyAndReadsTheResponse() async throws {
+        let server = try TestHTTPServer { request, response in
+            response.send(status: 201, headers: [("X-Echo", request.header("x-token") ?? "")], text: request.method + " " + request.text)
+        }
+        let request = HTTPRequest.json(url: server.baseURL + "/chat?x=1", body: ["hi": "there"], headers: [("X-Token", "t0k")])
+        let response = try await client.fetch(request)
+        #expect(response.status == 201)
+        #expect(response.head.header("X-ECHO") == "t0k")
+        #expect(response.text == #"POST {"hi":"there"}"#)
+        let seen = try #require(server.requests.first)
+        #expect(seen.path == "/chat")
+        #expect(seen.query == ["x": "1"])
+        #expect(seen.header("content-type") == "application/json")
+        #expect(seen.header("user-agent")?.hasPrefix("hark/") == true)
+    }
+
+    @Test func bodyBytesArriveBeforeTheResponseEnds() async throws {
+        let gate = Gate()
+        let server = try TestHTTPServer { _, response in
+            response.startChunked(headers: [("Content-Type", "text/event-stream")])
+            response.write("first")
+            gate.wait()
+            response.write("second")
+        }
+        var received: [String] = []
+        for try await event in try client.stream(HTTPRequest(url: server.baseURL)) {
+            if case .body(let bytes) = event {
+                received.append(String(decoding: bytes, as: UTF8.self))
+                // The server is still holding "second" back: we got "first" while it streams.
+                if received.count == 1 { gate.open() }
+            }
+        }
+        #expect(received.joined() == "firstsecond")
+        #expect(received.first == "first")
+    }
+
+    @Test func refusedConnectionIsANetworkError() async throws {
+        let refusing = try RefusingPort()
+        let url = refusing.baseURL
+        await #expect(throws: HarkError.network(host: HTTPRequest.displayHost(of: url), reason: "connection refused")) {
+            _ = try await client.fetch(HTTPRequest(url: url))
+        }
+    }
+
+    @Test func silenceAfterTheFirstByteHitsTheIdleTimeout() async throws {
+        let gate = Gate()
+        let server = try TestHTTPServer { _, response in
+            response.startChunked()
+            response.write("a")
+            gate.wait()
+        }
+        defer { gate.open() }
+        var request = HTTPRequest(url: server.baseURL)
+        request.timeouts = HTTPTimeouts(connect: 5, firstByte: 5, idle: 0.3)
+        do {
+            _ = try await client.fetch(request)
+            Issue.record("expected a timeout")
+        } catch let error as HarkError {
+            guard case .timeout(_, let phase, _) = error else { Issue.record("got \(error)"); return }
+            #expect(phase == "with no data")
+            #expect(error.exitCode == .network)
+        }
+    }
+
+    @Test func cancellingStopsTheTransferAtOnce() async throws {
+        let gate = Gate()
+        let closed = Gate()
+        let server = try TestHTTPServer { _, response in
+            response.startChunked()
+            response.write("x")
+            gate.wait()
+            // Keep writing until the client is gone.
+            while response.write("more") { usleep(1000) }
+            closed.open()
+        }
+        defer { gate.open() }
+        let stream = try client.stream(HTTPRequest(url: server.baseURL))
+        let task = Task {
+            var count = 0
+            for try await event in stream {
+                if case .body = event { count += 1 }
+            }
+            return count
+        }
+        // Wait for the first byte to have been seen by the server-side request.
+        while server.requests.isEmpty { await Task.yield() }
+        task.cancel()
+        gate.open()
+        await #expect(throws: CancellationError.self) { _ = try await task.value }
+        #expect(closed.wait(seconds: 10), "the server saw the connection close")
+    }
+
+    @Test func headerSecretsAndPathsNeverReachErrorMessages() async throws {
+        let refusing = try RefusingPort()
+        let url = refusing.baseURL + "/webhook/secret-path-123?token=abc"
+        do {
+            _ = try await client.fetch(HTTPRequest(url: url, headers: [("Authorization", "Bearer s3cr3t")]))
+            Issue.record("expected an error")
+        } catch {
+            #expect(!error.userMessage.contains("secret-path"))
+            #expect(!error.userMessage.contains("s3cr3t"))
+            #expect(!error.userMessage.contains("abc"))
+        }
+    }
+
+    @Test func multipartUploadsFieldsAndFiles() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.write("notes.txt", "file body")
+        let server = try TestHTTPServer { request, response in
+            response.send(text: request.header("content-type") ?? "")
+        }
+        let request = HTTPRequest(method: "POST", url: server.baseURL, body: .multipart([
+            MultipartPart(name: "chatInput", content: .text("hello")),
+            MultipartPart(name: "files", content: .file(path: path), filename: "notes.txt", contentType: "text/plain"),
+        ]))
+        let response = try await client.fetch(request)
+        #expect(response.text.hasPrefix("multipart/form-data; boundary="))
+        let body = try #require(server.requests.first).text
+        #expect(body.contains("name=\"chatInput\"\r\n\r\nhello"))
+        #expect(body.contains("filename=\"notes.txt\""))
+        #expect(body.contains("file body"))
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import HarkCore
+
+@Suite struct HistoryStoreTests {
+    let directory = TemporaryDirectory()
+
+    func makeStore() throws -> HistoryStore {
+        let store = try HistoryStore(path: directory.file("history.db"))
+        try store.ensureSession("local", kind: "local")
+        try store.ensureSession("bot", kind: "openai")
+        return store
+    }
+
+    @Test func usesWALAndForeignKeys() throws {
+        let store = try makeStore()
+        #expect(try store.database.scalar("PRAGMA journal_mode").string == "wal")
+        #expect(try store.database.scalar("PRAGMA foreign_keys").int == 1)
+    }
+
+    @Test func threadsAreCreatedFoundRenamedAndDeleted() throws {
+        let store = try makeStore()
+        #expect(try store.currentThread(session: "bot") == nil)
+        let first = try store.createThread(session: "bot", title: "Refunds")
+        let second = try store.createThread(session: "bot", title: "Shipping delays", backendID: "abc-123")
+        #expect(try store.currentThread(session: "bot")?.id == second.id)
+        #expect(try store.findThread(session: "bot", "refunds")?.id == first.id)
+        #expect(try store.findThread(session: "bot", "Ship")?.id == second.id)
+        #expect(try store.findThread(session: "bot", String(first.id))?.id == first.id)
+        #expect(try store.findThread(session: "bot", "abc-123")?.id == second.id)
+        #expect(try store.findThread(session: "bot", "nothing") == nil)
+        try store.renameThread(id: first.id, title: "Returns")
+        #expect(try store.thread(id: first.id)?.title == "Returns")
+        try store.addMessage(threadID: second.id, session: "bot", role: .user, text: "hello")
+        try store.deleteThread(id: second.id)
+        #expect(try store.currentThread(session: "bot") == nil)
+        #expect(try store.messageCount() == 0)
+    }
+
+    @Test func aReplyIsReadableWhileStreamingAndFoldedWhenDone() throws {
+        let store = try makeStore()
+        let thread = try store.createThread(session: "bot", title: "t")
+        try store.addMessage(threadID: thread.id, session: "bot", role: .user, text: "tell me")
+        let writer = try store.beginReply(threadID: thread.id, session: "bot", model: "m1")
+        try writer.append("Hello, ")
+        try writer.append("wörld")
+        var reply = try #require(try store.message(id: writer.messageID))
+        #expect(reply.text == "Hello, wörld")
+        #expect(reply.status == .partial)
+        #expect(try store.search("wörld").isEmpty, "not indexed until folded")
+        try writer.finish(status: .complete, usage: Usage(promptTokens: 3, completionTokens: 2, totalTokens: 5))
+        reply = try #require(try store.message(id: writer.messageID))
+        #expect(reply.text == "Hello, wörld")
+        #expect(reply.status == .complete)
+        #expect(reply.usage == Usage(promptTokens: 3, completionTokens: 2, totalTokens: 5))
+        #expect(reply.model == "m1")
+        #expect(try store.database.scalar("SELECT count(*) FROM message_parts").int == 0)
+        #expect(try store.search("world").map(\.message.id) == [writer.messageID], "diacritics folded")
+    }
+
+    @Test func anOrphanedReplyIsRecoveredAsPartialOnOpen() throws {
+        var store: HistoryStore? = try makeStore()
+        let thread = try store!.createThread(session: "bot", title: "t")
+        let writer = try store!.beginReply(threadID: thread.id, session: "bot")
+        try writer.append("half a sent")
+        // Pretend the writer was a process that died: a pid that cannot exist.
+        try store!.database.run("UPDATE messages SET writer_pid = 2147483646 WHERE id = ?", .integer(writer.messageID))
+        store = nil
+        let reopened = try HistoryStore(path: directory.file("history.db"))
+        let message = try #require(try reopened.message(id: writer.messageID))
+        #expect(message.status == .partial)
+        #expect(message.text == "half a sent")
+        #expect(try reopened.search("sent").count == 1)
+    }
+
+    @Test func turnsSkipFailedAndEmptyReplies() throws {
+        let store = try makeStore()
+        let thread = try store.createThread(session: "bot", title: "t")
+        try store.addMessage(threadID: thread.id, session: "bot", role: .user, text: "q1")
+        let ok = try store.beginReply(threadID: thread.id, session: "bot")
+        try ok.append("a1")
+        try ok.finish(status: .stopped)
+        try store.addMessage(threadID: thread.id, session: "bot", role: .user, text: "q2")
+        let failed = try store.beginReply(threadID: thread.id, session: "bot")
+        try failed.append("junk")
+        try failed.finish(status: .failed, error: "HTTP 500")
+        #expect(try store.turns(threadID: thread.id) == [
+            Turn(role: .user, text: "q1"), Turn(role: .assistant, text: "a1"), Turn(role: .user, text: "q2"),
+        ])
+    }
+
+    @Test func unreadCountsFollowFinishedRepliesUntilRead() throws {
+        let store = try makeStore()
+        let thread = try store.createThread(session: "bot", title: "t")
+        let streaming = try store.beginReply(threadID: thread.id, session: "bot")
+        try streaming.append("…")
+        #expect(try store.unreadCounts().isEmpty, "a reply still streaming is not unread yet")
+        try streaming.finish(status: .complete)
+        #expect(try store.unreadCounts() == ["bot": 1])
+        #expect(try store.oldestUnreadSession() == "bot")
+        try store.markRead(session: "bot")
+        #expect(try store.unreadCounts().isEmpty)
+    }
+
+    @Test func searchQuotesWhatTheUserTypedAndSupportsPrefixes() throws {
+        let store = try makeStore()
+        let thread = try store.createThread(session: "local", title: "notes")
+        try store.addMessage(threadID: thread.id, session: "local", role: .user, text: "don't forget: AND-gate \"quotes\"")
+        try store.addMessage(threadID: thread.id, session: "local", role: .user, text: "buy milk")
+        #expect(try store.search("don't").count == 1)
+        #expect(try store.search("AND-gate").count == 1)
+        #expect(try store.search("\"quotes").count == 1)
+        #expect(try store.search("mil*").count == 1)
+        #expect(try store.search("NEAR(").isEmpty)
+        #expect(try store.search("   ").isEmpty)
+        let hit = try #require(try store.search("milk").first)
+        #expect(hit.snippet.contains("\u{1}milk\u{2}"))
+        #expect(hit.threadTitle == "notes")
+    }
+
+    @Test func inputHistoryIsPerSessionOldestFirst() throws {
+        let store = try makeStore()
+        try store.addInputLine(session: "bot", line: "one")
+        try store.addInputLine(session: "local", line: "other")
+        try store.addInputLine(session: "bot", line: "two")
+        #expect(try store.inputHistory(session: "bot") == ["one", "two"])
+        #expect(try store.inputHistory(session: "bot", limit: 1) == ["two"])
+    }
+
+    @Test func twoConnectionsWriteConcurrentlyWithoutLockErrors() async throws {
+        let path = directory.file("shared.db")
+        let setup = try HistoryStore(path: path)
+        try setup.ensureSession("bot", kind: "openai")
+        let thread = try setup.createThread(session: "bot", title: "t")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<4 {
+                group.addTask {
+                    let store = try HistoryStore(path: path)
+                    for index in 0..<50 {
+                        try store.addMessage(threadID: thread.id, session: "bot", role: .user, text: "w\(worker) m\(index)")
+                        let writer = try store.beginReply(threadID: thread.id, session: "bot")
+                        try writer.append("r")
+                        try writer.finish(status: .complete)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try setup.messageCount() == 400)
+    }
+}
