@@ -1,1 +1,291 @@
+import Foundation
 import HarkCore
+
+/// The interactive shell: reads lines with libedit, runs them through the workspace, and shows
+/// what comes back. The only place that does terminal I/O for the interactive mode.
+public final class Shell {
+    let workspace: Workspace
+    let capabilities: TerminalCapabilities
+    let ansi: ANSI
+    let editor: LineEditor
+    let inbox = Inbox<ShellEvent>()
+    /// Lines kept by a trailing backslash or a multi-line paste, sent with the next Enter.
+    var draft: [String] = []
+    var historySession: String?
+    var quitRequested = false
+    var exitCode: Int32 = 0
+
+    public init(workspace: Workspace, capabilities: TerminalCapabilities = .detect()) {
+        self.workspace = workspace
+        self.capabilities = capabilities
+        ansi = ANSI(enabled: capabilities.colors)
+        editor = LineEditor()
+        editor.prompt = { [unowned self] in prompt() }
+        editor.complete = { line in Completion.complete(line: line, workspace: workspace) }
+        editor.onMultilinePaste = { [unowned self] lines in
+            draft += lines
+            RawOutput.write("\r\u{1B}[K")
+            for line in lines { RawOutput.write(ansi.wrap("… ", .dim) + line + "\n") }
+        }
+        editor.wakeDescriptors = [inbox.readFD, Signals.readFD].filter { $0 >= 0 }
+        editor.onWake = { [unowned self] in wakeAtPrompt() }
+        workspace.interaction = TerminalInteraction()
+        let inbox = self.inbox
+        workspace.onBackgroundReplyEnded = { job in inbox.post(.backgroundEnded(job)) }
+    }
+
+    public func run() -> Int32 {
+        Signals.install()
+        editor.wakeDescriptors = [inbox.readFD, Signals.readFD]
+        greet()
+        while !quitRequested {
+            syncHistory()
+            switch editor.readLine() {
+            case .endOfFile:
+                if !draft.isEmpty {
+                    draft = []
+                    continue
+                }
+                RawOutput.write("\n")
+                quitRequested = true
+            case .interrupted:
+                if quitRequested { break }
+                RawOutput.write(ansi.wrap("^C", .dim) + "\n")
+                draft = []
+            case .action(let action, let line):
+                if action == "edit" { editAndSend(startingWith: (draft + [line]).joined(separator: "\n")) }
+            case .line(let line):
+                if line.hasSuffix("\\") {
+                    draft.append(String(line.dropLast()))
+                    continue
+                }
+                let message = (draft + [line]).joined(separator: "\n")
+                draft = []
+                handle(message)
+            }
+        }
+        for job in workspace.runningJobs { job.stop() }
+        return exitCode
+    }
+
+    func greet() {
+        let session = workspace.currentConfig
+        var lines: [String] = []
+        lines.append(ansi.wrap("hark \(HarkVersion.string)", .bold) + ansi.wrap(" · session \(session.name) (\(session.kind))"
+            + " · /help for commands, Ctrl-D to quit", .dim))
+        if session.kind == "local" && workspace.config.sessions.count == 1 {
+            lines.append(ansi.wrap("Messages here are notes to self, kept and searchable offline. Add an agent with "
+                + "/session add NAME --kind webhook|openai --url URL.", .dim))
+        }
+        for warning in workspace.warnings { lines.append(ansi.wrap("warning: " + warning, .warning)) }
+        RawOutput.write(lines.joined(separator: "\n") + "\n")
+    }
+
+    /// Loads the input history of the session being typed in.
+    func syncHistory() {
+        let session = workspace.currentSession
+        guard session != historySession else { return }
+        historySession = session
+        editor.setHistory((try? workspace.store.inputHistory(session: session)) ?? [])
+    }
+
+    // MARK: Prompt
+
+    func prompt() -> String {
+        if !draft.isEmpty { return visible(ansi.start(.dim)) + "… " + visible(ANSI.reset) }
+        var text = ""
+        let unread = ((try? workspace.store.unreadCounts()) ?? [:]).filter { $0.key != workspace.currentSession && $0.value > 0 }
+        if !unread.isEmpty {
+            let counts = unread.keys.sorted().map { "\($0) \(unread[$0]!)" }.joined(separator: " · ")
+            text += styled("[\(counts)] ", .warning)
+        }
+        let session = workspace.currentConfig
+        text += styled(session.name, .accent)
+        if session.isInsecure { text += styled(" !insecure", .error) }
+        if let thread = try? workspace.currentThread() {
+            text += styled(" · " + Self.clip(thread.title, 24), .dim)
+        }
+        let running = workspace.runningJobs(session: session.name).count
+        if running > 0 { text += styled(" ⟳\(running)", .dim) }
+        text += styled(" › ", .bold)
+        // libedit reads "\u{1}\u{1}" as a literal; merge neighbouring invisible runs instead.
+        return text.replacingOccurrences(of: "\u{1}\u{1}", with: "")
+    }
+
+    static func clip(_ text: String, _ length: Int) -> String {
+        text.count > length ? String(text.prefix(length - 1)) + "…" : text
+    }
+
+    /// Colour codes bracketed for libedit so it does not count them as columns.
+    private func styled(_ text: String, _ style: Style) -> String {
+        guard capabilities.colors else { return text }
+        return visible(ansi.start(style)) + text + visible(ansi.end(style))
+    }
+
+    private func visible(_ escape: String) -> String { escape.isEmpty ? "" : "\u{1}" + escape + "\u{1}" }
+
+    // MARK: Between keystrokes
+
+    /// Something woke the line reader: signals, or a reply that ended in the background.
+    /// Returns true to abandon the line being typed.
+    func wakeAtPrompt() -> Bool {
+        var interrupt = false
+        for signal in Signals.drain() {
+            switch signal {
+            case SIGINT: interrupt = true
+            case SIGTERM, SIGHUP:
+                quitRequested = true
+                interrupt = true
+            default: break
+            }
+        }
+        var notices: [String] = []
+        for event in inbox.take() {
+            if case .backgroundEnded(let job) = event { notices.append(notice(for: job)) }
+        }
+        if !notices.isEmpty {
+            RawOutput.write("\r\u{1B}[K" + notices.joined(separator: "\n") + "\n\u{7}")
+            editor.refresh()
+        }
+        return interrupt
+    }
+
+    func notice(for job: ReplyJob) -> String {
+        let outcome = job.outcome ?? .complete
+        var text = job.text.replacingOccurrences(of: "\n", with: " ").trimmingCharacters(in: .whitespaces)
+        text = Self.clip(text, 60)
+        switch outcome {
+        case .complete:
+            return ansi.wrap("↩ \(job.session)", .accent) + ansi.wrap(" · \(job.thread.title): ", .dim) + text
+        case .stopped:
+            return ansi.wrap("↩ \(job.session) stopped", .dim)
+        case .failed(let error, _):
+            return ansi.wrap("↩ \(job.session) failed: \(error.message)", .error)
+        }
+    }
+
+    // MARK: Running lines
+
+    func handle(_ line: String) {
+        guard !line.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return }
+        let session = workspace.currentSession
+        try? workspace.store.addInputLine(session: session, line: line)
+        editor.addHistory(line)
+        let workspace = self.workspace
+        do {
+            let outcome = try blocking { try await workspace.execute(line) }
+            perform(outcome)
+        } catch {
+            showError(error)
+        }
+    }
+
+    func showError(_ error: Error) {
+        RawOutput.write(ansi.wrap("hark: " + error.userMessage, .error) + "\n", to: STDERR_FILENO)
+    }
+
+    func perform(_ outcome: CommandOutcome) {
+        switch outcome {
+        case .none, .events:
+            break
+        case .output(let document):
+            let text = document.map { ansi.render($0) }.joined(separator: "\n")
+            if !text.isEmpty { RawOutput.write(text + "\n") }
+        case .reply(let job):
+            watch(job)
+        case .editDraft(let text):
+            editAndSend(startingWith: text.isEmpty ? draft.joined(separator: "\n") : text)
+        case .editConfig:
+            do {
+                try ExternalEditor.open(path: workspace.config.path)
+                try workspace.reloadConfig()
+                RawOutput.write(ansi.wrap("config reloaded", .success) + "\n")
+                for warning in workspace.warnings { RawOutput.write(ansi.wrap("warning: " + warning, .warning) + "\n") }
+            } catch {
+                showError(error)
+            }
+        case .prefill(let text):
+            editor.prefill(text)
+        case .clearScreen:
+            RawOutput.write("\u{1B}[H\u{1B}[2J")
+        case .quit:
+            quitRequested = true
+        }
+    }
+
+    /// `/edit` and Ctrl-X Ctrl-E: the draft goes to $EDITOR; what comes back is sent. If the
+    /// editor fails, the draft stays in the input line.
+    func editAndSend(startingWith text: String) {
+        draft = []
+        do {
+            let edited = try ExternalEditor.edit(text)
+            guard !edited.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                RawOutput.write(ansi.wrap("empty message; nothing sent", .dim) + "\n")
+                return
+            }
+            RawOutput.write(ansi.wrap(edited, .dim) + "\n")
+            handle(edited)
+        } catch {
+            showError(error)
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            draft = Array(lines.dropLast())
+            editor.prefill(lines.last ?? "")
+        }
+    }
+
+    // MARK: Watching a reply
+
+    /// Shows a reply until it ends. Ctrl-C stops it (keeping what arrived); Ctrl-Z lets it
+    /// finish in the background and returns to the prompt.
+    func watch(_ job: ReplyJob) {
+        let view = ReplyView(format: capabilities.isTTY ? .terminal : .plain, capabilities: capabilities)
+        if job.session != workspace.currentSession { view.header(job.session) }
+        job.attach(InboxObserver(inbox: inbox))
+        var mode = StreamingTerminalMode()
+        mode.enter()
+        defer { mode.leave() }
+        var laterNotices: [ReplyJob] = []
+        var finished = false
+        var outcome: ReplyOutcome = .complete
+        while !finished {
+            var fds = [pollfd(fd: inbox.readFD, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: Signals.readFD, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)]
+            let count = isatty(STDIN_FILENO) == 1 ? 3 : 2
+            _ = poll(&fds, nfds_t(count), view.wantsSpinner ? 100 : -1)
+            for signal in Signals.drain() where signal == SIGINT || signal == SIGTERM || signal == SIGHUP {
+                job.stop()
+                if signal != SIGINT { quitRequested = true }
+            }
+            if count == 3, fds[2].revents != 0 {
+                var byte: UInt8 = 0
+                if read(STDIN_FILENO, &byte, 1) == 1 {
+                    if byte == 0x03 { job.stop() }
+                    if byte == 0x1A {
+                        job.detach()
+                        RawOutput.write("\n" + ansi.wrap("↪ \(job.session) goes on in the background; you will hear when it is done", .dim) + "\n")
+                        return
+                    }
+                }
+            }
+            for event in inbox.take() {
+                switch event {
+                case .reply(let from, let replyEvent) where from === job:
+                    view.render(replyEvent)
+                case .replyEnded(let from, let ended) where from === job:
+                    outcome = ended
+                    finished = true
+                case .backgroundEnded(let other):
+                    laterNotices.append(other)
+                default:
+                    break
+                }
+            }
+            view.tickSpinner()
+        }
+        view.end(outcome, messageID: job.replyMessageID)
+        if let id = job.replyMessageID { try? workspace.store.markRead(session: job.session, upTo: id) }
+        if case .failed(let error, _) = outcome { showError(error) }
+        for other in laterNotices { inbox.post(.backgroundEnded(other)) }
+    }
+}

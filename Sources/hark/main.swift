@@ -1,2 +1,4 @@
-import HarkCore
-print("hark")
+import Foundation
+import HarkShell
+
+exit(HarkCommandLine.run(Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,51 @@
+/// What running a line produced. The shell (or the one-shot runner) acts on it; handlers never
+/// print.
+public enum CommandOutcome: Sendable {
+    case none
+    /// Lines to show.
+    case output(Document)
+    /// A reply started; render its events until it ends.
+    case reply(ReplyJob)
+    /// Events from a backend command, to be recorded in the history as a reply to
+    /// `recordAs` (the command line) and rendered. The workspace turns this into `.reply`.
+    case events(AsyncThrowingStream<ReplyEvent, Error>, recordAs: String?)
+    /// Open $EDITOR on this text, then send what comes back.
+    case editDraft(String)
+    /// Open the config file in $EDITOR, then reload it.
+    case editConfig
+    /// Put this text in the input line for the user to edit and send.
+    case prefill(String)
+    case clearScreen
+    case quit
+}
+
+/// Questions a command may need to ask (a missing build parameter, a password). The shell
+/// answers through libedit; in a pipe there is nobody to ask and `ask` returns nil.
+public protocol Interaction: Sendable {
+    var isInteractive: Bool { get }
+    func ask(_ prompt: String, secret: Bool) async -> String?
+}
+
+public struct NonInteractive: Interaction {
+    public init() {}
+    public var isInteractive: Bool { false }
+    public func ask(_ prompt: String, secret: Bool) async -> String? { nil }
+}
+
+/// What a backend's own command gets to work with.
+public struct CommandContext: Sendable {
+    public var session: SessionConfig
+    public var thread: ChatThread?
+    public var store: HistoryStore
+    public var interaction: Interaction
+    public var invocation: CommandInvocation
+
+    public init(session: SessionConfig, thread: ChatThread?, store: HistoryStore, interaction: Interaction,
+                invocation: CommandInvocation) {
+        self.session = session
+        self.thread = thread
+        self.store = store
+        self.interaction = interaction
+        self.invocation = invocation
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+extension Workspace {
+    func help(_ invocation: CommandInvocation) async throws -> CommandOutcome {
+        let kind = currentConfig.kind
+        if let name = invocation.arguments.first.map({ $0.hasPrefix("/") ? String($0.dropFirst()) : $0 }) {
+            guard let spec = CoreCommands.lookup(name, kind: kind, in: commandTable)
+                ?? commandTable.first(where: { $0.name == name }) else {
+                throw HarkError.unknownCommand("/" + name, suggestion: Suggest.closest(to: name, in: commandTable.map(\.name)))
+            }
+            var lines: Document = [StyledLine(spec.usage, .bold), StyledLine("  " + spec.summary)]
+            if let kinds = spec.kinds { lines.append(StyledLine("  for \(kinds.joined(separator: ", ")) sessions", .dim)) }
+            return .output(lines)
+        }
+        var rows: [[Span]] = []
+        let applicable = commandTable.filter { $0.applies(to: kind) }
+        // A kind's own version of a core command replaces it in the list.
+        let shown = applicable.filter { spec in spec.kinds != nil || !applicable.contains { $0.name == spec.name && $0.kinds != nil } }
+        let groups = CoreCommands.groups + Array(Set(shown.map(\.group))).filter { !CoreCommands.groups.contains($0) }.sorted()
+        for group in groups {
+            let specs = shown.filter { $0.group == group }
+            guard !specs.isEmpty else { continue }
+            rows.append([Span(group, .heading)])
+            rows += specs.map { [Span("  " + $0.shortUsage, .accent), Span($0.summary)] }
+        }
+        rows.append([Span("typing", .heading)])
+        rows += [
+            [Span("  TEXT", .accent), Span("send to this session (a trailing \\ continues on the next line)")],
+            [Span("  @NAME TEXT", .accent), Span("send to another session without switching")],
+            [Span("  !COMMAND", .accent), Span("send a shell command's output")],
+            [Span("  //TEXT", .accent), Span("send text that starts with /")],
+            [Span("  Ctrl-C", .accent), Span("stop a reply (keeps what arrived); clear the line")],
+            [Span("  Ctrl-Z", .accent), Span("while a reply streams: let it finish in the background")],
+            [Span("  Ctrl-D", .accent), Span("quit, on an empty line")],
+            [Span("  Tab  Up/Down  Ctrl-R", .accent), Span("complete; walk and search this session's input history")],
+        ]
+        return .output(Table.render(rows))
+    }
+
+    func info(_ invocation: CommandInvocation) async throws -> CommandOutcome {
+        let session = currentConfig
+        var rows: [[Span]] = [
+            [Span("session", .dim), Span(session.name, .bold)],
+            [Span("kind", .dim), Span(session.kind)],
+        ]
+        if let url = session.url { rows.append([Span("url", .dim), Span(Self.displayURL(url))]) }
+        if let auth = try? session.auth() { rows.append([Span("auth", .dim), Span(auth.description)]) }
+        if let model = session.model { rows.append([Span("model", .dim), Span(model)]) }
+        if session.isInsecure { rows.append([Span("tls", .dim), Span("certificate checks OFF (insecure = on)", .warning)]) }
+        if let thread = try currentThread() {
+            var text = "\(thread.title) (#\(thread.id), \(thread.messageCount) messages)"
+            if let backendID = thread.backendID { text += " · server id \(backendID)" }
+            rows.append([Span("thread", .dim), Span(text)])
+        } else {
+            rows.append([Span("thread", .dim), Span("new (starts with your next message)")])
+        }
+        let running = runningJobs(session: session.name).count
+        if running > 0 { rows.append([Span("running", .dim), Span("\(running) repl\(running == 1 ? "y" : "ies")")]) }
+        if let backend = try? backend(for: session.name) {
+            for (label, value) in await backend.info() { rows.append([Span(label, .dim), Span(value)]) }
+        }
+        rows.append([Span("history", .dim), Span(store.database.path)])
+        rows.append([Span("config", .dim), Span(config.path)])
+        return .output(Table.render(rows))
+    }
+
+    /// A URL fit to show: no credentials, no query string (either may carry a secret).
+    public static func displayURL(_ url: String) -> String {
+        guard var components = URLComponents(string: url) else { return HTTPRequest.displayHost(of: url) }
+        components.user = nil
+        components.password = nil
+        components.query = nil
+        components.fragment = nil
+        return components.string ?? HTTPRequest.displayHost(of: url)
+    }
+}

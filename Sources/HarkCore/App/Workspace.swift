@@ -1,0 +1,247 @@
+import Foundation
+
+/// The running application, without a terminal: the config, the history, one backend per
+/// session used so far, the current session, and the replies in flight. The shell and the
+/// one-shot runner feed it lines and act on the outcomes; golden tests do the same.
+public final class Workspace: @unchecked Sendable {
+    public let paths: Paths
+    public let store: HistoryStore
+    public let environment: BackendEnvironment
+    public private(set) var config: Config
+    /// Problems in the config that did not stop hark (unknown keys): shown once at start.
+    public private(set) var warnings: [String] = []
+    public var interaction: Interaction = NonInteractive()
+    /// Called when a reply nobody is watching ends (from any thread).
+    public var onBackgroundReplyEnded: (@Sendable (ReplyJob) -> Void)?
+    public let commandTable: [CommandSpec]
+
+    let lock = NSRecursiveLock()
+    private var backends: [String: any Backend] = [:]
+    private var jobs: [ReplyJob] = []
+    private var nextJobID = 1
+    private var current: String
+    var pendingAttachments: [String: [Attachment]] = [:]
+
+    public init(paths: Paths, environment: BackendEnvironment? = nil, store: HistoryStore? = nil) throws {
+        self.paths = paths
+        self.environment = environment ?? BackendEnvironment(http: HTTPClient(), paths: paths)
+        self.config = try ConfigFile.load(paths: paths)
+        self.store = try store ?? HistoryStore(path: paths.historyDatabase)
+        self.commandTable = CoreCommands.table()
+        self.current = config.defaultSession
+        for session in config.sessions {
+            do { warnings += try BackendRegistry.validate(session) } catch { warnings.append(error.userMessage) }
+        }
+        try self.store.ensureSession(current, kind: config.session(named: current)?.kind ?? "local")
+    }
+
+    // MARK: State
+
+    public var currentSession: String { lock.withLock { current } }
+
+    public var currentConfig: SessionConfig {
+        config.session(named: currentSession) ?? SessionConfig(name: "local", kind: "local")
+    }
+
+    public func session(named name: String) throws -> SessionConfig {
+        guard let session = config.session(named: name) else {
+            throw HarkError.unknownSession(name, suggestion: Suggest.closest(to: name, in: config.sessionNames))
+        }
+        return session
+    }
+
+    public func switchSession(to name: String) throws {
+        let session = try self.session(named: name)
+        _ = try BackendRegistry.validate(session)
+        try store.ensureSession(name, kind: session.kind)
+        lock.withLock { current = name }
+    }
+
+    public func currentThread(of session: String? = nil) throws -> ChatThread? {
+        try store.currentThread(session: session ?? currentSession)
+    }
+
+    public func reloadConfig() throws {
+        let fresh = try ConfigFile.load(paths: paths)
+        var freshWarnings: [String] = []
+        for session in fresh.sessions {
+            do { freshWarnings += try BackendRegistry.validate(session) } catch { freshWarnings.append(error.userMessage) }
+        }
+        lock.withLock {
+            config = fresh
+            warnings = freshWarnings
+            backends = [:]
+            if fresh.session(named: current) == nil { current = fresh.defaultSession }
+        }
+    }
+
+    /// The backend of a session, built on first use.
+    public func backend(for name: String) throws -> any Backend {
+        if let existing = lock.withLock({ backends[name] }) { return existing }
+        let session = try self.session(named: name)
+        _ = try BackendRegistry.validate(session)
+        guard let kind = BackendRegistry.kind(named: session.kind) else {
+            throw HarkError.usage("session \(name): unknown kind \(session.kind)")
+        }
+        let made = try kind.make(session: session, environment: environment)
+        return lock.withLock {
+            if let raced = backends[name] { return raced }
+            backends[name] = made
+            return made
+        }
+    }
+
+    // MARK: Replies in flight
+
+    public var runningJobs: [ReplyJob] { lock.withLock { jobs.filter(\.isRunning) } }
+
+    public func runningJobs(session: String) -> [ReplyJob] { runningJobs.filter { $0.session == session } }
+
+    private func register(_ job: ReplyJob) {
+        lock.withLock { jobs.append(job) }
+    }
+
+    func makeJob(session: String, kind: String, thread: ChatThread, userMessageID: Int64?) -> ReplyJob {
+        lock.withLock {
+            defer { nextJobID += 1 }
+            return ReplyJob(id: nextJobID, session: session, kind: kind, thread: thread, userMessageID: userMessageID)
+        }
+    }
+
+    func launch(_ job: ReplyJob, events: AsyncThrowingStream<ReplyEvent, Error>, backend: (any Backend)?, model: String?) {
+        register(job)
+        job.start(events: events, backend: backend, store: store, model: model) { [weak self] job, watched in
+            guard let self else { return }
+            self.lock.withLock { self.jobs.removeAll { $0 === job } }
+            if !watched { self.onBackgroundReplyEnded?(job) }
+        }
+    }
+
+    // MARK: Lines
+
+    /// Runs one input line: a message, `/command`, `//literal`, `@session message` or `!command`.
+    public func execute(_ line: String) async throws -> CommandOutcome {
+        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.isEmpty { return .none }
+        if trimmed.hasPrefix("//") { return .reply(try send(String(trimmed.dropFirst()), to: currentSession)) }
+        if let invocation = try CommandInvocation.parse(trimmed) { return try await run(invocation) }
+        if trimmed.hasPrefix("@") {
+            let body = trimmed.dropFirst()
+            let nameEnd = body.firstIndex(where: { $0.isWhitespace }) ?? body.endIndex
+            let name = String(body[..<nameEnd])
+            let message = body[nameEnd...].trimmingCharacters(in: .whitespaces)
+            _ = try session(named: name)
+            guard !message.isEmpty else { throw HarkError.usage("@\(name) needs a message after the name") }
+            return .reply(try send(message, to: name))
+        }
+        if trimmed.hasPrefix("!") {
+            return .reply(try send(try commandOutput(String(trimmed.dropFirst())), to: currentSession))
+        }
+        return .reply(try send(line.trimmingCharacters(in: .newlines), to: currentSession))
+    }
+
+    /// The output of `!COMMAND`, to be sent as a message.
+    func commandOutput(_ command: String) throws -> String {
+        let command = command.trimmingCharacters(in: .whitespaces)
+        guard !command.isEmpty else { throw HarkError.usage("type a shell command after !, e.g. !git diff") }
+        let output = try ShellCommand.run(command, input: nil)
+        let text = String(decoding: output.stdout, as: UTF8.self).trimmingCharacters(in: .newlines)
+        guard output.status == 0 || !text.isEmpty else {
+            let reason = String(decoding: output.stderr, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+            throw HarkError.io("!\(command) failed with status \(output.status)" + (reason.isEmpty ? "" : ": \(reason)"))
+        }
+        guard !text.isEmpty else { throw HarkError.io("!\(command) printed nothing, so there is nothing to send") }
+        return text
+    }
+
+    /// Sends a message to a session's current thread (starting one if needed) and returns the
+    /// running reply. The message is in the history before the request goes out.
+    public func send(_ text: String, to name: String, retrying userMessage: Message? = nil) throws -> ReplyJob {
+        let session = try self.session(named: name)
+        let backend = try self.backend(for: name)
+        try store.ensureSession(name, kind: session.kind)
+        let thread: ChatThread
+        if let existing = try store.currentThread(session: name) {
+            thread = existing
+        } else {
+            thread = try store.createThread(session: name, title: Self.title(from: text),
+                                            backendID: backend.newThreadBackendID())
+        }
+        let history: [Turn]
+        let userMessageID: Int64
+        if let userMessage {
+            history = try store.turns(threadID: thread.id, before: userMessage.id)
+            userMessageID = userMessage.id
+        } else {
+            history = try store.turns(threadID: thread.id)
+            userMessageID = try store.addMessage(threadID: thread.id, session: name, role: .user, text: text)
+        }
+        let attachments = lock.withLock { pendingAttachments.removeValue(forKey: name) ?? [] }
+        let job = makeJob(session: name, kind: session.kind, thread: thread, userMessageID: userMessageID)
+        let request = ChatRequest(text: text, thread: thread, history: history, attachments: attachments)
+        launch(job, events: backend.send(request), backend: backend, model: session.model)
+        return job
+    }
+
+    /// A thread title from the first line of its first message.
+    static func title(from text: String) -> String {
+        let firstLine = text.split(separator: "\n").first.map(String.init) ?? text
+        let trimmed = firstLine.trimmingCharacters(in: .whitespaces)
+        return trimmed.count > 48 ? String(trimmed.prefix(47)) + "…" : (trimmed.isEmpty ? "untitled" : trimmed)
+    }
+
+    // MARK: Commands
+
+    public func run(_ invocation: CommandInvocation) async throws -> CommandOutcome {
+        let kind = currentConfig.kind
+        guard let spec = CoreCommands.lookup(invocation.name, kind: kind, in: commandTable) else {
+            if commandTable.contains(where: { $0.name == invocation.name }) {
+                throw HarkError.commandNotForKind(command: "/" + invocation.name, kind: kind)
+            }
+            let names = commandTable.filter { $0.applies(to: kind) }.map { "/" + $0.name }
+            throw HarkError.unknownCommand("/" + invocation.name,
+                                           suggestion: Suggest.closest(to: "/" + invocation.name, in: names))
+        }
+        if spec.kinds != nil {
+            let backend = try self.backend(for: currentSession)
+            let context = CommandContext(session: currentConfig, thread: try currentThread(), store: store,
+                                         interaction: interaction, invocation: invocation)
+            let outcome = try await backend.run(command: invocation.name, arguments: invocation.arguments, context: context)
+            return try recordIfNeeded(outcome, session: currentSession, backend: backend)
+        }
+        guard let handler = Self.coreHandlers[invocation.name] else {
+            throw HarkError.unknownCommand("/" + invocation.name, suggestion: nil)
+        }
+        return try recordIfNeeded(try await handler(self)(invocation), session: currentSession, backend: nil)
+    }
+
+    /// Turns a command's event stream into a reply recorded in the history.
+    func recordIfNeeded(_ outcome: CommandOutcome, session name: String, backend: (any Backend)?) throws -> CommandOutcome {
+        guard case .events(let events, let recordAs) = outcome else { return outcome }
+        let session = try self.session(named: name)
+        try store.ensureSession(name, kind: session.kind)
+        let thread = try store.currentThread(session: name)
+            ?? store.createThread(session: name, title: Self.title(from: recordAs ?? "commands"))
+        var userMessageID: Int64?
+        if let recordAs {
+            userMessageID = try store.addMessage(threadID: thread.id, session: name, role: .user, text: recordAs)
+        }
+        let job = makeJob(session: name, kind: session.kind, thread: thread, userMessageID: userMessageID)
+        launch(job, events: events, backend: nil, model: nil)
+        return .reply(job)
+    }
+
+    typealias Handler = @Sendable (Workspace) -> (CommandInvocation) async throws -> CommandOutcome
+
+    /// The code behind each core command of CoreCommands.all (a test checks they match).
+    static let coreHandlers: [String: Handler] = [
+        "help": Workspace.help, "info": Workspace.info, "quit": { _ in { _ in .quit } },
+        "clear": { _ in { _ in .clearScreen } },
+        "sessions": Workspace.listSessions, "session": Workspace.sessionCommand, "next": Workspace.nextUnread,
+        "threads": Workspace.listThreads, "thread": Workspace.threadCommand,
+        "history": Workspace.showHistory, "search": Workspace.searchCommand, "export": Workspace.exportCommand,
+        "retry": Workspace.retry, "stop": Workspace.stopReplies, "continue": Workspace.continueReply,
+        "edit": { _ in { _ in .editDraft("") } }, "pipe": Workspace.pipe, "forward": Workspace.forward,
+        "attach": Workspace.attach,
+    ]
+}

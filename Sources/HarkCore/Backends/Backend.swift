@@ -1,0 +1,138 @@
+import Foundation
+
+/// A file going along with a message.
+public struct Attachment: Sendable, Equatable {
+    public var path: String
+    public var name: String
+    public var size: Int
+    public var mimeType: String
+
+    public init(path: String, name: String, size: Int, mimeType: String) {
+        self.path = path
+        self.name = name
+        self.size = size
+        self.mimeType = mimeType
+    }
+}
+
+/// Everything a backend needs to answer one message.
+public struct ChatRequest: Sendable {
+    public var text: String
+    public var thread: ChatThread
+    /// Earlier turns of the thread, oldest first, without this message.
+    public var history: [Turn]
+    public var attachments: [Attachment]
+
+    public init(text: String, thread: ChatThread, history: [Turn] = [], attachments: [Attachment] = []) {
+        self.text = text
+        self.thread = thread
+        self.history = history
+        self.attachments = attachments
+    }
+}
+
+/// A setting a session kind understands, for validation, `/help` and the README.
+public struct SettingSpec: Sendable, Equatable {
+    public var key: String
+    public var summary: String
+    public var required: Bool
+
+    public init(_ key: String, _ summary: String, required: Bool = false) {
+        self.key = key
+        self.summary = summary
+        self.required = required
+    }
+}
+
+/// The parts of the process a backend may use; injected so tests can point them elsewhere.
+public struct BackendEnvironment: Sendable {
+    public var http: HTTPClient
+    public var paths: Paths
+    public var environment: [String: String]
+
+    public init(http: HTTPClient, paths: Paths, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.http = http
+        self.paths = paths
+        self.environment = environment
+    }
+}
+
+/// One configured session's connection to its agent. A backend turns a message into a stream
+/// of ReplyEvents; it never prints and never touches the history (the caller records).
+public protocol Backend: AnyObject, Sendable {
+    func send(_ request: ChatRequest) -> AsyncThrowingStream<ReplyEvent, Error>
+
+    /// Asks the server to stop generating, where the protocol has a way (Nyla's stop endpoint).
+    /// Cancelling the stream has already closed the connection when this is called.
+    func stop(thread: ChatThread) async
+
+    /// The id a new thread gets on the server side (the n8n sessionId), or nil.
+    func newThreadBackendID() -> String?
+
+    /// The server's copy of a thread when it is opened (n8n loadPreviousSession).
+    func loadThread(_ thread: ChatThread) async throws -> [Turn]
+
+    /// Facts for `/info`: label and value pairs. No secrets.
+    func info() async -> [(String, String)]
+
+    /// Names for `ArgumentCompletion.dynamic(key)` (job names, form names…), from what the
+    /// backend already knows; never a network call, Tab must answer at once.
+    func completions(for key: String) -> [String]
+
+    /// A slash-command that this kind declared in its `commands`.
+    func run(command: String, arguments: [String], context: CommandContext) async throws -> CommandOutcome
+}
+
+extension Backend {
+    public func stop(thread: ChatThread) async {}
+    public func newThreadBackendID() -> String? { nil }
+    public func loadThread(_ thread: ChatThread) async throws -> [Turn] { [] }
+    public func info() async -> [(String, String)] { [] }
+    public func completions(for key: String) -> [String] { [] }
+    public func run(command: String, arguments: [String], context: CommandContext) async throws -> CommandOutcome {
+        throw HarkError.unknownCommand("/" + command, suggestion: nil)
+    }
+}
+
+/// A kind of session: its name, settings, extra commands, and how to build its backend.
+/// Adding a kind means one folder with one type conforming to this, listed in BackendRegistry.
+public protocol BackendKind {
+    static var name: String { get }
+    static var summary: String { get }
+    static var settings: [SettingSpec] { get }
+    /// Slash-commands only this kind has, or its own version of a core command.
+    static var commands: [CommandSpec] { get }
+    static func make(session: SessionConfig, environment: BackendEnvironment) throws -> any Backend
+}
+
+extension BackendKind {
+    public static var commands: [CommandSpec] { [] }
+}
+
+/// Settings every kind accepts.
+public enum CommonSettings {
+    public static let all: [SettingSpec] = [
+        SettingSpec("speak", "on to read replies aloud"),
+        SettingSpec("voice", "espeak-ng voice name, e.g. en-us"),
+        SettingSpec("rate", "speech rate in words per minute"),
+        SettingSpec("pitch", "speech pitch, 0 to 99"),
+        SettingSpec("vosk_model", "folder of the Vosk model for dictation in this session's language"),
+        SettingSpec("connect_timeout", "seconds to wait for a connection (default 10)"),
+        SettingSpec("first_byte_timeout", "seconds to wait for the reply to start (default 300)"),
+        SettingSpec("idle_timeout", "seconds of silence mid-reply before giving up (default 120)"),
+        SettingSpec("insecure", "on to skip TLS certificate checks (marked in the prompt)"),
+        SettingSpec("description", "a note shown by /sessions"),
+    ]
+}
+
+extension SessionConfig {
+    /// The session's timeouts, from its settings or the defaults.
+    public func timeouts() throws -> HTTPTimeouts {
+        let defaults = HTTPTimeouts()
+        return HTTPTimeouts(connect: try double("connect_timeout") ?? defaults.connect,
+                            firstByte: try double("first_byte_timeout") ?? defaults.firstByte,
+                            idle: try double("idle_timeout") ?? defaults.idle)
+    }
+
+    public var isInsecure: Bool { (try? bool("insecure")) == true }
+}

@@ -1,0 +1,32 @@
+/// Every session kind hark knows. This list is the one place a new kind is registered.
+public enum BackendRegistry {
+    public nonisolated(unsafe) static let kinds: [any BackendKind.Type] = [
+        LocalBackend.self,
+        WebhookBackend.self,
+        OpenAIBackend.self,
+    ]
+
+    public static func kind(named name: String) -> (any BackendKind.Type)? {
+        kinds.first { $0.name == name }
+    }
+
+    public static var names: [String] { kinds.map { $0.name } }
+
+    /// Checks a session's kind, required keys and known keys. Unknown keys are reported, with a
+    /// suggestion, but do not stop hark (a newer config may be read by an older hark).
+    public static func validate(_ session: SessionConfig) throws -> [String] {
+        guard let kind = kind(named: session.kind) else {
+            let suggestion = Suggest.closest(to: session.kind, in: names)
+            throw HarkError.usage("session \(session.name): unknown kind \"\(session.kind)\""
+                + (suggestion.map { "; did you mean \($0)?" } ?? "; kinds are " + names.joined(separator: ", ")))
+        }
+        for setting in kind.settings where setting.required && session[setting.key] == nil {
+            throw HarkError.usage("session \(session.name) needs \(setting.key) (\(setting.summary))")
+        }
+        let known = Set((kind.settings + CommonSettings.all).map(\.key))
+        return session.values.keys.sorted().filter { !known.contains($0) }.map { key in
+            let suggestion = Suggest.closest(to: key, in: Array(known))
+            return "session \(session.name): unknown setting \"\(key)\"" + (suggestion.map { "; did you mean \($0)?" } ?? "")
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+
+/// Turns a response body into reply events as bytes arrive. One per reply; kept free of I/O
+/// so each is tested by feeding it bytes cut at random places.
+public protocol ReplyDecoder: Sendable {
+    /// The response head of a successful (2xx) response.
+    mutating func start(head: HTTPResponseHead) throws
+    mutating func feed(_ bytes: [UInt8]) throws -> [ReplyEvent]
+    /// The body ended. Returns the last events; throws when the reply was cut short.
+    mutating func finish() throws -> [ReplyEvent]
+}
+
+extension ReplyEvent {
+    /// Adjacent text (and adjacent reasoning) merged, so one network read becomes one history
+    /// write and one terminal write instead of one per token.
+    public static func coalesced(_ events: [ReplyEvent]) -> [ReplyEvent] {
+        guard events.count > 1 else { return events }
+        var result: [ReplyEvent] = []
+        result.reserveCapacity(events.count)
+        for event in events {
+            switch (result.last, event) {
+            case (.text(let previous)?, .text(let next)):
+                result[result.count - 1] = .text(previous + next)
+            case (.reasoning(let previous)?, .reasoning(let next)):
+                result[result.count - 1] = .reasoning(previous + next)
+            default:
+                result.append(event)
+            }
+        }
+        return result
+    }
+}
+
+/// The request-to-events pipeline every HTTP backend shares: send, map a non-2xx status to a
+/// readable error (with the server's own message), feed the body through the decoder, and
+/// close the connection when the consumer stops listening.
+public enum HTTPReply {
+    public static func stream<Decoder: ReplyDecoder>(
+        _ http: HTTPClient, _ makeRequest: @escaping @Sendable () throws -> HTTPRequest, decoder: Decoder
+    ) -> AsyncThrowingStream<ReplyEvent, Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                var decoder = decoder
+                do {
+                    let request = try makeRequest()
+                    let body = try http.stream(request)
+                    var head: HTTPResponseHead?
+                    var errorBody: [UInt8] = []
+                    for try await event in body {
+                        switch event {
+                        case .head(let received):
+                            head = received
+                            if received.isSuccess { try decoder.start(head: received) }
+                        case .body(let bytes):
+                            if head?.isSuccess == true {
+                                for item in ReplyEvent.coalesced(try decoder.feed(bytes)) { continuation.yield(item) }
+                            } else if errorBody.count < 65536 {
+                                errorBody += bytes.prefix(65536 - errorBody.count)
+                            }
+                        }
+                    }
+                    guard let head else { throw HarkError.protocolViolation("\(request.displayHost) sent no response") }
+                    guard head.isSuccess else {
+                        throw ServerMessage.error(status: head.status, host: request.displayHost, body: errorBody,
+                                                  contentType: head.header("content-type"))
+                    }
+                    for item in ReplyEvent.coalesced(try decoder.finish()) { continuation.yield(item) }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}
+
+/// Resolves a session's auth header once (a `cmd:` secret may run a password manager) and
+/// keeps it in memory only.
+public final class AuthHeaderCache: @unchecked Sendable {
+    private let spec: AuthSpec?
+    private let lock = NSLock()
+    private var resolved: (name: String, value: String)?
+
+    public init(_ spec: AuthSpec?) {
+        self.spec = spec
+    }
+
+    public func headers() throws -> [(name: String, value: String)] {
+        guard let spec else { return [] }
+        if let resolved = lock.withLock({ resolved }) { return [resolved] }
+        let header = try spec.header()
+        lock.withLock { resolved = header }
+        return [header]
+    }
+
+    /// Forget the value (after a 401, the secret may have changed).
+    public func reset() { lock.withLock { resolved = nil } }
+}

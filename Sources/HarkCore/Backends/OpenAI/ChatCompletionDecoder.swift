@@ -1,0 +1,94 @@
+/// Decodes an OpenAI-compatible `/chat/completions` reply: the SSE stream of chunks
+/// (`choices[0].delta.content`, `reasoning_content` from llama.cpp and vLLM or `reasoning`
+/// from Ollama, `usage` in any chunk, `choices` possibly empty, `data: [DONE]` at the end),
+/// or a whole JSON completion from a server that ignored `stream: true`.
+public struct ChatCompletionDecoder: ReplyDecoder {
+    private var parser = SSEParser()
+    private var isEventStream = true
+    private var whole: [UInt8] = []
+    private var sawDone = false
+    private var finishReason: String?
+    private var reportedModel = false
+
+    public init() {}
+
+    public mutating func start(head: HTTPResponseHead) throws {
+        let type = (head.header("content-type") ?? "").lowercased()
+        if type.hasPrefix("application/json") {
+            isEventStream = false
+        } else if !type.isEmpty && !type.hasPrefix("text/event-stream") && !type.hasPrefix("text/plain") {
+            throw HarkError.protocolViolation("expected an event stream from the server, got \(type.prefix(40))")
+        }
+    }
+
+    public mutating func feed(_ bytes: [UInt8]) throws -> [ReplyEvent] {
+        guard isEventStream else {
+            whole += bytes
+            if whole.count > 64 << 20 { throw HarkError.protocolViolation("the completion is larger than 64 MB") }
+            return []
+        }
+        let events: [SSEEvent]
+        do { events = try parser.feed(bytes) } catch {
+            throw HarkError.protocolViolation("an event in the stream is larger than \(SSEParser.defaultMaxEventBytes >> 20) MB")
+        }
+        var replies: [ReplyEvent] = []
+        for event in events {
+            if sawDone { break }
+            if event.data == Self.done {
+                sawDone = true
+                continue
+            }
+            let json: JSON
+            do { json = try JSON.parse(event.data) } catch {
+                throw HarkError.protocolViolation("the server sent an event that is not JSON: \(String(decoding: event.data.prefix(60), as: UTF8.self))")
+            }
+            try decode(chunk: json, delta: "delta", into: &replies)
+        }
+        return replies
+    }
+
+    static let done: [UInt8] = Array("[DONE]".utf8)
+
+    private mutating func decode(chunk json: JSON, delta key: String, into replies: inout [ReplyEvent]) throws {
+        if let error = json["error"] {
+            let message = ServerMessage.fromJSON(["error": error]) ?? "the model reported an error"
+            throw HarkError.backend(message)
+        }
+        if !reportedModel, let model = json["model"]?.string, !model.isEmpty {
+            reportedModel = true
+            replies.append(.model(model))
+        }
+        if let choice = json["choices"]?[0] {
+            let delta = choice[key]
+            if let reasoning = delta?["reasoning_content"]?.string ?? delta?["reasoning"]?.string, !reasoning.isEmpty {
+                replies.append(.reasoning(reasoning))
+            }
+            if let content = delta?["content"]?.string, !content.isEmpty {
+                replies.append(.text(content))
+            }
+            if let reason = choice["finish_reason"]?.string { finishReason = reason }
+        }
+        if let usage = json["usage"], usage.object != nil {
+            replies.append(.usage(Usage(promptTokens: usage["prompt_tokens"]?.int,
+                                        completionTokens: usage["completion_tokens"]?.int,
+                                        totalTokens: usage["total_tokens"]?.int)))
+        }
+    }
+
+    public mutating func finish() throws -> [ReplyEvent] {
+        var replies: [ReplyEvent] = []
+        if !isEventStream {
+            let json: JSON
+            do { json = try JSON.parse(whole) } catch {
+                throw HarkError.protocolViolation("the server's completion is not JSON")
+            }
+            try decode(chunk: json, delta: "message", into: &replies)
+            return replies + [.finished(reason: finishReason)]
+        }
+        parser.finish()
+        guard sawDone else {
+            throw HarkError.protocolViolation("the stream ended without [DONE]; the reply may be cut short")
+        }
+        return [.finished(reason: finishReason)]
+    }
+}

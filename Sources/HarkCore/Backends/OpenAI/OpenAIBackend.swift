@@ -1,0 +1,127 @@
+import Foundation
+
+/// Any OpenAI-compatible chat completions endpoint: llama.cpp's server, Ollama, vLLM, hosted
+/// APIs. The thread's earlier turns go along as `messages`, so the model has the context.
+public final class OpenAIBackend: Backend, BackendKind {
+    public static let name = "openai"
+    public static let summary = "an OpenAI-compatible /chat/completions endpoint"
+    public static let settings: [SettingSpec] = [
+        SettingSpec("url", "the API base, e.g. http://127.0.0.1:8080/v1", required: true),
+        SettingSpec("auth", "bearer:SECRET for hosted APIs"),
+        SettingSpec("model", "the model name the server expects"),
+        SettingSpec("system", "a system prompt: text, or @FILE"),
+        SettingSpec("temperature", "sampling temperature, e.g. 0.7"),
+        SettingSpec("max_tokens", "the longest reply, in tokens"),
+        SettingSpec("context", "how many earlier messages to send (default 40)"),
+        SettingSpec("usage", "on (default) asks the server for token counts"),
+    ]
+
+    let session: SessionConfig
+    let http: HTTPClient
+    let auth: AuthHeaderCache
+    let endpoint: String
+    let systemPrompt: String?
+    let temperature: Double?
+    let maxTokens: Int?
+    let contextMessages: Int
+    let asksForUsage: Bool
+    let timeouts: HTTPTimeouts
+
+    init(session: SessionConfig, environment: BackendEnvironment) throws {
+        self.session = session
+        http = environment.http
+        auth = AuthHeaderCache(try session.auth())
+        endpoint = Self.endpoint(for: session.url ?? "")
+        systemPrompt = try Self.systemPrompt(session["system"], paths: environment.paths, session: session.name)
+        temperature = try session.double("temperature")
+        maxTokens = try session.int("max_tokens")
+        contextMessages = try session.int("context") ?? 40
+        asksForUsage = try session.bool("usage") ?? true
+        timeouts = try session.timeouts()
+    }
+
+    public static func make(session: SessionConfig, environment: BackendEnvironment) throws -> any Backend {
+        try OpenAIBackend(session: session, environment: environment)
+    }
+
+    /// `…/v1` → `…/v1/chat/completions`; a full endpoint URL is kept as is.
+    static func endpoint(for base: String) -> String {
+        var trimmed = base
+        while trimmed.hasSuffix("/") { trimmed.removeLast() }
+        return trimmed.hasSuffix("/chat/completions") ? trimmed : trimmed + "/chat/completions"
+    }
+
+    /// `@FILE` reads the prompt from a file (relative to the config folder or `prompts/`).
+    static func systemPrompt(_ value: String?, paths: Paths, session: String) throws -> String? {
+        guard let value, !value.isEmpty else { return nil }
+        guard value.hasPrefix("@") else { return value }
+        let path = paths.resolve(String(value.dropFirst()))
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw HarkError.usage("session \(session): cannot read the system prompt \(path)")
+        }
+        return PromptFile.body(of: String(decoding: data, as: UTF8.self))
+    }
+
+    func body(for request: ChatRequest) -> JSON {
+        var messages: [JSON] = []
+        if let systemPrompt { messages.append(["role": "system", "content": .string(systemPrompt)]) }
+        for turn in request.history.suffix(contextMessages) {
+            messages.append(["role": .string(turn.role.rawValue), "content": .string(turn.text)])
+        }
+        messages.append(["role": "user", "content": Self.content(request.text, attachments: request.attachments)])
+        var body: [String: JSON] = ["messages": .array(messages), "stream": true]
+        if let model = session.model { body["model"] = .string(model) }
+        if let temperature { body["temperature"] = .number(temperature) }
+        if let maxTokens { body["max_tokens"] = .number(Double(maxTokens)) }
+        if asksForUsage { body["stream_options"] = ["include_usage": true] }
+        return .object(body)
+    }
+
+    /// The user's text, with text files inlined and images as data URLs (the vision format).
+    static func content(_ text: String, attachments: [Attachment]) -> JSON {
+        guard !attachments.isEmpty else { return .string(text) }
+        var parts: [JSON] = []
+        var inlined = text
+        for file in attachments {
+            guard let data = FileManager.default.contents(atPath: file.path) else { continue }
+            if file.mimeType.hasPrefix("image/") {
+                parts.append(["type": "image_url",
+                              "image_url": ["url": .string("data:\(file.mimeType);base64,\(data.base64EncodedString())")]])
+            } else {
+                inlined += "\n\n<file name=\"\(file.name)\">\n" + String(decoding: data, as: UTF8.self) + "\n</file>"
+            }
+        }
+        if parts.isEmpty { return .string(inlined) }
+        return .array([["type": "text", "text": .string(inlined)]] + parts)
+    }
+
+    public func send(_ request: ChatRequest) -> AsyncThrowingStream<ReplyEvent, Error> {
+        HTTPReply.stream(http, { [self] in
+            var outgoing = HTTPRequest.json(url: endpoint, body: body(for: request),
+                                            headers: [("Accept", "text/event-stream")] + (try auth.headers()),
+                                            timeouts: timeouts)
+            outgoing.insecure = session.isInsecure
+            return outgoing
+        }, decoder: ChatCompletionDecoder())
+    }
+
+    public func info() async -> [(String, String)] {
+        var facts: [(String, String)] = []
+        if let systemPrompt { facts.append(("system", String(systemPrompt.prefix(60)) + (systemPrompt.count > 60 ? "…" : ""))) }
+        if let temperature { facts.append(("temperature", String(temperature))) }
+        if let maxTokens { facts.append(("max tokens", String(maxTokens))) }
+        return facts
+    }
+}
+
+/// Prompt files may start with a `---` front matter block (name, description, variables);
+/// what follows it is the prompt.
+public enum PromptFile {
+    public static func body(of text: String) -> String {
+        guard text.hasPrefix("---\n") else { return text.trimmingCharacters(in: .whitespacesAndNewlines) }
+        let rest = text.dropFirst(4)
+        guard let end = rest.range(of: "\n---") else { return text }
+        let after = rest[end.upperBound...].drop(while: { $0 != "\n" })
+        return after.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}

@@ -1,0 +1,162 @@
+/// Decodes what an n8n webhook answers, deciding by the first bytes rather than the content
+/// type (a streamed body still says application/json):
+/// - streaming: newline-delimited JSON chunks `{"type":"begin|item|end|error","content":…}`,
+///   cut anywhere by the network; a line that is not JSON is an item with that text;
+/// - anything else is read whole: JSON with `output`, `text` or `message` (first match wins),
+///   an array of such items, other JSON shown as JSON, text as text.
+public struct N8NReplyDecoder: ReplyDecoder {
+    enum Mode { case undecided, streaming, whole }
+
+    private var mode = Mode.undecided
+    private var pending: [UInt8] = []
+    private var splitter = LineSplitter()
+    private var contentType: String?
+    private var itemCount = 0
+    private var lastTextRun: String?
+    private let maxWholeBytes: Int
+
+    public init(maxWholeBytes: Int = 64 << 20) {
+        self.maxWholeBytes = maxWholeBytes
+    }
+
+    public mutating func start(head: HTTPResponseHead) throws {
+        contentType = head.header("content-type")
+    }
+
+    public mutating func feed(_ bytes: [UInt8]) throws -> [ReplyEvent] {
+        switch mode {
+        case .streaming:
+            return try lines(try splitter.feed(bytes))
+        case .whole:
+            pending += bytes
+            if pending.count > maxWholeBytes {
+                throw HarkError.protocolViolation("the webhook's reply is larger than \(maxWholeBytes >> 20) MB")
+            }
+            return []
+        case .undecided:
+            pending += bytes
+            guard let first = pending.firstIndex(where: { !Self.isSpace($0) }) else { return [] }
+            guard pending[first] == UInt8(ascii: "{") else {
+                mode = .whole
+                return []
+            }
+            guard let newline = pending[first...].firstIndex(of: 0x0A) else {
+                if pending.count > maxWholeBytes { mode = .whole }
+                return []
+            }
+            if Self.streamChunk(Array(pending[first..<newline])) != nil {
+                mode = .streaming
+                let buffered = pending
+                pending = []
+                return try lines(try splitter.feed(buffered))
+            }
+            mode = .whole
+            return []
+        }
+    }
+
+    public mutating func finish() throws -> [ReplyEvent] {
+        var events: [ReplyEvent] = []
+        if mode == .streaming {
+            if let last = splitter.finish() { events += try lines([last]) }
+            if itemCount == 0 { events.append(.notice("no response")) }
+            return events + [.finished(reason: nil)]
+        }
+        // A single streamed chunk without a trailing newline is still a stream.
+        let trimmed = Array(pending.drop(while: Self.isSpace).reversed().drop(while: Self.isSpace).reversed())
+        if Self.streamChunk(trimmed) != nil {
+            mode = .streaming
+            events = try lines([trimmed])
+            if itemCount == 0 { events.append(.notice("no response")) }
+            return events + [.finished(reason: nil)]
+        }
+        return Self.whole(trimmed, contentType: contentType) + [.finished(reason: nil)]
+    }
+
+    static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
+
+    /// The JSON of a streaming chunk, or nil when the line is not one.
+    static func streamChunk(_ line: [UInt8]) -> JSON? {
+        guard line.first == UInt8(ascii: "{"), let json = try? JSON.parse(line),
+              let type = json["type"]?.string, ["begin", "item", "end", "error"].contains(type) else { return nil }
+        return json
+    }
+
+    private mutating func lines(_ lines: [[UInt8]]) throws -> [ReplyEvent] {
+        var events: [ReplyEvent] = []
+        for line in lines {
+            guard let chunk = Self.streamChunk(line) else {
+                // Not JSON: n8n's own client shows such a line as text.
+                itemCount += 1
+                events.append(.text(String(decoding: line, as: UTF8.self)))
+                continue
+            }
+            let metadata = chunk["metadata"]
+            let run = (metadata?["nodeId"]?.text ?? "") + "#" + (metadata?["runIndex"]?.text ?? "0")
+            switch chunk["type"]?.string {
+            case "item":
+                let content = chunk["content"]?.string ?? chunk["content"]?.text ?? ""
+                itemCount += 1
+                guard !content.isEmpty else { continue }
+                // Several agents (or runs of one) in a reply: keep their texts apart.
+                if let last = lastTextRun, last != run { events.append(.text("\n\n")) }
+                lastTextRun = run
+                events.append(.text(content))
+            case "error":
+                let message = chunk["content"]?.string ?? "the workflow failed"
+                throw HarkError.backend("n8n: \(message)")
+            default:
+                break
+            }
+        }
+        return events
+    }
+
+    /// A reply read whole.
+    static func whole(_ body: [UInt8], contentType: String?) -> [ReplyEvent] {
+        guard !body.isEmpty else { return [.notice("no response")] }
+        if let json = try? JSON.parse(body) {
+            if json["executionStarted"] != nil && answer(in: json) == nil {
+                return [.notice("the workflow started and sends no reply")]
+            }
+            if let text = answer(in: json) { return [.text(text)] }
+            if let items = json.array {
+                let texts = items.compactMap { answer(in: $0["json"] ?? $0) }
+                if !texts.isEmpty { return [.text(texts.joined(separator: "\n\n"))] }
+            }
+            if let text = json.string { return [.text(text)] }
+            return [.text("```json\n" + json.encoded(pretty: true) + "\n```")]
+        }
+        let type = (contentType ?? "").lowercased()
+        let looksText = type.isEmpty || type.hasPrefix("text/") || type.contains("json") || type.contains("xml")
+        if looksText, String(validatingUTF8Bytes: body) != nil {
+            return [.text(String(decoding: body, as: UTF8.self))]
+        }
+        return [.notice("binary reply: \(body.count) bytes" + (type.isEmpty ? "" : " of \(type)"))]
+    }
+
+    /// n8n's chat client reads `output`, then `text`, then `message`.
+    static func answer(in json: JSON) -> String? {
+        for key in ["output", "text", "message"] {
+            if let value = json[key]?.string { return value }
+        }
+        return nil
+    }
+}
+
+extension String {
+    /// Strict UTF-8 decoding: nil when the bytes are not valid UTF-8.
+    init?(validatingUTF8Bytes bytes: [UInt8]) {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        var scalars = String.UnicodeScalarView()
+        loop: while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): scalars.append(scalar)
+            case .emptyInput: break loop
+            case .error: return nil
+            }
+        }
+        self = String(scalars)
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+
+/// An n8n Chat Trigger, or any webhook that takes a message and answers it.
+///
+/// Sends `{"action":"sendMessage","sessionId":…,"chatInput":…,"metadata":{…}}` (key names
+/// configurable, as they are on the n8n node); files go as multipart with `metadata` as a
+/// JSON string. The sessionId is the thread's server id, so the agent's memory follows the
+/// thread. Asks for a stream with `Accept: text/plain` and reads whatever comes back.
+public final class WebhookBackend: Backend, BackendKind {
+    public static let name = "webhook"
+    public static let summary = "an n8n Chat Trigger or any HTTP webhook"
+    public static let settings: [SettingSpec] = [
+        SettingSpec("url", "the webhook or Chat URL", required: true),
+        SettingSpec("auth", "basic:USER:SECRET, header:NAME:SECRET or bearer:SECRET"),
+        SettingSpec("stream", "on (default) asks n8n for a streamed reply; off asks for JSON"),
+        SettingSpec("input_key", "the message's key in the payload (default chatInput)"),
+        SettingSpec("session_key", "the session id's key in the payload (default sessionId)"),
+        SettingSpec("metadata", "a JSON object sent as metadata with every message"),
+        SettingSpec("load_history", "on (default) loads the server's history when you open a thread"),
+    ]
+
+    let session: SessionConfig
+    let http: HTTPClient
+    let auth: AuthHeaderCache
+    let url: String
+    let inputKey: String
+    let sessionKey: String
+    let metadata: JSON
+    let streaming: Bool
+    let loadsHistory: Bool
+    let timeouts: HTTPTimeouts
+
+    init(session: SessionConfig, environment: BackendEnvironment) throws {
+        self.session = session
+        http = environment.http
+        auth = AuthHeaderCache(try session.auth())
+        url = session.url ?? ""
+        inputKey = session["input_key"] ?? "chatInput"
+        sessionKey = session["session_key"] ?? "sessionId"
+        streaming = try session.bool("stream") ?? true
+        loadsHistory = try session.bool("load_history") ?? true
+        timeouts = try session.timeouts()
+        let reserved: Set<String> = ["action", "metadata"]
+        guard inputKey != sessionKey, !reserved.contains(inputKey), !reserved.contains(sessionKey) else {
+            throw HarkError.usage("session \(session.name): input_key and session_key must differ and not be action or metadata")
+        }
+        if let text = session["metadata"] {
+            guard let json = try? JSON.parse(text), json.object != nil else {
+                throw HarkError.usage("session \(session.name): metadata must be a JSON object, e.g. {\"team\":\"support\"}")
+            }
+            metadata = json
+        } else {
+            metadata = [:]
+        }
+    }
+
+    public static func make(session: SessionConfig, environment: BackendEnvironment) throws -> any Backend {
+        try WebhookBackend(session: session, environment: environment)
+    }
+
+    public func newThreadBackendID() -> String? { UUID().uuidString.lowercased() }
+
+    func headers() throws -> [(name: String, value: String)] {
+        [("Accept", streaming ? "text/plain" : "application/json")] + (try auth.headers())
+    }
+
+    public func send(_ request: ChatRequest) -> AsyncThrowingStream<ReplyEvent, Error> {
+        let sessionID = request.thread.backendID ?? String(request.thread.id)
+        let payloadMetadata = metadata
+        return HTTPReply.stream(http, { [self] in
+            var outgoing: HTTPRequest
+            if request.attachments.isEmpty {
+                var fields: [String: JSON] = ["action": "sendMessage", "metadata": payloadMetadata]
+                fields[sessionKey] = .string(sessionID)
+                fields[inputKey] = .string(request.text)
+                let body = JSON.object(fields)
+                outgoing = HTTPRequest.json(url: url, body: body, headers: try headers(), timeouts: timeouts)
+            } else {
+                var parts = [
+                    MultipartPart(name: "action", content: .text("sendMessage")),
+                    MultipartPart(name: sessionKey, content: .text(sessionID)),
+                    MultipartPart(name: inputKey, content: .text(request.text)),
+                    MultipartPart(name: "metadata", content: .text(payloadMetadata.encoded())),
+                ]
+                for file in request.attachments {
+                    parts.append(MultipartPart(name: "files", content: .file(path: file.path), filename: file.name,
+                                               contentType: file.mimeType))
+                }
+                outgoing = HTTPRequest(method: "POST", url: url, headers: try headers(), body: .multipart(parts),
+                                       timeouts: timeouts)
+            }
+            outgoing.insecure = session.isInsecure
+            return outgoing
+        }, decoder: N8NReplyDecoder())
+    }
+
+    /// n8n's `loadPreviousSession`: LangChain messages, human when the id names a HumanMessage.
+    public func loadThread(_ thread: ChatThread) async throws -> [Turn] {
+        guard loadsHistory, let sessionID = thread.backendID else { return [] }
+        var fields: [String: JSON] = ["action": "loadPreviousSession", "metadata": metadata]
+        fields[sessionKey] = .string(sessionID)
+        let body = JSON.object(fields)
+        var request = HTTPRequest.json(url: url, body: body, headers: [("Accept", "application/json")] + (try auth.headers()),
+                                       timeouts: timeouts)
+        request.insecure = session.isInsecure
+        let response = try await http.fetch(request)
+        guard response.head.isSuccess else {
+            throw ServerMessage.error(status: response.status, host: request.displayHost, body: response.body,
+                                      contentType: response.head.header("content-type"))
+        }
+        guard let items = try response.json()["data"]?.array else { return [] }
+        return items.compactMap { item in
+            let id = item["id"]?.array?.compactMap(\.string).joined(separator: ".") ?? item["id"]?.string ?? ""
+            let content = item["kwargs"]?["content"]?.string ?? item["content"]?.string ?? item["data"]?["content"]?.string
+            guard let content else { return nil }
+            return Turn(role: id.contains("HumanMessage") ? .user : .assistant, text: content)
+        }
+    }
+
+    public func info() async -> [(String, String)] {
+        [("payload", "\(inputKey) + \(sessionKey)\(streaming ? ", streamed" : "")")]
+    }
+}

@@ -1,0 +1,145 @@
+/// What Tab offers for one argument position.
+public enum ArgumentCompletion: Sendable, Equatable {
+    case none
+    case sessions
+    case threads
+    case files
+    case kinds
+    case commands
+    case choices([String])
+    /// Names only the session's backend knows (job names, form names…), by key.
+    case dynamic(String)
+}
+
+/// One slash-command: the single description that dispatch, `/help`, Tab completion and
+/// "did you mean" all read, so they cannot drift apart.
+public struct CommandSpec: Sendable, Equatable {
+    public var name: String
+    public var arguments: String
+    public var summary: String
+    public var group: String
+    /// Completion per argument position; the last entry repeats.
+    public var completions: [ArgumentCompletion]
+    /// Words that select a form of the command (`/thread new|rename|rm`), with their own completions.
+    public var subcommands: [String: [ArgumentCompletion]]
+    /// Kinds this command applies to; nil for every kind.
+    public var kinds: [String]?
+
+    public init(_ name: String, _ arguments: String = "", _ summary: String, group: String,
+                completions: [ArgumentCompletion] = [], subcommands: [String: [ArgumentCompletion]] = [:],
+                kinds: [String]? = nil) {
+        self.name = name
+        self.arguments = arguments
+        self.summary = summary
+        self.group = group
+        self.completions = completions
+        self.subcommands = subcommands
+        self.kinds = kinds
+    }
+
+    public var usage: String { "/" + name + (arguments.isEmpty ? "" : " " + arguments) }
+
+    /// The usage for a list: subcommands named, their arguments left to `/help NAME`.
+    public var shortUsage: String {
+        guard !subcommands.isEmpty else { return usage }
+        let lead = completions.first.map { $0 == .none ? [] : ["NAME"] } ?? []
+        return "/" + name + " [" + (lead + subcommands.keys.sorted()).joined(separator: "|") + "]"
+    }
+
+    public func applies(to kind: String) -> Bool { kinds?.contains(kind) ?? true }
+
+    /// What completes the argument at `position` (0-based), following subcommands:
+    /// `/thread <Tab>` offers `new rename rm` and the thread names.
+    public func completion(for words: [String], position: Int) -> [ArgumentCompletion] {
+        if !subcommands.isEmpty {
+            if position == 0 { return [.choices(subcommands.keys.sorted())] + completions.prefix(1) }
+            guard let sub = subcommands[words[0]], !sub.isEmpty else { return [] }
+            return [sub[min(position - 1, sub.count - 1)]]
+        }
+        guard !completions.isEmpty else { return [] }
+        return [completions[min(position, completions.count - 1)]]
+    }
+}
+
+/// A parsed slash-command line.
+public struct CommandInvocation: Sendable, Equatable {
+    public var name: String
+    public var arguments: [String]
+    /// Everything after the command name, as typed (for free text such as a title or a query).
+    public var rawArguments: String
+
+    public init(name: String, arguments: [String], rawArguments: String) {
+        self.name = name
+        self.arguments = arguments
+        self.rawArguments = rawArguments
+    }
+
+    /// Parses `/name args…`; nil when the line is not a command.
+    public static func parse(_ line: String) throws -> CommandInvocation? {
+        guard line.hasPrefix("/"), !line.hasPrefix("//") else { return nil }
+        let body = line.dropFirst()
+        let nameEnd = body.firstIndex(where: { $0.isWhitespace }) ?? body.endIndex
+        let name = String(body[..<nameEnd])
+        guard !name.isEmpty else { throw HarkError.usage("type a command after /, e.g. /help") }
+        let raw = body[nameEnd...].trimmingCharacters(in: .whitespaces)
+        return CommandInvocation(name: name, arguments: try Tokenizer.split(raw), rawArguments: raw)
+    }
+
+    /// The raw text after the first `count` arguments.
+    public func rawArguments(droppingFirst count: Int) -> String {
+        var rest = Substring(rawArguments)
+        for _ in 0..<count {
+            rest = rest.drop(while: { $0.isWhitespace })
+            if rest.first == "\"" || rest.first == "'" {
+                let quote = rest.first!
+                rest = rest.dropFirst()
+                rest = rest.drop(while: { $0 != quote }).dropFirst()
+            } else {
+                rest = rest.drop(while: { !$0.isWhitespace })
+            }
+        }
+        return rest.trimmingCharacters(in: .whitespaces)
+    }
+}
+
+/// Splits arguments like a shell: whitespace separates, quotes group, backslash escapes.
+public enum Tokenizer {
+    public static func split(_ text: String) throws -> [String] {
+        var words: [String] = []
+        var current = ""
+        var inWord = false
+        var quote: Character?
+        var escaping = false
+        for character in text {
+            if escaping {
+                current.append(character)
+                escaping = false
+                continue
+            }
+            if character == "\\" && quote != "'" {
+                escaping = true
+                inWord = true
+                continue
+            }
+            if let open = quote {
+                if character == open { quote = nil } else { current.append(character) }
+                continue
+            }
+            if character == "\"" || character == "'" {
+                quote = character
+                inWord = true
+            } else if character.isWhitespace {
+                if inWord { words.append(current) }
+                current = ""
+                inWord = false
+            } else {
+                current.append(character)
+                inWord = true
+            }
+        }
+        if quote != nil { throw HarkError.usage("unterminated quote in: \(text.prefix(60))") }
+        if escaping { current.append("\\") }
+        if inWord { words.append(current) }
+        return words
+    }
+}

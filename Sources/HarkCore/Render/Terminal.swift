@@ -1,0 +1,105 @@
+import Foundation
+
+/// What the output can show: decided once from isatty, TERM and NO_COLOR.
+public struct TerminalCapabilities: Sendable, Equatable {
+    public var isTTY: Bool
+    public var colors: Bool
+
+    public init(isTTY: Bool, colors: Bool) {
+        self.isTTY = isTTY
+        self.colors = colors && isTTY
+    }
+
+    public static func detect(fd: Int32 = STDOUT_FILENO,
+                              environment: [String: String] = ProcessInfo.processInfo.environment) -> TerminalCapabilities {
+        let tty = isatty(fd) == 1
+        let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+        let dumb = environment["TERM"] == "dumb"
+        return TerminalCapabilities(isTTY: tty, colors: !noColor && !dumb)
+    }
+
+    public static let plain = TerminalCapabilities(isTTY: false, colors: false)
+
+    /// Columns of the terminal, 80 when unknown.
+    public static func width(fd: Int32 = STDOUT_FILENO) -> Int {
+        var size = winsize()
+        if ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        return 80
+    }
+}
+
+/// ANSI sequences for styles; empty strings when colours are off, so callers never branch.
+public struct ANSI: Sendable {
+    public let enabled: Bool
+
+    public init(enabled: Bool) { self.enabled = enabled }
+
+    public static let reset = "\u{1B}[0m"
+
+    public func start(_ style: Style) -> String {
+        guard enabled else { return "" }
+        switch style {
+        case .plain, .markdownBlock: return ""
+        case .dim: return "\u{1B}[2m"
+        case .bold: return "\u{1B}[1m"
+        case .italic: return "\u{1B}[3m"
+        case .accent: return "\u{1B}[36m"
+        case .success: return "\u{1B}[32m"
+        case .warning: return "\u{1B}[33m"
+        case .error: return "\u{1B}[31m"
+        case .code: return "\u{1B}[33m"
+        case .heading: return "\u{1B}[1;35m"
+        case .user: return "\u{1B}[1;34m"
+        }
+    }
+
+    public func end(_ style: Style) -> String {
+        guard enabled, style != .plain, style != .markdownBlock else { return "" }
+        return ANSI.reset
+    }
+
+    public func wrap(_ text: String, _ style: Style) -> String { start(style) + text + end(style) }
+
+    /// A styled line as terminal text (no newline). Markdown blocks are rendered when colours
+    /// are on and printed as written otherwise.
+    public func render(_ line: StyledLine) -> String {
+        var out = ""
+        for span in line.spans {
+            if span.style == .markdownBlock {
+                if enabled {
+                    var renderer = MarkdownRenderer(ansi: self)
+                    out += renderer.feed(span.text) + renderer.finish()
+                } else {
+                    out += span.text
+                }
+            } else {
+                out += wrap(enabled ? span.text : span.text, span.style)
+            }
+        }
+        return out
+    }
+}
+
+/// Writes to a file descriptor without Foundation's buffering surprises; EINTR and short
+/// writes are retried, EPIPE (the reader went away) is reported.
+public enum RawOutput {
+    @discardableResult
+    public static func write(_ text: String, to fd: Int32 = STDOUT_FILENO) -> Bool {
+        var text = text
+        return text.withUTF8 { write($0, to: fd) }
+    }
+
+    @discardableResult
+    public static func write(_ bytes: UnsafeBufferPointer<UInt8>, to fd: Int32) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                return false
+            }
+            offset += written
+        }
+        return true
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// Dates as people read them, via strftime: Foundation's DateFormatter would load ICU, which
+/// costs start-up time and memory for no gain here.
+public enum TimeFormat {
+    public static func format(_ date: Date, _ pattern: String = "%Y-%m-%d %H:%M") -> String {
+        var seconds = time_t(date.timeIntervalSince1970)
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        var buffer = [CChar](repeating: 0, count: 64)
+        let count = strftime(&buffer, buffer.count, pattern, &parts)
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// ISO 8601 in UTC, for JSON output.
+    public static func iso8601(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        var buffer = [CChar](repeating: 0, count: 32)
+        let count = strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%SZ", &parts)
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// "14:05" today, "Mar 3 14:05" this year, else the full date.
+    public static func short(_ date: Date, now: Date = Date()) -> String {
+        let today = format(now, "%Y-%m-%d")
+        if format(date, "%Y-%m-%d") == today { return format(date, "%H:%M") }
+        if format(date, "%Y") == format(now, "%Y") { return format(date, "%b %e %H:%M").replacingOccurrences(of: "  ", with: " ") }
+        return format(date, "%Y-%m-%d")
+    }
+
+    /// "1.4s", "2m05s".
+    public static func duration(_ seconds: Double) -> String {
+        if seconds < 60 { return String(format: "%.1fs", seconds) }
+        let whole = Int(seconds)
+        if whole < 3600 { return String(format: "%dm%02ds", whole / 60, whole % 60) }
+        return String(format: "%dh%02dm", whole / 3600, (whole % 3600) / 60)
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import HarkCore
+
+/// Runs $VISUAL or $EDITOR on a file, attached to the terminal.
+enum ExternalEditor {
+    static func command(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        for name in ["VISUAL", "EDITOR"] {
+            if let value = environment[name], !value.trimmingCharacters(in: .whitespaces).isEmpty { return value }
+        }
+        return "vi"
+    }
+
+    /// Opens `path` in the editor; throws with the exit status when the editor fails.
+    static func open(path: String) throws {
+        let editor = command()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        // "$@" keeps the path intact whatever it contains; the editor string may carry flags.
+        process.arguments = ["-c", editor + " \"$@\"", "editor", path]
+        process.standardInput = FileHandle.standardInput
+        process.standardOutput = FileHandle.standardOutput
+        process.standardError = FileHandle.standardError
+        do { try process.run() } catch {
+            throw HarkError.io("cannot start the editor \(editor): \(error.localizedDescription)")
+        }
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw HarkError.io("the editor (\(editor)) exited with status \(process.terminationStatus); set $EDITOR to one that works")
+        }
+    }
+
+    /// Edits `text` in a private temporary file and returns the result.
+    static func edit(_ text: String) throws -> String {
+        let path = NSTemporaryDirectory() + "/hark-draft-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).md"
+        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw HarkError.io("cannot create a temporary file in \(NSTemporaryDirectory())")
+        }
+        defer { unlink(path) }
+        try open(path: path)
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw HarkError.io("the editor removed the draft file")
+        }
+        var edited = String(decoding: data, as: UTF8.self)
+        while edited.hasSuffix("\n") { edited.removeLast() }
+        return edited
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import HarkCore
+
+/// The `hark` command: parses the arguments (as CLICommands describes them) and runs the
+/// shell, a one-shot message or a subcommand. Returns the process exit code.
+public enum HarkCommandLine {
+    public static func run(_ arguments: [String]) -> Int32 {
+        do {
+            return try dispatch(arguments)
+        } catch {
+            RawOutput.write("hark: " + error.userMessage + "\n", to: STDERR_FILENO)
+            return error.exitCode.rawValue
+        }
+    }
+
+    static func dispatch(_ arguments: [String]) throws -> Int32 {
+        if let first = arguments.first, let command = CLICommands.command(named: first) {
+            return try subcommand(command, Array(arguments.dropFirst()))
+        }
+        var options = MessageOptions()
+        try options.parse(arguments)
+        if options.help {
+            RawOutput.write(CLICommands.usage().joined(separator: "\n") + "\n")
+            return 0
+        }
+        if options.version {
+            RawOutput.write("hark \(HarkVersion.string)\n")
+            return 0
+        }
+        let workspace = try Workspace(paths: Paths.fromEnvironment())
+        if let session = options.session { try workspace.switchSession(to: session) }
+        try selectThread(options, workspace: workspace)
+        var message = options.words.joined(separator: " ")
+        if message.isEmpty && isatty(STDIN_FILENO) == 0 {
+            let input = FileHandle.standardInput.readDataToEndOfFile()
+            message = String(decoding: input, as: UTF8.self)
+            while message.hasSuffix("\n") || message.hasSuffix("\r") { message.removeLast() }
+            guard !message.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                throw HarkError.usage("no message: give one as an argument or on stdin (or run hark in a terminal for the shell)")
+            }
+        }
+        let capabilities = TerminalCapabilities.detect()
+        if message.isEmpty {
+            if options.json { throw HarkError.usage("--json needs a message") }
+            return Shell(workspace: workspace, capabilities: capabilities).run()
+        }
+        return OneShot(workspace: workspace, capabilities: capabilities, json: options.json).run(message)
+    }
+
+    static func selectThread(_ options: MessageOptions, workspace: Workspace) throws {
+        let session = workspace.currentSession
+        if options.newThread {
+            try workspace.store.setCurrentThread(session: session, threadID: nil)
+        }
+        if let reference = options.thread {
+            if let thread = try workspace.store.findThread(session: session, reference) {
+                try workspace.store.setCurrentThread(session: session, threadID: thread.id)
+            } else {
+                let backend = try workspace.backend(for: session)
+                try workspace.store.createThread(session: session, title: reference, backendID: backend.newThreadBackendID())
+            }
+        }
+    }
+
+    struct MessageOptions {
+        var session: String?
+        var thread: String?
+        var newThread = false
+        var json = false
+        var help = false
+        var version = false
+        var words: [String] = []
+
+        mutating func parse(_ arguments: [String]) throws {
+            var index = 0
+            func value(_ option: String) throws -> String {
+                index += 1
+                guard index < arguments.count else { throw HarkError.usage("\(option) needs a value; see hark --help") }
+                return arguments[index]
+            }
+            var onlyWords = false
+            while index < arguments.count {
+                let argument = arguments[index]
+                if onlyWords || !argument.hasPrefix("-") || argument == "-" {
+                    words.append(argument)
+                } else if argument == "--" {
+                    onlyWords = true
+                } else if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
+                    let name = String(argument[..<equals])
+                    let text = String(argument[argument.index(after: equals)...])
+                    try set(name, text)
+                } else {
+                    switch argument {
+                    case "-s", "--session", "--thread": try set(argument, try value(argument))
+                    case "--new-thread": newThread = true
+                    case "--json": json = true
+                    case "-h", "--help": help = true
+                    case "--version": version = true
+                    default:
+                        let names = CLICommands.messageOptions.flatMap(\.names)
+                        throw HarkError.usage("unknown option \(argument)"
+                            + (Suggest.closest(to: argument, in: names).map { "; did you mean \($0)?" } ?? "; see hark --help"))
+                    }
+                }
+                index += 1
+            }
+        }
+
+        mutating func set(_ name: String, _ text: String) throws {
+            switch name {
+            case "-s", "--session": session = text
+            case "--thread": thread = text
+            default: throw HarkError.usage("unknown option \(name); see hark --help")
+            }
+        }
+    }
+}

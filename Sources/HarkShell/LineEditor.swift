@@ -1,0 +1,292 @@
+import CEditLine
+import Foundation
+import HarkCore
+
+/// libedit, wrapped: a prompt, per-session history, Tab completion, bracketed paste, and a
+/// read loop that also wakes for signals and background events. `~/.editrc` is read after
+/// hark's own bindings, so users can change them (`bind ^I ed-complete`, `bind -v`).
+final class LineEditor {
+    enum ReadResult: Equatable {
+        case line(String)
+        case endOfFile
+        case interrupted
+        /// A bound key asked for this (`hark-edit`: open $EDITOR on the line).
+        case action(String, line: String)
+    }
+
+    private let editLine: OpaquePointer
+    private let history: OpaquePointer
+    private var historyEvent = HistEvent()
+    private var promptBuffer: UnsafeMutablePointer<CChar>?
+    private var pendingInput: [wchar_t] = []
+    private var requestedAction: String?
+    private var interrupted = false
+    private var lastTabLine: String?
+
+    /// The prompt, with invisible sequences bracketed by "\u{1}".
+    var prompt: () -> String = { "› " }
+    var complete: (String) -> CompletionResult = { _ in CompletionResult(start: 0, candidates: []) }
+    /// Pasted text that holds newlines: the shell keeps all but the last line as its draft.
+    var onMultilinePaste: ([String]) -> Void = { _ in }
+    /// Other file descriptors the read loop watches (the inbox, signals); the handler runs on
+    /// this thread between keystrokes and returns true when the line was interrupted.
+    var wakeDescriptors: [Int32] = []
+    var onWake: () -> Bool = { false }
+
+    init(program: String = "hark") {
+        LineEditor.configureLocale()
+        editLine = el_init(program, fdopen(STDIN_FILENO, "r"), fdopen(STDOUT_FILENO, "w"), fdopen(STDERR_FILENO, "w"))
+        history = history_init()
+        hark_history_setsize(history, &historyEvent, 2000)
+        hark_history_setunique(history, &historyEvent, 1)
+        hark_el_set_clientdata(editLine, Unmanaged.passUnretained(self).toOpaque())
+        hark_el_set_editor(editLine, "emacs")
+        // hark handles signals itself (Signals.swift); libedit's own handlers re-raise them
+        // to the whole process group.
+        hark_el_set_signal(editLine, 0)
+        hark_el_set_history(editLine, history)
+        hark_el_set_prompt(editLine) { editLine in
+            guard let editor = LineEditor.from(editLine) else { return nil }
+            free(editor.promptBuffer)
+            editor.promptBuffer = strdup(editor.prompt())
+            return editor.promptBuffer
+        }
+        hark_el_set_getc(editLine) { editLine, character in
+            guard let editor = LineEditor.from(editLine), let character else { return -1 }
+            return editor.readCharacter(into: character)
+        }
+        hark_el_add_function(editLine, "hark-complete", "complete hark commands, sessions, files") { editLine, _ in
+            LineEditor.from(editLine)?.completeWord() ?? UInt8(CC_ERROR)
+        }
+        hark_el_add_function(editLine, "hark-paste", "read a bracketed paste") { editLine, _ in
+            LineEditor.from(editLine)?.readPaste() ?? UInt8(CC_ERROR)
+        }
+        hark_el_add_function(editLine, "hark-edit", "edit the message in $EDITOR") { editLine, _ in
+            LineEditor.from(editLine)?.request("edit") ?? UInt8(CC_ERROR)
+        }
+        hark_el_bind(editLine, "^I", "hark-complete")
+        hark_el_bind(editLine, "\\e[200~", "hark-paste")
+        hark_el_bind(editLine, "^X^E", "hark-edit")
+        hark_el_bind(editLine, "^R", "em-inc-search-prev")
+        // The user's ~/.editrc (or $EDITRC) comes last so it can override all of the above.
+        el_source(editLine, nil)
+    }
+
+    deinit {
+        el_end(editLine)
+        history_end(history)
+        free(promptBuffer)
+    }
+
+    static func from(_ editLine: OpaquePointer?) -> LineEditor? {
+        guard let editLine, let data = hark_el_get_clientdata(editLine) else { return nil }
+        return Unmanaged<LineEditor>.fromOpaque(data).takeUnretainedValue()
+    }
+
+    /// libedit needs a UTF-8 locale to edit non-ASCII text.
+    static func configureLocale() {
+        setlocale(LC_CTYPE, "")
+        if let codeset = nl_langinfo(nl_item(CODESET)), String(cString: codeset) != "UTF-8" {
+            setlocale(LC_CTYPE, "C.UTF-8")
+        }
+    }
+
+    // MARK: Reading
+
+    func readLine() -> ReadResult {
+        requestedAction = nil
+        interrupted = false
+        RawOutput.write("\u{1B}[?2004h")  // bracketed paste on
+        defer { RawOutput.write("\u{1B}[?2004l") }
+        var count: Int32 = 0
+        let result = el_gets(editLine, &count)
+        if interrupted { return .interrupted }
+        guard let result, count > 0 else { return .endOfFile }
+        var line = String(cString: result)
+        if line.hasSuffix("\n") { line.removeLast() }
+        if let action = requestedAction { return .action(action, line: line) }
+        return .line(line)
+    }
+
+    /// One character for libedit, waiting on stdin and the wake descriptors.
+    private func readCharacter(into character: UnsafeMutablePointer<wchar_t>) -> Int32 {
+        if !pendingInput.isEmpty {
+            character.pointee = pendingInput.removeFirst()
+            return 1
+        }
+        while true {
+            var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)]
+            fds += wakeDescriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            let ready = poll(&fds, nfds_t(fds.count), -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return -1
+            }
+            if fds.dropFirst().contains(where: { $0.revents != 0 }) {
+                if onWake() {
+                    interrupted = true
+                    errno = EINTR
+                    return -1
+                }
+            }
+            if fds[0].revents != 0 {
+                guard let scalar = readScalar() else { return 0 }
+                character.pointee = wchar_t(bitPattern: scalar.value)
+                return 1
+            }
+        }
+    }
+
+    /// Reads one UTF-8 encoded character from stdin; nil at end of input.
+    private func readScalar() -> Unicode.Scalar? {
+        var first: UInt8 = 0
+        while true {
+            let count = read(STDIN_FILENO, &first, 1)
+            if count == 1 { break }
+            if count < 0 && errno == EINTR { continue }
+            return nil
+        }
+        let length = first < 0x80 ? 1 : first >> 5 == 0b110 ? 2 : first >> 4 == 0b1110 ? 3 : first >> 3 == 0b11110 ? 4 : 1
+        var bytes = [first]
+        while bytes.count < length {
+            var next: UInt8 = 0
+            guard read(STDIN_FILENO, &next, 1) == 1 else { break }
+            bytes.append(next)
+        }
+        return String(decoding: bytes, as: UTF8.self).unicodeScalars.first
+    }
+
+    /// Reads raw characters until the end of a bracketed paste.
+    private func readPaste() -> UInt8 {
+        var text: [Unicode.Scalar] = []
+        let terminator: [Unicode.Scalar] = ["\u{1B}", "[", "2", "0", "1", "~"]
+        while let scalar = readScalar() {
+            text.append(scalar)
+            if text.count >= terminator.count && Array(text.suffix(terminator.count)) == terminator {
+                text.removeLast(terminator.count)
+                break
+            }
+        }
+        var pasted = String(String.UnicodeScalarView(text))
+        pasted = pasted.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        // Control characters other than newline and tab would garble the line.
+        pasted = String(pasted.unicodeScalars.filter { $0.value >= 0x20 || $0 == "\n" || $0 == "\t" }.map(Character.init))
+        guard pasted.contains("\n") else {
+            insert(pasted)
+            return UInt8(CC_REFRESH)
+        }
+        let (before, after) = lineAroundCursor()
+        var lines = (before + pasted).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let last = lines.removeLast()
+        clearLine()
+        onMultilinePaste(lines)
+        insert(last)
+        if !after.isEmpty {
+            insert(after)
+            moveCursorBack(after.count)
+        }
+        return UInt8(CC_REDISPLAY)
+    }
+
+    private func request(_ action: String) -> UInt8 {
+        requestedAction = action
+        return UInt8(CC_NEWLINE)
+    }
+
+    // MARK: The line buffer
+
+    func lineAroundCursor() -> (before: String, after: String) {
+        guard let info = el_wline(editLine)?.pointee else { return ("", "") }
+        func text(_ start: UnsafePointer<wchar_t>, _ end: UnsafePointer<wchar_t>) -> String {
+            var scalars = String.UnicodeScalarView()
+            var pointer = start
+            while pointer < end {
+                if let scalar = Unicode.Scalar(UInt32(bitPattern: pointer.pointee)) { scalars.append(scalar) }
+                pointer += 1
+            }
+            return String(scalars)
+        }
+        return (text(info.buffer, info.cursor), text(info.cursor, info.lastchar))
+    }
+
+    func insert(_ text: String) {
+        guard !text.isEmpty else { return }
+        var wide = text.unicodeScalars.map { wchar_t(bitPattern: $0.value) }
+        wide.append(0)
+        el_winsertstr(editLine, wide)
+    }
+
+    func clearLine() {
+        let (before, after) = lineAroundCursor()
+        el_cursor(editLine, Int32(after.unicodeScalars.count))
+        el_deletestr(editLine, Int32(before.unicodeScalars.count + after.unicodeScalars.count))
+    }
+
+    private func moveCursorBack(_ count: Int) {
+        el_cursor(editLine, -Int32(count))
+    }
+
+    /// Puts text into the next line read (for /prompt NAME or a draft kept after an error).
+    func prefill(_ text: String) {
+        pendingInput += text.unicodeScalars.filter { $0 != "\n" }.map { wchar_t(bitPattern: $0.value) }
+    }
+
+    /// Repaints the prompt and line after something was printed above them.
+    func refresh() {
+        hark_el_refresh(editLine)
+    }
+
+    // MARK: History
+
+    func setHistory(_ lines: [String]) {
+        hark_history_clear(history, &historyEvent)
+        for line in lines { hark_history_enter(history, &historyEvent, line) }
+    }
+
+    func addHistory(_ line: String) {
+        hark_history_enter(history, &historyEvent, line)
+    }
+
+    // MARK: Completion
+
+    private func completeWord() -> UInt8 {
+        let (before, _) = lineAroundCursor()
+        let result = complete(before)
+        let word = String(Array(before)[min(result.start, before.count)...])
+        guard !result.candidates.isEmpty else { return UInt8(CC_REFRESH_BEEP) }
+        if result.candidates.count == 1, let only = result.candidates.first {
+            replaceWord(word, with: only + (only.hasSuffix("/") ? "" : " "))
+            lastTabLine = nil
+            return UInt8(CC_REFRESH)
+        }
+        let common = result.commonPrefix
+        if common.count > word.count {
+            replaceWord(word, with: common)
+            lastTabLine = nil
+            return UInt8(CC_REFRESH)
+        }
+        // Ambiguous: list the candidates under the line, then redraw it.
+        RawOutput.write("\n" + Self.columns(result.candidates, width: TerminalCapabilities.width()) + "\n")
+        lastTabLine = before
+        return UInt8(CC_REDISPLAY)
+    }
+
+    private func replaceWord(_ word: String, with replacement: String) {
+        el_deletestr(editLine, Int32(word.unicodeScalars.count))
+        insert(replacement)
+    }
+
+    static func columns(_ items: [String], width: Int) -> String {
+        let cell = (items.map { TextWidth.of($0) }.max() ?? 0) + 2
+        let perLine = max(1, width / max(cell, 1))
+        var lines: [String] = []
+        var index = 0
+        while index < items.count {
+            let row = items[index..<min(index + perLine, items.count)]
+            lines.append(row.map { $0 + String(repeating: " ", count: cell - TextWidth.of($0)) }.joined()
+                .trimmingCharacters(in: .whitespaces))
+            index += perLine
+        }
+        return lines.joined(separator: "\n")
+    }
+}

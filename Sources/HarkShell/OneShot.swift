@@ -1,0 +1,108 @@
+import Foundation
+import HarkCore
+
+/// `hark -s NAME "message"` and `… | hark -s NAME`: one line through the workspace, the reply
+/// on stdout, the exit code telling how it went.
+public struct OneShot {
+    let workspace: Workspace
+    let capabilities: TerminalCapabilities
+    let json: Bool
+
+    public init(workspace: Workspace, capabilities: TerminalCapabilities, json: Bool) {
+        self.workspace = workspace
+        self.capabilities = capabilities
+        self.json = json
+    }
+
+    public func run(_ line: String) -> Int32 {
+        Signals.install([SIGINT, SIGTERM, SIGHUP])
+        let workspace = self.workspace
+        let outcome: CommandOutcome
+        do {
+            outcome = try blocking { try await workspace.execute(line) }
+        } catch {
+            return fail(error)
+        }
+        switch outcome {
+        case .none, .events, .quit:
+            return 0
+        case .output(let document):
+            let ansi = ANSI(enabled: capabilities.colors)
+            let text = document.map { ansi.render($0) }.joined(separator: "\n")
+            if !text.isEmpty { RawOutput.write(text + "\n") }
+            return 0
+        case .prefill(let text):
+            RawOutput.write(text + "\n")
+            return 0
+        case .clearScreen:
+            return 0
+        case .editDraft, .editConfig:
+            return fail(HarkError.usage("that command needs the interactive shell"))
+        case .reply(let job):
+            return watch(job)
+        }
+    }
+
+    func fail(_ error: Error) -> Int32 {
+        if json {
+            RawOutput.write(JSON.object(["type": "error", "message": .string(error.userMessage),
+                                         "exit_code": .number(Double(error.exitCode.rawValue))]).encoded() + "\n")
+        }
+        RawOutput.write("hark: " + error.userMessage + "\n", to: STDERR_FILENO)
+        return error.exitCode.rawValue
+    }
+
+    /// Prints the reply as it arrives. In a pipe the job's own task writes straight to stdout
+    /// (no hop through this thread), which keeps up with a fast stream.
+    func watch(_ job: ReplyJob) -> Int32 {
+        let format: ReplyView.Format = json ? .json : (capabilities.isTTY ? .terminal : .plain)
+        let view = ReplyView(format: format, capabilities: capabilities)
+        let ended = Inbox<ShellEvent>()
+        var finished = false
+        var outcome: ReplyOutcome = .complete
+        if format == .terminal {
+            job.attach(InboxObserver(inbox: ended))
+        } else {
+            job.attach(DirectObserver(view: view, done: ended))
+        }
+        while !finished {
+            var fds = [pollfd(fd: ended.readFD, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: Signals.readFD, events: Int16(POLLIN), revents: 0)]
+            _ = poll(&fds, 2, view.wantsSpinner ? 100 : -1)
+            if !Signals.drain().isEmpty { job.stop() }
+            for event in ended.take() {
+                switch event {
+                case .reply(_, let replyEvent): view.render(replyEvent)
+                case .replyEnded(_, let result):
+                    outcome = result
+                    finished = true
+                case .backgroundEnded: break
+                }
+            }
+            view.tickSpinner()
+        }
+        view.end(outcome, messageID: job.replyMessageID)
+        if let id = job.replyMessageID { try? workspace.store.markRead(session: job.session, upTo: id) }
+        switch outcome {
+        case .complete: return 0
+        case .stopped: return HarkError.ExitCode.interrupted.rawValue
+        case .failed(let error, _):
+            RawOutput.write("hark: " + error.message + "\n", to: STDERR_FILENO)
+            return error.exitCode.rawValue
+        }
+    }
+}
+
+/// Renders on the job's own task and only reports the end through the inbox.
+final class DirectObserver: ReplyObserver, @unchecked Sendable {
+    let view: ReplyView
+    let done: Inbox<ShellEvent>
+
+    init(view: ReplyView, done: Inbox<ShellEvent>) {
+        self.view = view
+        self.done = done
+    }
+
+    func reply(_ job: ReplyJob, event: ReplyEvent) { view.render(event) }
+    func replyEnded(_ job: ReplyJob, outcome: ReplyOutcome) { done.post(.replyEnded(job, outcome)) }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import HarkCore
+
+/// Shows one reply as its events arrive. On a TTY: a spinner with elapsed time until the
+/// first byte, Markdown when colours are on, reasoning dim, status lines apart from the text.
+/// In a pipe: the reply text exactly as received on stdout and nothing else; notices go to
+/// stderr. With --json: one JSON object per event per line.
+final class ReplyView {
+    enum Format { case terminal, plain, json }
+
+    private let format: Format
+    private let ansi: ANSI
+    private let renderMarkdown: Bool
+    private var markdown: MarkdownRenderer
+    private var atLineStart = true
+    private var inReasoning = false
+    private var sawFirstEvent = false
+    private var spinnerVisible = false
+    private var spinnerFrame = 0
+    private let started = Date()
+    private var usage: Usage?
+    private var wroteText = false
+
+    init(format: Format, capabilities: TerminalCapabilities) {
+        self.format = format
+        ansi = ANSI(enabled: capabilities.colors)
+        renderMarkdown = format == .terminal && capabilities.colors
+        markdown = MarkdownRenderer(ansi: ansi)
+    }
+
+    var wantsSpinner: Bool { format == .terminal && !sawFirstEvent }
+
+    /// A header when the reply comes from a session other than the current one.
+    func header(_ session: String) {
+        guard format == .terminal else { return }
+        out(ansi.wrap(session + " ›", .accent) + "\n")
+    }
+
+    func tickSpinner() {
+        guard wantsSpinner else { return }
+        let frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
+        spinnerFrame = (spinnerFrame + 1) % frames.count
+        let elapsed = Date().timeIntervalSince(started)
+        out("\r" + ansi.wrap(frames[spinnerFrame] + " " + String(format: "%.1fs", elapsed), .dim) + "\u{1B}[K")
+        spinnerVisible = true
+    }
+
+    private func clearSpinner() {
+        guard spinnerVisible else { return }
+        out("\r\u{1B}[K")
+        spinnerVisible = false
+    }
+
+    func render(_ event: ReplyEvent) {
+        if format == .json {
+            if let line = Self.json(for: event) { out(line.encoded() + "\n") }
+            if case .usage(let reported) = event { usage = reported }
+            return
+        }
+        if !sawFirstEvent {
+            sawFirstEvent = true
+            clearSpinner()
+        }
+        switch event {
+        case .text(let text):
+            wroteText = true
+            if format == .plain {
+                out(text)
+                return
+            }
+            if inReasoning {
+                inReasoning = false
+                out(ANSI.reset + (atLineStart ? "\n" : "\n\n"))
+                atLineStart = true
+            }
+            out(renderMarkdown ? markdown.feed(text) : text)
+            atLineStart = text.hasSuffix("\n")
+        case .reasoning(let text):
+            guard format == .terminal else { return }
+            if !inReasoning {
+                inReasoning = true
+                out(ansi.start(.dim))
+            }
+            out(text)
+            atLineStart = text.hasSuffix("\n")
+        case .status(let text):
+            guard format == .terminal else { return }
+            line(ansi.wrap("· " + text, .dim))
+        case .notice(let text):
+            if format == .terminal {
+                line(ansi.wrap("» " + text, .accent))
+            } else {
+                RawOutput.write("hark: \(text)\n", to: STDERR_FILENO)
+            }
+        case .usage(let reported):
+            usage = reported
+        case .backendMessageID, .backendThreadID, .model, .finished:
+            break
+        }
+    }
+
+    /// Prints a status line on a line of its own, leaving the reply text intact around it.
+    private func line(_ text: String) {
+        if inReasoning {
+            inReasoning = false
+            out(ANSI.reset)
+        }
+        if !atLineStart { out("\n") }
+        out(text + "\n")
+        atLineStart = true
+    }
+
+    /// The reply ended; `outcome` decides the closing line.
+    func end(_ outcome: ReplyOutcome, messageID: Int64?) {
+        clearSpinner()
+        switch format {
+        case .json:
+            var done: [String: JSON] = ["type": "done", "status": .string(outcome.status.rawValue)]
+            if let messageID { done["message_id"] = .number(Double(messageID)) }
+            if let usage {
+                done["usage"] = ["prompt_tokens": JSON(usage.promptTokens), "completion_tokens": JSON(usage.completionTokens),
+                                 "total_tokens": JSON(usage.totalTokens)]
+            }
+            if case .failed(let error, _) = outcome {
+                out(JSON.object(["type": "error", "message": .string(error.message),
+                                 "exit_code": .number(Double(error.exitCode.rawValue))]).encoded() + "\n")
+            }
+            out(JSON.object(done).encoded() + "\n")
+        case .plain:
+            break
+        case .terminal:
+            if renderMarkdown { out(markdown.finish()) }
+            if inReasoning { out(ANSI.reset) }
+            if !atLineStart { out("\n") }
+            atLineStart = true
+            if outcome == .stopped { out(ansi.wrap("(stopped; what arrived is kept)", .dim) + "\n") }
+        }
+    }
+
+    static func json(for event: ReplyEvent) -> JSON? {
+        switch event {
+        case .text(let text): return ["type": "text", "text": .string(text)]
+        case .reasoning(let text): return ["type": "reasoning", "text": .string(text)]
+        case .status(let text): return ["type": "status", "text": .string(text)]
+        case .notice(let text): return ["type": "notice", "text": .string(text)]
+        case .usage(let usage):
+            return ["type": "usage", "prompt_tokens": JSON(usage.promptTokens),
+                    "completion_tokens": JSON(usage.completionTokens), "total_tokens": JSON(usage.totalTokens)]
+        case .backendThreadID(let id): return ["type": "thread", "server_id": .string(id)]
+        case .model(let name): return ["type": "model", "model": .string(name)]
+        case .backendMessageID, .finished: return nil
+        }
+    }
+
+    private func out(_ text: String) {
+        RawOutput.write(text)
+    }
+}
