@@ -84,7 +84,7 @@ public final class HistoryStore: @unchecked Sendable {
     public func unreadMessages(session: String) throws -> [Message] {
         try wrap {
             try database.query(Self.messageSelect + """
-                JOIN sessions s ON s.name = m.session
+                 JOIN sessions s ON s.name = m.session
                 WHERE m.session = ? AND m.role = 'assistant' AND m.id > s.last_seen_message AND m.writer_pid IS NULL
                 ORDER BY m.id
                 """, .text(session)).map(Self.message)

@@ -1,12 +1,12 @@
 import Foundation
-import HarkCore
 
 /// Shows one reply as its events arrive. On a TTY: a spinner with elapsed time until the
 /// first byte, Markdown when colours are on, reasoning dim, status lines apart from the text.
 /// In a pipe: the reply text exactly as received on stdout and nothing else; notices go to
-/// stderr. With --json: one JSON object per event per line.
-final class ReplyView {
-    enum Format { case terminal, plain, json }
+/// stderr. With --json: one JSON object per event per line. Writes through the given
+/// sinks (stdout and stderr by default; a string in tests).
+public final class ReplyView {
+    public enum Format: Sendable { case terminal, plain, json }
 
     private let format: Format
     private let ansi: ANSI
@@ -21,22 +21,29 @@ final class ReplyView {
     private var usage: Usage?
     private var wroteText = false
 
-    init(format: Format, capabilities: TerminalCapabilities) {
+    private let output: (String) -> Void
+    private let errorOutput: (String) -> Void
+
+    public init(format: Format, capabilities: TerminalCapabilities,
+                output: @escaping (String) -> Void = { RawOutput.write($0) },
+                errorOutput: @escaping (String) -> Void = { RawOutput.write($0, to: STDERR_FILENO) }) {
         self.format = format
+        self.output = output
+        self.errorOutput = errorOutput
         ansi = ANSI(enabled: capabilities.colors)
         renderMarkdown = format == .terminal && capabilities.colors
         markdown = MarkdownRenderer(ansi: ansi)
     }
 
-    var wantsSpinner: Bool { format == .terminal && !sawFirstEvent }
+    public var wantsSpinner: Bool { format == .terminal && !sawFirstEvent }
 
     /// A header when the reply comes from a session other than the current one.
-    func header(_ session: String) {
+    public func header(_ session: String) {
         guard format == .terminal else { return }
         out(ansi.wrap(session + " ›", .accent) + "\n")
     }
 
-    func tickSpinner() {
+    public func tickSpinner() {
         guard wantsSpinner else { return }
         let frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
         spinnerFrame = (spinnerFrame + 1) % frames.count
@@ -51,7 +58,7 @@ final class ReplyView {
         spinnerVisible = false
     }
 
-    func render(_ event: ReplyEvent) {
+    public func render(_ event: ReplyEvent) {
         if format == .json {
             if let line = Self.json(for: event) { out(line.encoded() + "\n") }
             if case .usage(let reported) = event { usage = reported }
@@ -70,7 +77,7 @@ final class ReplyView {
             }
             if inReasoning {
                 inReasoning = false
-                out(ANSI.reset + (atLineStart ? "\n" : "\n\n"))
+                out(ansi.end(.dim) + (atLineStart ? "\n" : "\n\n"))
                 atLineStart = true
             }
             out(renderMarkdown ? markdown.feed(text) : text)
@@ -90,7 +97,7 @@ final class ReplyView {
             if format == .terminal {
                 line(ansi.wrap("» " + text, .accent))
             } else {
-                RawOutput.write("hark: \(text)\n", to: STDERR_FILENO)
+                errorOutput("hark: \(text)\n")
             }
         case .usage(let reported):
             usage = reported
@@ -103,7 +110,7 @@ final class ReplyView {
     private func line(_ text: String) {
         if inReasoning {
             inReasoning = false
-            out(ANSI.reset)
+            out(ansi.end(.dim))
         }
         if !atLineStart { out("\n") }
         out(text + "\n")
@@ -111,7 +118,7 @@ final class ReplyView {
     }
 
     /// The reply ended; `outcome` decides the closing line.
-    func end(_ outcome: ReplyOutcome, messageID: Int64?) {
+    public func end(_ outcome: ReplyOutcome, messageID: Int64?) {
         clearSpinner()
         switch format {
         case .json:
@@ -130,7 +137,7 @@ final class ReplyView {
             break
         case .terminal:
             if renderMarkdown { out(markdown.finish()) }
-            if inReasoning { out(ANSI.reset) }
+            if inReasoning { out(ansi.end(.dim)) }
             if !atLineStart { out("\n") }
             atLineStart = true
             if outcome == .stopped { out(ansi.wrap("(stopped; what arrived is kept)", .dim) + "\n") }
@@ -153,6 +160,6 @@ final class ReplyView {
     }
 
     private func out(_ text: String) {
-        RawOutput.write(text)
+        output(text)
     }
 }

@@ -1,0 +1,81 @@
+import Testing
+@testable import HarkCore
+
+@Suite struct ChatCompletionDecoderTests {
+    func decode(_ body: String, cuts: [Int] = [], contentType: String = "text/event-stream") throws -> [ReplyEvent] {
+        let bytes = Array(body.utf8)
+        var decoder = ChatCompletionDecoder()
+        try decoder.start(head: HTTPResponseHead(status: 200, headers: ["content-type": contentType]))
+        var events: [ReplyEvent] = []
+        var start = 0
+        for cut in cuts.sorted() + [bytes.count] where cut >= start {
+            events += try decoder.feed(Array(bytes[start..<cut]))
+            start = cut
+        }
+        return events + (try decoder.finish())
+    }
+
+    func text(_ events: [ReplyEvent]) -> String {
+        events.compactMap { if case .text(let text) = $0 { return text } else { return nil } }.joined()
+    }
+
+    static let stream = "\u{FEFF}: keep-alive\r\n\r\n"
+        + "data: {\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\r\n\r\n"
+        + "data: {\"choices\":[{\"delta\":{\"reasoning_content\":\"hmm \"}}]}\r\n\r\n"
+        + "data: {\"choices\":[{\"delta\":{\"content\":\"Héllo\"}}]}\n\n"
+        + "data: {\"choices\":[{\"delta\":{\"content\":\" 😀\"},\"finish_reason\":\"stop\"}]}\r\r"
+        + "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":2,\"total_tokens\":9}}\n\n"
+        + "data: [DONE]\n\n"
+
+    @Test func decodesTextReasoningUsageAndFinishReason() throws {
+        let events = try decode(Self.stream)
+        #expect(text(events) == "Héllo 😀")
+        #expect(events.contains(.reasoning("hmm ")))
+        #expect(events.contains(.model("m")))
+        #expect(events.contains(.usage(Usage(promptTokens: 7, completionTokens: 2, totalTokens: 9))))
+        #expect(events.last == .finished(reason: "stop"))
+    }
+
+    @Test func anyChunkingGivesTheSameEvents() throws {
+        let whole = try decode(Self.stream)
+        let count = Self.stream.utf8.count
+        for cut in 0...count {
+            #expect(try decode(Self.stream, cuts: [cut]) == whole, "cut at \(cut)")
+        }
+    }
+
+    @Test func multiLineDataJoinsWithNewline() throws {
+        let body = "data: {\"choices\":[{\"delta\":\ndata: {\"content\":\"x\"}}]}\n\ndata: [DONE]\n\n"
+        #expect(text(try decode(body)) == "x")
+    }
+
+    @Test func ollamaReasoningFieldIsReasoning() throws {
+        let body = "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"\",\"reasoning\":\"think\"}}]}\n\ndata: [DONE]\n\n"
+        #expect(try decode(body).contains(.reasoning("think")))
+    }
+
+    @Test func midStreamErrorFailsWithTheServersMessage() {
+        let body = "data: {\"choices\":[{\"delta\":{\"content\":\"par\"}}]}\n\ndata: {\"error\":{\"message\":\"context length exceeded\",\"type\":\"invalid_request_error\"}}\n\n"
+        #expect(throws: HarkError.backend("context length exceeded")) { try decode(body) }
+        #expect(throws: HarkError.backend("context length exceeded")) { try decode(body + "data: [DONE]\n\n") }
+    }
+
+    @Test func endWithoutDoneIsATruncatedReply() {
+        #expect(throws: HarkError.self) { try decode("data: {\"choices\":[{\"delta\":{\"content\":\"cut\"}}]}\n\n") }
+    }
+
+    @Test func nonJSONEventIsAProtocolError() {
+        #expect(throws: HarkError.self) { try decode("data: <html>\n\n") }
+    }
+
+    @Test func aWholeCompletionIsAcceptedWhenTheServerDoesNotStream() throws {
+        let body = #"{"model":"m","choices":[{"message":{"role":"assistant","content":"whole"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}"#
+        let events = try decode(body, contentType: "application/json")
+        #expect(text(events) == "whole")
+        #expect(events.last == .finished(reason: "stop"))
+    }
+
+    @Test func htmlInsteadOfAStreamIsRejected() {
+        #expect(throws: HarkError.self) { try decode("<html></html>", contentType: "text/html") }
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import HarkCore
+
+@Suite struct OpenAIBackendTests {
+    static func config(_ url: String, extra: String = "") -> String {
+        "[session llama]\nkind = openai\nurl = \(url)\nmodel = tiny\n\(extra)\n"
+    }
+
+    @Test func earlierTurnsSystemPromptAndSettingsAreSent() async throws {
+        let server = try TestOpenAIServer(script: TestOpenAIServer.streaming(["Hi", " there"]))
+        let directory = TemporaryDirectory()
+        let prompt = directory.write("concise.md", "---\nname: concise\n---\nBe brief.\n")
+        let home = TestHome(config: Self.config(server.baseURL, extra: "system = @\(prompt)\ntemperature = 0.2\nmax_tokens = 64"))
+        let workspace = try home.workspace()
+        try workspace.switchSession(to: "llama")
+        let transcript = Transcript(workspace)
+        await transcript.type("one")
+        await transcript.type("two")
+        #expect(transcript.text == "> one\nHi there\n> two\nHi there\n")
+        let body = try #require(server.bodies.last)
+        #expect(body["model"]?.string == "tiny")
+        #expect(body["stream"] == .bool(true))
+        #expect(body["temperature"]?.double == 0.2)
+        #expect(body["max_tokens"]?.int == 64)
+        #expect(body["stream_options"]?["include_usage"] == .bool(true))
+        let messages = try #require(body["messages"]?.array)
+        #expect(messages.map { $0["role"]?.string ?? "" } == ["system", "user", "assistant", "user"])
+        #expect(messages.map { $0["content"]?.string ?? "" } == ["Be brief.", "one", "Hi there", "two"])
+        let reply = try #require(try workspace.store.lastMessage(session: "llama", role: .assistant))
+        #expect(reply.usage == Usage(promptTokens: 5, completionTokens: 2, totalTokens: 7))
+        #expect(reply.model == "test-model")
+    }
+
+    @Test func reasoningIsShownButNotStoredAsTheReply() async throws {
+        let server = try TestOpenAIServer { _ in [.reasoning("let me think"), .text("42"), .done] }
+        let home = TestHome(config: Self.config(server.baseURL))
+        let workspace = try home.workspace()
+        let output = await Transcript(workspace).type("@llama answer?")
+        #expect(output == "> @llama answer?\nllama ›\nlet me think\n\n42\n")
+        #expect(try workspace.store.lastMessage(session: "llama", role: .assistant)?.text == "42")
+    }
+
+    @Test func stoppingKeepsWhatArrivedAsStopped() async throws {
+        let gate = Gate()
+        let server = try TestOpenAIServer { _ in [.text("partial "), .text("answer"), .wait(gate), .text("never"), .done] }
+        defer { gate.open() }
+        let home = TestHome(config: Self.config(server.baseURL))
+        let workspace = try home.workspace()
+        try workspace.switchSession(to: "llama")
+        let output = await Transcript(workspace).type("go") { job in
+            // Stop once the first words are in the history.
+            while job.text != "partial answer" { await Task.yield() }
+            job.stop()
+        }
+        #expect(output == "> go\npartial answer\n(stopped; what arrived is kept)\n")
+        let reply = try #require(try workspace.store.lastMessage(session: "llama", role: .assistant))
+        #expect(reply.status == .stopped)
+        #expect(reply.text == "partial answer")
+    }
+
+    @Test func aTruncatedStreamIsKeptAsPartialWithTheReason() async throws {
+        let server = try TestOpenAIServer { _ in [.text("half"), .close] }
+        let home = TestHome(config: Self.config(server.baseURL))
+        let workspace = try home.workspace()
+        let output = await Transcript(workspace).type("@llama go")
+        #expect(output.hasPrefix("> @llama go\nllama ›\nhalf\nerror: "))
+        let reply = try #require(try workspace.store.lastMessage(session: "llama", role: .assistant))
+        #expect(reply.status == .partial)
+        #expect(reply.text == "half")
+    }
+
+    @Test func anErrorBeforeTheStreamShowsTheServersMessage() async throws {
+        let server = try TestOpenAIServer(status: 401, errorBody: #"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}"#) { _ in [] }
+        let home = TestHome(config: Self.config(server.baseURL))
+        let output = await Transcript(try home.workspace()).type("@llama hi")
+        #expect(output.contains("error: 127.0.0.1:\(server.http.port) refused the credentials (HTTP 401): Incorrect API key provided; check the session's auth"))
+    }
+
+    @Test func sseEdgeCasesOverTheWire() async throws {
+        // A BOM, a comment, CRLFs split across writes, multi-line data, a final usage chunk
+        // with no choices: all through real HTTP chunks.
+        let server = try TestOpenAIServer { _ in
+            [.raw("\u{FEFF}"), .raw(": ping\r"), .raw("\n\r\n"),
+             .raw("data: {\"choices\":[{\"delta\":\r"), .raw("\ndata: {\"content\":\"multi\"}}]}\r\n\r\n"),
+             .raw("data: {\"choices\":[],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":1,\"total_tokens\":2}}\n\n"),
+             .raw("data: [DONE]\n\n")]
+        }
+        let home = TestHome(config: Self.config(server.baseURL))
+        let workspace = try home.workspace()
+        let output = await Transcript(workspace).type("@llama hi")
+        #expect(output == "> @llama hi\nllama ›\nmulti\n")
+        #expect(try workspace.store.lastMessage(session: "llama", role: .assistant)?.usage?.totalTokens == 2)
+    }
+
+    @Test func retryResendsTheLastMessageWithoutDuplicatingIt() async throws {
+        let counter = Counter()
+        let server = try TestOpenAIServer { _ in counter.next() == 1 ? [.error("overloaded")] : [.text("fine"), .done] }
+        let home = TestHome(config: Self.config(server.baseURL))
+        let workspace = try home.workspace()
+        try workspace.switchSession(to: "llama")
+        let transcript = Transcript(workspace)
+        await transcript.type("question")
+        await transcript.type("/retry")
+        #expect(transcript.text == "> question\nerror: overloaded\n> /retry\nfine\n")
+        let thread = try #require(try workspace.currentThread())
+        let messages = try workspace.store.messages(threadID: thread.id)
+        #expect(messages.map(\.role) == [.user, .assistant, .assistant])
+        #expect(messages.map(\.status) == [.complete, .failed, .complete])
+        // The retried request carried the question once, without the failed reply.
+        let last = try #require(server.bodies.last?["messages"]?.array)
+        #expect(last.map { $0["content"]?.string ?? "" } == ["question"])
+    }
+}
+
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    func next() -> Int { lock.withLock { value += 1; return value } }
+}

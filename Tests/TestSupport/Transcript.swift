@@ -1,0 +1,106 @@
+import Foundation
+import HarkCore
+
+/// A private XDG home for one test: its own config file and history database.
+public final class TestHome: @unchecked Sendable {
+    public let directory = TemporaryDirectory("hark-home")
+    public let paths: Paths
+
+    /// `config` is the text of the config file; nil leaves hark to write its default.
+    public init(config: String? = nil) {
+        paths = Paths(configDirectory: directory.path + "/config/hark", dataDirectory: directory.path + "/data/hark")
+        if let config {
+            try? FileManager.default.createDirectory(atPath: paths.configDirectory, withIntermediateDirectories: true)
+            _ = FileManager.default.createFile(atPath: paths.configFile, contents: Data(config.utf8),
+                                           attributes: [.posixPermissions: 0o600])
+        }
+    }
+
+    public func workspace() throws -> Workspace {
+        try Workspace(paths: paths)
+    }
+
+    /// The environment that points a hark process at this home.
+    public var environment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CONFIG_HOME"] = directory.path + "/config"
+        environment["XDG_DATA_HOME"] = directory.path + "/data"
+        environment["NO_COLOR"] = "1"
+        return environment
+    }
+}
+
+/// Drives a Workspace with typed lines and records what a user would read, without colours:
+/// the golden-transcript harness. Replies are rendered by the same ReplyView the shell uses.
+public final class Transcript: @unchecked Sendable {
+    public let workspace: Workspace
+    public private(set) var text = ""
+    private let lock = NSLock()
+
+    public init(_ workspace: Workspace) {
+        self.workspace = workspace
+    }
+
+    private func append(_ piece: String) { lock.withLock { text += piece } }
+
+    /// Types one line and waits until its output (including a streamed reply) is complete.
+    /// `whileStreaming` runs once the reply has started, e.g. to stop it.
+    @discardableResult
+    public func type(_ line: String, whileStreaming: (@Sendable (ReplyJob) async -> Void)? = nil) async -> String {
+        let before = lock.withLock { text.count }
+        append("> \(line)\n")
+        do {
+            let outcome = try await workspace.execute(line)
+            await render(outcome, whileStreaming: whileStreaming)
+        } catch {
+            append("error: \(error.userMessage)\n")
+        }
+        return lock.withLock { String(text.dropFirst(before)) }
+    }
+
+    func render(_ outcome: CommandOutcome, whileStreaming: (@Sendable (ReplyJob) async -> Void)?) async {
+        switch outcome {
+        case .none, .events:
+            break
+        case .output(let document):
+            let ansi = ANSI(enabled: false)
+            for line in document { append(ansi.render(line) + "\n") }
+        case .reply(let job):
+            let view = ReplyView(format: .terminal, capabilities: .plain, output: { [weak self] in self?.append($0) },
+                                 errorOutput: { [weak self] in self?.append($0) })
+            if job.session != workspace.currentSession { view.header(job.session) }
+            let observer = CollectingObserver(view: view)
+            job.attach(observer)
+            if let whileStreaming { await whileStreaming(job) }
+            let outcome = await job.wait()
+            observer.drain()
+            view.end(outcome, messageID: job.replyMessageID)
+            if let id = job.replyMessageID { try? workspace.store.markRead(session: job.session, upTo: id) }
+            if case .failed(let error, _) = outcome { append("error: \(error.message)\n") }
+        case .editDraft(let draft):
+            append("[editor opens on: \(draft)]\n")
+        case .editConfig:
+            append("[editor opens on the config]\n")
+        case .prefill(let line):
+            append("[input line: \(line)]\n")
+        case .clearScreen:
+            append("[screen cleared]\n")
+        case .quit:
+            append("[quit]\n")
+        }
+    }
+}
+
+/// Renders events in order as they come, on the job's task.
+final class CollectingObserver: ReplyObserver, @unchecked Sendable {
+    private let view: ReplyView
+    private let lock = NSLock()
+
+    init(view: ReplyView) {
+        self.view = view
+    }
+
+    func reply(_ job: ReplyJob, event: ReplyEvent) { lock.withLock { view.render(event) } }
+    func replyEnded(_ job: ReplyJob, outcome: ReplyOutcome) {}
+    func drain() { lock.withLock {} }
+}
