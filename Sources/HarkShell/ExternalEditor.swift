@@ -13,19 +13,10 @@ enum ExternalEditor {
     /// Opens `path` in the editor; throws with the exit status when the editor fails.
     static func open(path: String) throws {
         let editor = command()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
         // "$@" keeps the path intact whatever it contains; the editor string may carry flags.
-        process.arguments = ["-c", editor + " \"$@\"", "editor", path]
-        process.standardInput = FileHandle.standardInput
-        process.standardOutput = FileHandle.standardOutput
-        process.standardError = FileHandle.standardError
-        do { try process.run() } catch {
-            throw HarkError.io("cannot start the editor \(editor): \(error.localizedDescription)")
-        }
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw HarkError.io("the editor (\(editor)) exited with status \(process.terminationStatus); set $EDITOR to one that works")
+        let result = try Subprocess.run(["/bin/sh", "-c", editor + " \"$@\"", "editor", path], streams: .inherited)
+        guard result.status == 0 else {
+            throw HarkError.io("the editor (\(editor)) exited with status \(result.status); set $EDITOR to one that works")
         }
     }
 

