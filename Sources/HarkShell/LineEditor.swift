@@ -231,6 +231,11 @@ final class LineEditor {
         pendingInput += text.unicodeScalars.filter { $0 != "\n" }.map { wchar_t(bitPattern: $0.value) }
     }
 
+    /// Keys typed ahead: replayed to the next read as if typed there (Enter included).
+    func push(_ keys: String) {
+        pendingInput += keys.unicodeScalars.map { wchar_t(bitPattern: $0.value) }
+    }
+
     /// Repaints the prompt and line after something was printed above them.
     func refresh() {
         hark_el_refresh(editLine)

@@ -13,6 +13,7 @@ public final class Shell {
     var draft: [String] = []
     var historySession: String?
     var quitRequested = false
+    var typeAhead: [UInt8] = []
     var exitCode: Int32 = 0
 
     public init(workspace: Workspace, capabilities: TerminalCapabilities = .detect()) {
@@ -35,6 +36,8 @@ public final class Shell {
     }
 
     public func run() -> Int32 {
+        TerminalModes.capture()
+        defer { TerminalModes.restore() }
         Signals.install()
         editor.wakeDescriptors = [inbox.readFD, Signals.readFD]
         greet()
@@ -105,6 +108,7 @@ public final class Shell {
         if let thread = try? workspace.currentThread() {
             text += styled(" · " + Self.clip(thread.title, 24), .dim)
         }
+        if let badge = (try? workspace.backend(for: session.name))?.promptBadge() { text += styled(" " + badge, .warning) }
         let running = workspace.runningJobs(session: session.name).count
         if running > 0 { text += styled(" ⟳\(running)", .dim) }
         text += styled(" › ", .bold)
@@ -151,17 +155,8 @@ public final class Shell {
     }
 
     func notice(for job: ReplyJob) -> String {
-        let outcome = job.outcome ?? .complete
-        var text = job.text.replacingOccurrences(of: "\n", with: " ").trimmingCharacters(in: .whitespaces)
-        text = Self.clip(text, 60)
-        switch outcome {
-        case .complete:
-            return ansi.wrap("↩ \(job.session)", .accent) + ansi.wrap(" · \(job.thread.title): ", .dim) + text
-        case .stopped:
-            return ansi.wrap("↩ \(job.session) stopped", .dim)
-        case .failed(let error, _):
-            return ansi.wrap("↩ \(job.session) failed: \(error.message)", .error)
-        }
+        if case .failed = job.outcome { return ansi.wrap(job.endNotice, .error) }
+        return ansi.wrap(job.endNotice, .accent)
     }
 
     // MARK: Running lines
@@ -196,6 +191,7 @@ public final class Shell {
         case .editDraft(let text):
             editAndSend(startingWith: text.isEmpty ? draft.joined(separator: "\n") : text)
         case .editConfig:
+            TerminalModes.restore()
             do {
                 try ExternalEditor.open(path: workspace.config.path)
                 try workspace.reloadConfig()
@@ -217,6 +213,7 @@ public final class Shell {
     /// editor fails, the draft stays in the input line.
     func editAndSend(startingWith text: String) {
         draft = []
+        TerminalModes.restore()
         do {
             let edited = try ExternalEditor.edit(text)
             guard !edited.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
@@ -241,9 +238,7 @@ public final class Shell {
         let view = ReplyView(format: capabilities.isTTY ? .terminal : .plain, capabilities: capabilities)
         if job.session != workspace.currentSession { view.header(job.session) }
         job.attach(InboxObserver(inbox: inbox))
-        var mode = StreamingTerminalMode()
-        mode.enter()
-        defer { mode.leave() }
+        TerminalModes.streaming()
         var laterNotices: [ReplyJob] = []
         var finished = false
         var outcome: ReplyOutcome = .complete
@@ -254,17 +249,26 @@ public final class Shell {
             let count = isatty(STDIN_FILENO) == 1 ? 3 : 2
             _ = poll(&fds, nfds_t(count), view.wantsSpinner ? 100 : -1)
             for signal in Signals.drain() where signal == SIGINT || signal == SIGTERM || signal == SIGHUP {
+                if signal == SIGINT && job.interruptDetaches {
+                    job.detach()
+                    RawOutput.write("\n" + ansi.wrap("↪ detached; \(job.session) goes on in the background", .dim) + "\n")
+                    return
+                }
                 job.stop()
                 if signal != SIGINT { quitRequested = true }
             }
             if count == 3, fds[2].revents != 0 {
                 var byte: UInt8 = 0
                 if read(STDIN_FILENO, &byte, 1) == 1 {
-                    if byte == 0x03 { job.stop() }
-                    if byte == 0x1A {
+                    if byte == 0x03 && !job.interruptDetaches {
+                        job.stop()
+                    } else if byte == 0x1A || byte == 0x03 {
                         job.detach()
                         RawOutput.write("\n" + ansi.wrap("↪ \(job.session) goes on in the background; you will hear when it is done", .dim) + "\n")
                         return
+                    } else {
+                        // Typed ahead while the reply streamed: it goes to the next prompt.
+                        typeAhead.append(byte)
                     }
                 }
             }
@@ -284,6 +288,10 @@ public final class Shell {
             view.tickSpinner()
         }
         view.end(outcome, messageID: job.replyMessageID)
+        if !typeAhead.isEmpty {
+            editor.push(String(decoding: typeAhead, as: UTF8.self))
+            typeAhead = []
+        }
         if let id = job.replyMessageID { try? workspace.store.markRead(session: job.session, upTo: id) }
         if case .failed(let error, _) = outcome { showError(error) }
         for other in laterNotices { inbox.post(.backgroundEnded(other)) }

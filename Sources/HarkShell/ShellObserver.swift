@@ -26,6 +26,7 @@ struct TerminalInteraction: Interaction {
 
     func ask(_ prompt: String, secret: Bool) async -> String? {
         guard isInteractive else { return nil }
+        TerminalModes.restore()
         RawOutput.write(prompt, to: STDERR_FILENO)
         var saved = termios()
         let hide = secret && tcgetattr(STDIN_FILENO, &saved) == 0

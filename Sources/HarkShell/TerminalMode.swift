@@ -1,25 +1,32 @@
 import Foundation
 
-/// Terminal settings while a reply streams: no echo and no line buffering, so a typed key
-/// neither garbles the reply nor waits for Enter; Ctrl-C and Ctrl-Z arrive as bytes.
-struct StreamingTerminalMode {
-    private var saved = termios()
-    private var active = false
+/// The terminal's modes while the shell runs. A reply streams with echo and line buffering
+/// off, so typed keys neither garble it nor wait for Enter, and Ctrl-C and Ctrl-Z arrive as
+/// bytes. Between replies the terminal stays that way until libedit takes over: going back to
+/// cooked mode in between would let the kernel swallow a Ctrl-D typed at that moment.
+enum TerminalModes {
+    nonisolated(unsafe) private static var original: termios?
 
-    mutating func enter() {
-        guard isatty(STDIN_FILENO) == 1, tcgetattr(STDIN_FILENO, &saved) == 0 else { return }
-        var raw = saved
-        raw.c_lflag &= ~tcflag_t(ECHO | ICANON | ISIG | IEXTEN)
-        withUnsafeMutableBytes(of: &raw.c_cc) { cc in
+    /// Remembers the user's terminal settings; call once before changing anything.
+    static func capture() {
+        guard isatty(STDIN_FILENO) == 1 else { return }
+        var settings = termios()
+        if tcgetattr(STDIN_FILENO, &settings) == 0 { original = settings }
+    }
+
+    static func streaming() {
+        guard var settings = original else { return }
+        settings.c_lflag &= ~tcflag_t(ECHO | ICANON | ISIG | IEXTEN)
+        withUnsafeMutableBytes(of: &settings.c_cc) { cc in
             cc[Int(VMIN)] = 1
             cc[Int(VTIME)] = 0
         }
-        if tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0 { active = true }
+        tcsetattr(STDIN_FILENO, TCSANOW, &settings)
     }
 
-    mutating func leave() {
-        guard active else { return }
-        tcsetattr(STDIN_FILENO, TCSANOW, &saved)
-        active = false
+    /// The user's own settings: before an editor or a question, and at exit.
+    static func restore() {
+        guard var settings = original else { return }
+        tcsetattr(STDIN_FILENO, TCSANOW, &settings)
     }
 }

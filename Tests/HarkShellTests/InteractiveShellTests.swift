@@ -6,7 +6,7 @@ import TestSupport
 /// The real binary in a real terminal: typing, streaming, Ctrl-C, Tab, history, Ctrl-D.
 @Suite(.enabled(if: TerminalDriver.isAvailable, "needs tmux; scripts/setup.sh --test installs it"))
 struct InteractiveShellTests {
-    @Test func aSessionAsAPersonUsesIt() throws {
+    @Test func aSessionAsAPersonUsesIt() async throws {
         let hold = Gate()
         let server = try TestOpenAIServer { body in
             let question = body["messages"]?.array?.last?["content"]?.string ?? ""
@@ -21,17 +21,17 @@ struct InteractiveShellTests {
         environment["EDITRC"] = home.directory.write("editrc", "")
         let terminal = try TerminalDriver([BuiltProducts.hark], environment: environment)
 
-        try terminal.waitFor(text: "llama ›")
+        try await terminal.waitFor(text: "llama ›")
         try terminal.type("hi")
         try terminal.press("Enter")
-        try terminal.waitFor(text: "Hello there, you said hi")
+        try await terminal.waitFor(text: "Hello there, you said hi")
 
         // Ctrl-C during a reply stops it and keeps what arrived.
         try terminal.type("long one")
         try terminal.press("Enter")
-        try terminal.waitFor(text: "Counting: one, two,")
+        try await terminal.waitFor(text: "Counting: one, two,")
         try terminal.press("C-c")
-        try terminal.waitFor(text: "(stopped; what arrived is kept)")
+        try await terminal.waitFor(text: "(stopped; what arrived is kept)")
         let store = try HistoryStore(path: home.paths.historyDatabase)
         let stopped = try #require(try store.lastMessage(session: "llama", role: .assistant))
         #expect(stopped.status == .stopped)
@@ -40,23 +40,22 @@ struct InteractiveShellTests {
         // Tab completes a command; Up brings back the input history; Ctrl-C clears a line.
         try terminal.type("/thr")
         try terminal.press("Tab")
-        try terminal.waitFor(text: "› /thread")
+        try await terminal.waitFor(text: "› /thread")
         try terminal.press("C-u")
         try terminal.press("Up")
-        try terminal.waitFor(text: "› long one")
+        try await terminal.waitFor(text: "› long one")
         try terminal.press("C-c")
-        try terminal.waitFor("a fresh prompt after ^C") { $0.hasSuffix("^C\nllama · hi › ") || $0.contains("^C\nllama · hi ›") }
+        try await terminal.waitFor("a fresh prompt after ^C") { $0.hasSuffix("^C\nllama · hi › ") || $0.contains("^C\nllama · hi ›") }
 
         // A trailing backslash continues the message on the next line.
         try terminal.type("first line \\")
         try terminal.press("Enter")
         try terminal.type("second line")
         try terminal.press("Enter")
-        try terminal.waitFor(text: "you said first line \nsecond line")
+        try await terminal.waitFor(text: "you said first line \nsecond line")
 
         try terminal.press("C-d")
-        try terminal.waitFor("hark to exit") { _ in (try? terminal.exitStatus()) != nil }
-        #expect(try terminal.exitStatus() == 0)
+        #expect(try await terminal.waitForExit() == 0)
         #expect(try store.inputHistory(session: "llama") == ["hi", "long one", "first line \nsecond line"])
     }
 }

@@ -5,6 +5,7 @@ import Foundation
 public final class Gate: @unchecked Sendable {
     private let condition = NSCondition()
     private var isOpen = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
 
     public init() {}
 
@@ -12,10 +13,47 @@ public final class Gate: @unchecked Sendable {
         condition.lock()
         isOpen = true
         condition.broadcast()
+        let waiting = waiters
+        waiters = []
         condition.unlock()
+        for waiter in waiting { waiter.resume() }
     }
 
-    /// Returns false if the gate did not open within `seconds`.
+    /// Waits without holding a thread: use this from test code (async tests share a small
+    /// pool of threads, and a blocked one can starve the code under test).
+    public func opened() async {
+        await withCheckedContinuation { continuation in
+            condition.lock()
+            if isOpen {
+                condition.unlock()
+                continuation.resume()
+            } else {
+                waiters.append(continuation)
+                condition.unlock()
+            }
+        }
+    }
+
+    /// Waits until open or until `seconds` pass; false on timeout. For test code.
+    public func opened(within seconds: Double) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await self.opened()
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+                return false
+            }
+            let first = await group.next() ?? false
+            if !first { self.open() }  // releases the waiting child so the group can end
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// Blocks the calling thread: for server threads. Returns false if the gate did not open
+    /// within `seconds`.
     @discardableResult
     public func wait(seconds: Double = 30) -> Bool {
         condition.lock()

@@ -10,8 +10,10 @@ public final class TerminalDriver: @unchecked Sendable {
     public enum Failure: Error, CustomStringConvertible {
         case tmuxMissing
         case timeout(String, screen: String)
+        case tmux(String, String)
         public var description: String {
             switch self {
+            case .tmux(let command, let error): return "tmux \(command) failed: \(error)"
             case .tmuxMissing: return "tmux is not installed (scripts/setup.sh --test installs it)"
             case .timeout(let what, let screen): return "timed out waiting for \(what); screen:\n\(screen)"
             }
@@ -20,7 +22,8 @@ public final class TerminalDriver: @unchecked Sendable {
 
     public static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") }
 
-    /// Starts `arguments` in a fresh terminal of the given size.
+    /// Starts `arguments` in a fresh terminal of the given size. A small shell wrapper prints
+    /// `[exited N]` when the program ends (tmux's own pane status was seen to be empty).
     public init(_ arguments: [String], environment: [String: String], columns: Int = 100, rows: Int = 30) throws {
         guard Self.isAvailable else { throw Failure.tmuxMissing }
         socket = "hark-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
@@ -28,10 +31,12 @@ public final class TerminalDriver: @unchecked Sendable {
         for (key, value) in environment.sorted(by: { $0.key < $1.key }) where Self.passes(key) {
             command.append("\(key)=\(value)")
         }
-        command += arguments
+        // The wrapper ignores SIGINT itself so that only the program under test handles Ctrl-C.
+        command += ["/bin/sh", "-c", "trap '' INT; \"$@\"; echo \"[exited $?]\"", "sh"] + arguments
+        // One client call: the pane must keep its screen (and exit status) when the program ends.
         try tmux(["new-session", "-d", "-s", session, "-x", String(columns), "-y", String(rows)]
-            + [command.map(Self.quote).joined(separator: " ")])
-        try tmux(["set-option", "-t", session, "remain-on-exit", "on"])
+            + [command.map(Self.quote).joined(separator: " ")]
+            + [";", "set-option", "-w", "-t", session, "remain-on-exit", "on"])
     }
 
     deinit { _ = try? tmux(["kill-server"]) }
@@ -49,6 +54,9 @@ public final class TerminalDriver: @unchecked Sendable {
     func tmux(_ arguments: [String], capture: Bool = false) throws -> String {
         let command = ["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + arguments
         let result = try Subprocess.run(command, streams: capture ? .captured(input: nil) : .discarded)
+        guard result.status == 0 else {
+            throw Failure.tmux(arguments.joined(separator: " "), String(decoding: result.stderr, as: UTF8.self))
+        }
         return String(decoding: result.stdout, as: UTF8.self)
     }
 
@@ -68,30 +76,37 @@ public final class TerminalDriver: @unchecked Sendable {
         try tmux(["capture-pane", "-p", "-J", "-t", session, "-S", "-200"], capture: true)
     }
 
-    /// Polls the screen until `condition` holds (tmux has no event to wait on).
+    /// Polls the screen until `condition` holds: a terminal has no event to wait on, so this
+    /// reads the screen every 20 ms (without holding a thread) up to a deadline.
     @discardableResult
-    public func waitFor(_ what: String, seconds: Double = 20, _ condition: (String) -> Bool) throws -> String {
+    public func waitFor(_ what: String, seconds: Double = 20, _ condition: (String) -> Bool) async throws -> String {
         let deadline = Date().addingTimeInterval(seconds)
         var screen = ""
         while Date() < deadline {
             screen = try self.screen()
             if condition(screen) { return screen }
-            usleep(20_000)
+            try await Task.sleep(nanoseconds: 20_000_000)
         }
-        throw Failure.timeout(what, screen: screen)
+        let panes = (try? tmux(["list-panes", "-a", "-F", "#{pane_dead} #{pane_dead_status} #{pane_current_command}"], capture: true)) ?? "?"
+        throw Failure.timeout(what, screen: screen + "\n[panes: \(panes)]")
     }
 
     @discardableResult
-    public func waitFor(text: String, seconds: Double = 20) throws -> String {
-        try waitFor("\"\(text)\"", seconds: seconds) { $0.contains(text) }
+    public func waitFor(text: String, seconds: Double = 20) async throws -> String {
+        try await waitFor("\"\(text)\"", seconds: seconds) { $0.contains(text) }
     }
 
     /// The program's exit status once it has ended, or nil while it runs.
     public func exitStatus() throws -> Int? {
-        let output = try tmux(["display-message", "-p", "-t", session, "#{pane_dead} #{pane_dead_status}"], capture: true)
-        let parts = output.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ")
-        guard parts.first == "1", parts.count > 1 else { return nil }
-        return Int(parts[1])
+        let screen = try self.screen()
+        guard let range = screen.range(of: "[exited ", options: .backwards) else { return nil }
+        return Int(screen[range.upperBound...].prefix(while: { $0.isNumber }))
+    }
+
+    /// Waits for the program to end and returns its exit status.
+    public func waitForExit(seconds: Double = 20) async throws -> Int {
+        try await waitFor("the program to exit", seconds: seconds) { $0.contains("[exited ") }
+        return try exitStatus() ?? -1
     }
 }
 

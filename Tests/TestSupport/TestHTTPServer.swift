@@ -153,7 +153,7 @@ public final class TestHTTPServer: @unchecked Sendable {
 
     public init(handler: @escaping Handler) throws {
         self.handler = handler
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw TestServerError.socket(errno) }
         var reuse: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
@@ -211,6 +211,7 @@ public final class TestHTTPServer: @unchecked Sendable {
                 close(client)
                 return
             }
+            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
             var noDelay: Int32 = 1
             setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
             let thread = Thread { [self] in serve(client) }

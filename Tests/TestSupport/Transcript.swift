@@ -37,16 +37,40 @@ public final class Transcript: @unchecked Sendable {
     public private(set) var text = ""
     private let lock = NSLock()
 
+    private var notices: [String] = []
+
     public init(_ workspace: Workspace) {
         self.workspace = workspace
+        workspace.onBackgroundReplyEnded = { [weak self] job in
+            guard let self else { return }
+            lock.withLock { notices.append(job.endNotice) }
+        }
     }
 
     private func append(_ piece: String) { lock.withLock { text += piece } }
+
+    /// Notices of replies that ended in the background, shown where the shell shows them:
+    /// above the next prompt.
+    private func flushNotices() {
+        lock.withLock {
+            for notice in notices { text += notice + "\n" }
+            notices.removeAll()
+        }
+    }
+
+    /// Waits for every reply still running in the background, then shows their notices.
+    public func settle() async {
+        for job in workspace.runningJobs { _ = await job.wait() }
+        // The end is announced just after the waiters are resumed.
+        while !workspace.isIdle { await Task.yield() }
+        flushNotices()
+    }
 
     /// Types one line and waits until its output (including a streamed reply) is complete.
     /// `whileStreaming` runs once the reply has started, e.g. to stop it.
     @discardableResult
     public func type(_ line: String, whileStreaming: (@Sendable (ReplyJob) async -> Void)? = nil) async -> String {
+        flushNotices()
         let before = lock.withLock { text.count }
         append("> \(line)\n")
         do {
@@ -72,6 +96,10 @@ public final class Transcript: @unchecked Sendable {
             let observer = CollectingObserver(view: view)
             job.attach(observer)
             if let whileStreaming { await whileStreaming(job) }
+            if !job.isWatched && job.isRunning {
+                append("[continues in the background]\n")
+                return
+            }
             let outcome = await job.wait()
             observer.drain()
             view.end(outcome, messageID: job.replyMessageID)

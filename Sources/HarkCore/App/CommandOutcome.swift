@@ -8,7 +8,9 @@ public enum CommandOutcome: Sendable {
     case reply(ReplyJob)
     /// Events from a backend command, to be recorded in the history as a reply to
     /// `recordAs` (the command line) and rendered. The workspace turns this into `.reply`.
-    case events(AsyncThrowingStream<ReplyEvent, Error>, recordAs: String?)
+    /// With `detachOnInterrupt`, Ctrl-C leaves it running in the background (a Jenkins build's
+    /// console) instead of stopping it.
+    case events(AsyncThrowingStream<ReplyEvent, Error>, recordAs: String?, detachOnInterrupt: Bool = false)
     /// Open $EDITOR on this text, then send what comes back.
     case editDraft(String)
     /// Open the config file in $EDITOR, then reload it.
@@ -39,13 +41,18 @@ public struct CommandContext: Sendable {
     public var store: HistoryStore
     public var interaction: Interaction
     public var invocation: CommandInvocation
+    /// Writes settings of this session to the config file (nil removes a key) and reloads it;
+    /// the backend is rebuilt before the next use.
+    public var updateSettings: @Sendable ([String: String?]) throws -> Void
 
     public init(session: SessionConfig, thread: ChatThread?, store: HistoryStore, interaction: Interaction,
-                invocation: CommandInvocation) {
+                invocation: CommandInvocation,
+                updateSettings: @escaping @Sendable ([String: String?]) throws -> Void = { _ in }) {
         self.session = session
         self.thread = thread
         self.store = store
         self.interaction = interaction
         self.invocation = invocation
+        self.updateSettings = updateSettings
     }
 }

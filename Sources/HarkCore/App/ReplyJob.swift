@@ -35,6 +35,10 @@ public final class ReplyJob: @unchecked Sendable {
     public private(set) var replyMessageID: Int64?
     public private(set) var text = ""
     public private(set) var usage: Usage?
+    /// Ctrl-C detaches instead of stopping (set for a Jenkins build's console).
+    public var interruptDetaches = false
+    /// The last notice the backend sent: the one-line summary when it ends unwatched.
+    public private(set) var lastNotice: String?
     // Recursive: observers are called with it held (to keep replayed and live events in
     // order) and may read the job's properties.
     private let lock = NSRecursiveLock()
@@ -169,7 +173,9 @@ public final class ReplyJob: @unchecked Sendable {
                     if id != thread.backendID { try store.setThreadBackendID(id: thread.id, backendID: id) }
                 case .model(let name):
                     answeredBy = name
-                case .reasoning, .status, .notice, .finished:
+                case .notice(let text):
+                    lock.withLock { lastNotice = text }
+                case .reasoning, .status, .finished:
                     break
                 }
                 deliver(event)
@@ -209,5 +215,16 @@ public final class ReplyJob: @unchecked Sendable {
         lock.unlock()
         for waiter in waiters { waiter.resume(returning: outcome) }
         return watched
+    }
+
+    /// One line for a reply that ended while nobody watched it (shown above the prompt).
+    public var endNotice: String {
+        let summary = lastNotice ?? text.replacingOccurrences(of: "\n", with: " ").trimmingCharacters(in: .whitespaces)
+        let clipped = summary.count > 60 ? String(summary.prefix(59)) + "…" : summary
+        switch outcome ?? .complete {
+        case .complete: return "↩ \(session) · \(thread.title): \(clipped)"
+        case .stopped: return "↩ \(session) stopped"
+        case .failed(let error, _): return "↩ \(session) failed: \(error.message)"
+        }
     }
 }

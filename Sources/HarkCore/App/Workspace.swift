@@ -22,17 +22,28 @@ public final class Workspace: @unchecked Sendable {
     private var current: String
     var pendingAttachments: [String: [Attachment]] = [:]
 
-    public init(paths: Paths, environment: BackendEnvironment? = nil, store: HistoryStore? = nil) throws {
+    public init(paths: Paths, http: HTTPClient = HTTPClient(), store: HistoryStore? = nil) throws {
         self.paths = paths
-        self.environment = environment ?? BackendEnvironment(http: HTTPClient(), paths: paths)
         self.config = try ConfigFile.load(paths: paths)
-        self.store = try store ?? HistoryStore(path: paths.historyDatabase)
+        let store = try store ?? HistoryStore(path: paths.historyDatabase)
+        self.store = store
+        let directory = SessionDirectory()
+        self.environment = BackendEnvironment(http: http, paths: paths, store: store, sessions: directory)
         self.commandTable = CoreCommands.table()
         self.current = config.defaultSession
         for session in config.sessions {
             do { warnings += try BackendRegistry.validate(session) } catch { warnings.append(error.userMessage) }
         }
         try self.store.ensureSession(current, kind: config.session(named: current)?.kind ?? "local")
+        directory.workspace = self
+    }
+
+    /// Changes settings of a session in the config file and reloads it.
+    public func updateSettings(of name: String, _ changes: [String: String?]) throws {
+        let session = try self.session(named: name)
+        let assignments = changes.keys.sorted().map { "\($0)=\(changes[$0]! ?? "")" }
+        try SessionEditing.set(assignments, session: session, paths: paths)
+        try reloadConfig()
     }
 
     // MARK: State
@@ -95,6 +106,9 @@ public final class Workspace: @unchecked Sendable {
 
     public var runningJobs: [ReplyJob] { lock.withLock { jobs.filter(\.isRunning) } }
 
+    /// True once every reply has ended and been announced.
+    public var isIdle: Bool { lock.withLock { jobs.isEmpty } }
+
     public func runningJobs(session: String) -> [ReplyJob] { runningJobs.filter { $0.session == session } }
 
     private func register(_ job: ReplyJob) {
@@ -112,8 +126,8 @@ public final class Workspace: @unchecked Sendable {
         register(job)
         job.start(events: events, backend: backend, store: store, model: model) { [weak self] job, watched in
             guard let self else { return }
-            self.lock.withLock { self.jobs.removeAll { $0 === job } }
             if !watched { self.onBackgroundReplyEnded?(job) }
+            self.lock.withLock { self.jobs.removeAll { $0 === job } }
         }
     }
 
@@ -204,8 +218,10 @@ public final class Workspace: @unchecked Sendable {
         }
         if spec.kinds != nil {
             let backend = try self.backend(for: currentSession)
+            let name = currentSession
             let context = CommandContext(session: currentConfig, thread: try currentThread(), store: store,
-                                         interaction: interaction, invocation: invocation)
+                                         interaction: interaction, invocation: invocation,
+                                         updateSettings: { [weak self] changes in try self?.updateSettings(of: name, changes) })
             let outcome = try await backend.run(command: invocation.name, arguments: invocation.arguments, context: context)
             return try recordIfNeeded(outcome, session: currentSession, backend: backend)
         }
@@ -217,7 +233,7 @@ public final class Workspace: @unchecked Sendable {
 
     /// Turns a command's event stream into a reply recorded in the history.
     func recordIfNeeded(_ outcome: CommandOutcome, session name: String, backend: (any Backend)?) throws -> CommandOutcome {
-        guard case .events(let events, let recordAs) = outcome else { return outcome }
+        guard case .events(let events, let recordAs, let detachOnInterrupt) = outcome else { return outcome }
         let session = try self.session(named: name)
         try store.ensureSession(name, kind: session.kind)
         let thread = try store.currentThread(session: name)
@@ -227,6 +243,7 @@ public final class Workspace: @unchecked Sendable {
             userMessageID = try store.addMessage(threadID: thread.id, session: name, role: .user, text: recordAs)
         }
         let job = makeJob(session: name, kind: session.kind, thread: thread, userMessageID: userMessageID)
+        job.interruptDetaches = detachOnInterrupt
         launch(job, events: events, backend: nil, model: nil)
         return .reply(job)
     }

@@ -49,11 +49,32 @@ public struct BackendEnvironment: Sendable {
     public var http: HTTPClient
     public var paths: Paths
     public var environment: [String: String]
+    /// The history, for a backend that keeps state of its own there (form progress) in tables
+    /// it adds by migration. Replies are still recorded by the caller, never by the backend.
+    public var store: HistoryStore?
+    /// The other sessions, for a backend that hands work on (a form submitted to a webhook
+    /// session, a local model used to read answers).
+    public var sessions: SessionDirectory?
 
-    public init(http: HTTPClient, paths: Paths, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(http: HTTPClient, paths: Paths, environment: [String: String] = ProcessInfo.processInfo.environment,
+                store: HistoryStore? = nil, sessions: SessionDirectory? = nil) {
         self.http = http
         self.paths = paths
         self.environment = environment
+        self.store = store
+        self.sessions = sessions
+    }
+}
+
+/// Other sessions' backends, looked up by name (weakly tied to the workspace).
+public final class SessionDirectory: @unchecked Sendable {
+    weak var workspace: Workspace?
+
+    public init() {}
+
+    public func backend(named name: String) throws -> (any Backend, SessionConfig) {
+        guard let workspace else { throw HarkError.unknownSession(name, suggestion: nil) }
+        return (try workspace.backend(for: name), try workspace.session(named: name))
     }
 }
 
@@ -75,6 +96,9 @@ public protocol Backend: AnyObject, Sendable {
     /// Facts for `/info`: label and value pairs. No secrets.
     func info() async -> [(String, String)]
 
+    /// A short mark for the prompt from what the backend already knows ("3 edits"); no I/O.
+    func promptBadge() -> String?
+
     /// Names for `ArgumentCompletion.dynamic(key)` (job names, form names…), from what the
     /// backend already knows; never a network call, Tab must answer at once.
     func completions(for key: String) -> [String]
@@ -88,6 +112,7 @@ extension Backend {
     public func newThreadBackendID() -> String? { nil }
     public func loadThread(_ thread: ChatThread) async throws -> [Turn] { [] }
     public func info() async -> [(String, String)] { [] }
+    public func promptBadge() -> String? { nil }
     public func completions(for key: String) -> [String] { [] }
     public func run(command: String, arguments: [String], context: CommandContext) async throws -> CommandOutcome {
         throw HarkError.unknownCommand("/" + command, suggestion: nil)

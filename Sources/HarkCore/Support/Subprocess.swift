@@ -48,6 +48,9 @@ public enum Subprocess {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         }
+        // Nothing but stdin, stdout and stderr reaches the child: a socket of a reply streaming
+        // in the background must not stay open in an editor or a `!command`.
+        closeFrom(3, actions: &actions)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -130,6 +133,21 @@ public enum Subprocess {
                 }
             }
         }
+    }
+
+    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+
+    /// glibc 2.34's posix_spawn_file_actions_addclosefrom_np, found at run time (the Glibc
+    /// module does not export GNU extensions); older systems fall back to CLOEXEC alone.
+    private static let addCloseFrom: CloseFrom? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
+            return nil
+        }
+        return unsafeBitCast(symbol, to: CloseFrom.self)
+    }()
+
+    private static func closeFrom(_ fd: Int32, actions: inout posix_spawn_file_actions_t) {
+        if let addCloseFrom { _ = addCloseFrom(&actions, fd) }
     }
 
     /// A pipe whose ends are not inherited by children other than the one they are meant for.

@@ -95,7 +95,7 @@ import TestSupport
         task.cancel()
         gate.open()
         await #expect(throws: CancellationError.self) { _ = try await task.value }
-        #expect(closed.wait(seconds: 10), "the server saw the connection close")
+        #expect(await closed.opened(within: 10), "the server saw the connection close")
     }
 
     @Test func headerSecretsAndPathsNeverReachErrorMessages() async throws {
