@@ -251,7 +251,7 @@ public final class Shell {
             for signal in Signals.drain() where signal == SIGINT || signal == SIGTERM || signal == SIGHUP {
                 if signal == SIGINT && job.interruptDetaches {
                     job.detach()
-                    RawOutput.write("\n" + ansi.wrap("↪ detached; \(job.session) goes on in the background", .dim) + "\n")
+                    view.aside("↪ detached; \(job.session) goes on in the background")
                     return
                 }
                 job.stop()
@@ -264,7 +264,7 @@ public final class Shell {
                         job.stop()
                     } else if byte == 0x1A || byte == 0x03 {
                         job.detach()
-                        RawOutput.write("\n" + ansi.wrap("↪ \(job.session) goes on in the background; you will hear when it is done", .dim) + "\n")
+                        view.aside("↪ \(job.session) goes on in the background; you will hear when it is done")
                         return
                     } else {
                         // Typed ahead while the reply streamed: it goes to the next prompt.

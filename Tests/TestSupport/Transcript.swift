@@ -97,7 +97,8 @@ public final class Transcript: @unchecked Sendable {
             job.attach(observer)
             if let whileStreaming { await whileStreaming(job) }
             if !job.isWatched && job.isRunning {
-                append("[continues in the background]\n")
+                observer.drain()
+                view.aside("[continues in the background]")
                 return
             }
             let outcome = await job.wait()

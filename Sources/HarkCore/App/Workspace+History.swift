@@ -38,7 +38,9 @@ extension Workspace {
         let text = format == "json"
             ? Export.json(threads: [(thread, messages)]) : Export.markdown(threads: [(thread, messages)], session: currentConfig)
         guard let file else {
-            return .output(text.split(separator: "\n", omittingEmptySubsequences: false).map { StyledLine(String($0)) })
+            var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { StyledLine(String($0)) }
+            if lines.last?.plainText.isEmpty == true { lines.removeLast() }
+            return .output(lines)
         }
         let path = (file as NSString).expandingTildeInPath
         guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {

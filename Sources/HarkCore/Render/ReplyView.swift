@@ -117,6 +117,14 @@ public final class ReplyView {
         atLineStart = true
     }
 
+    /// A dim line of the shell's own about this reply ("goes on in the background"), on a line
+    /// of its own.
+    public func aside(_ text: String) {
+        guard format == .terminal else { return }
+        clearSpinner()
+        line(ansi.wrap(text, .dim))
+    }
+
     /// The reply ended; `outcome` decides the closing line.
     public func end(_ outcome: ReplyOutcome, messageID: Int64?) {
         clearSpinner()

@@ -40,7 +40,10 @@ public enum Table {
                 widths[index] = max(widths[index], TextWidth.of(cell.text))
             }
         }
-        return rows.map { row in
+        return rows.map { full in
+            // Empty cells at the end would only pad the line with spaces.
+            var row = full
+            while let last = row.last, last.text.isEmpty, row.count > 1 { row.removeLast() }
             var spans: [Span] = []
             for (index, cell) in row.enumerated() {
                 spans.append(cell)

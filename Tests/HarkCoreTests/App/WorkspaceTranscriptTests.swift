@@ -1,0 +1,202 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import HarkCore
+
+/// Golden transcripts of the shell's core commands, driven like a user would type them.
+@Suite struct WorkspaceTranscriptTests {
+    static func home(_ server: TestOpenAIServer, extra: String = "") -> TestHome {
+        setenv("HARK_TEST_OPENAI_KEY", "sk-test-very-secret", 1)
+        return TestHome(config: """
+            [session llama]
+            kind = openai
+            url = \(server.baseURL)
+            model = tiny
+            auth = bearer:env:HARK_TEST_OPENAI_KEY
+            \(extra)
+            [session notes]
+            kind = local
+            """)
+    }
+
+    @Test func notesThreadsHistorySearchAndExport() async throws {
+        let server = try TestOpenAIServer(script: TestOpenAIServer.streaming(["unused"]))
+        let home = Self.home(server)
+        let transcript = Transcript(try home.workspace())
+        await transcript.type("remember the aardvark")
+        await transcript.type("/thread rename Zoo")
+        await transcript.type("/thread new Groceries")
+        await transcript.type("oat milk")
+        await transcript.type("/threads")
+        await transcript.type("/thread Zoo")
+        await transcript.type("/search aardvark")
+        await transcript.type("/history 1")
+        await transcript.type("/export json")
+        let text = transcript.text
+            .replacingOccurrences(of: #"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"#, with: "TIME", options: .regularExpression)
+            .replacingOccurrences(of: #"\d\d:\d\d"#, with: "HH:MM", options: .regularExpression)
+        #expect(text == """
+            > remember the aardvark
+            > /thread rename Zoo
+            renamed #1 to Zoo
+            > /thread new Groceries
+            new thread #2 Groceries
+            > oat milk
+            > /threads
+            › #2 Groceries 1 msg HH:MM
+              #1 Zoo       1 msg HH:MM
+            > /thread Zoo
+            thread #1 Zoo
+            you · HH:MM
+            remember the aardvark
+            > /search aardvark
+            #1 local · Zoo · you · HH:MM
+              remember the aardvark
+            > /history 1
+            you · HH:MM
+            remember the aardvark
+            > /export json
+            [
+              {
+                "created_at": "TIME",
+                "id": 1,
+                "messages": [
+                  {
+                    "created_at": "TIME",
+                    "id": 1,
+                    "role": "user",
+                    "session": "local",
+                    "status": "complete",
+                    "text": "remember the aardvark",
+                    "thread": 1
+                  }
+                ],
+                "server_id": null,
+                "session": "local",
+                "title": "Zoo"
+              }
+            ]
+
+            """)
+    }
+
+    @Test func aReplyFinishingInTheBackgroundIsAnnouncedAndCountedUnread() async throws {
+        let gate = Gate()
+        let server = try TestOpenAIServer { _ in [.text("slow "), .wait(gate), .text("answer"), .done] }
+        defer { gate.open() }
+        let home = Self.home(server)
+        let transcript = Transcript(try home.workspace())
+        await transcript.type("/session llama")
+        await transcript.type("think hard") { job in
+            while job.text.isEmpty { await Task.yield() }
+            job.detach()  // Ctrl-Z
+        }
+        await transcript.type("/session notes")
+        await transcript.type("meanwhile, a note")
+        gate.open()
+        await transcript.settle()
+        #expect(try transcript.workspace.store.unreadCounts() == ["llama": 1])
+        await transcript.type("/sessions")
+        await transcript.type("/next")
+        #expect(try transcript.workspace.store.unreadCounts().isEmpty)
+        let text = transcript.text.replacingOccurrences(of: #"\d\d:\d\d"#, with: "HH:MM", options: .regularExpression)
+        #expect(text == """
+            > /session llama
+            > think hard
+            slow 
+            [continues in the background]
+            > /session notes
+            > meanwhile, a note
+            ↩ llama · think hard: slow answer
+            > /sessions
+              local local  offline
+              llama openai 127.0.0.1:\(server.http.port) 1 unread
+            › notes local  offline
+            > /next
+            1 new reply in llama:
+            llama · HH:MM
+            slow answer
+
+            """)
+    }
+
+    @Test func atNameForwardPipeAndBangCommand() async throws {
+        let server = try TestOpenAIServer { body in
+            let question = body["messages"]?.array?.last?["content"]?.string ?? ""
+            return [.text("echo: " + question), .done]
+        }
+        let home = Self.home(server)
+        let transcript = Transcript(try home.workspace())
+        await transcript.type("@llama one two three")
+        await transcript.type("/session llama")
+        await transcript.type("/pipe wc -w")
+        await transcript.type("/forward notes")
+        await transcript.type("!printf 'from a command'")
+        await transcript.type("/pipe exit 3")
+        #expect(transcript.text == """
+            > @llama one two three
+            llama ›
+            echo: one two three
+            > /session llama
+            > /pipe wc -w
+            4
+            > /forward notes
+            notes ›
+            > !printf 'from a command'
+            echo: from a command
+            > /pipe exit 3
+            exit 3 exited with status 3
+
+            """)
+        let notes = try transcript.workspace.store.recentMessages(session: "notes", limit: 5)
+        #expect(notes.map(\.text) == ["echo: one two three"])
+    }
+
+    @Test func mistakesGetOneLineAndNothingIsLost() async throws {
+        let server = try TestOpenAIServer(script: TestOpenAIServer.streaming(["ok"]))
+        let home = Self.home(server)
+        let transcript = Transcript(try home.workspace())
+        await transcript.type("/sesions")
+        await transcript.type("/jobs")
+        await transcript.type("@nobody hi")
+        await transcript.type("/history many")
+        await transcript.type("/thread rm 99")
+        await transcript.type("!")
+        await transcript.type("/pipe cat")
+        await transcript.type("/export xml nowhere extra")
+        #expect(transcript.text == """
+            > /sesions
+            error: unknown command /sesions; did you mean /sessions?
+            > /jobs
+            error: unknown command /jobs; /help lists them
+            > @nobody hi
+            error: no session named "nobody"; `hark sessions` lists them
+            > /history many
+            error: usage: /history [N], N a positive number
+            > /thread rm 99
+            error: no thread "99" in this session; /threads lists them
+            > !
+            error: type a shell command after !, e.g. !git diff
+            > /pipe cat
+            error: there is no reply in this thread yet
+            > /export xml nowhere extra
+            error: usage: /export [md|json] [FILE]
+
+            """)
+    }
+
+    @Test func infoNamesTheSecretsSourceNeverItsValue() async throws {
+        let server = try TestOpenAIServer(script: TestOpenAIServer.streaming(["fine"]))
+        let home = Self.home(server)
+        let transcript = Transcript(try home.workspace())
+        await transcript.type("/session llama")
+        await transcript.type("hello")
+        let info = await transcript.type("/info")
+        #expect(info.contains("auth     bearer:env:HARK_TEST_OPENAI_KEY"))
+        #expect(server.http.requests.last?.header("authorization") == "Bearer sk-test-very-secret")
+        // The secret is nowhere in what the user saw or in the database file.
+        #expect(!transcript.text.contains("sk-test-very-secret"))
+        let database = try Data(contentsOf: URL(fileURLWithPath: transcript.workspace.store.database.path))
+        #expect(database.range(of: Data("sk-test-very-secret".utf8)) == nil)
+    }
+}
