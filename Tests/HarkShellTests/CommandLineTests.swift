@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import HarkCore
+
+/// The `hark` binary as scripts use it: arguments, stdin, stdout, stderr and exit codes.
+@Suite struct CommandLineTests {
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    func hark(_ arguments: [String], home: TestHome, input: String? = nil) throws -> Run {
+        let result = try Subprocess.run([BuiltProducts.hark] + arguments, environment: home.environment,
+                                        streams: .captured(input: input.map { Data($0.utf8) } ?? Data()))
+        return Run(status: result.status, stdout: String(decoding: result.stdout, as: UTF8.self),
+                   stderr: String(decoding: result.stderr, as: UTF8.self))
+    }
+
+    func openAIHome(_ server: TestOpenAIServer) -> TestHome {
+        TestHome(config: "[session bot]\nkind = openai\nurl = \(server.baseURL)\n")
+    }
+
+    @Test func aMessageAsArgumentOrOnStdinPrintsTheReplyExactly() throws {
+        let server = try TestOpenAIServer { body in
+            [.text("**bold** stays raw\n"), .text(body["messages"]?.array?.last?["content"]?.string ?? ""), .done]
+        }
+        let home = openAIHome(server)
+        let argument = try hark(["-s", "bot", "from", "arguments"], home: home)
+        #expect(argument.status == 0)
+        #expect(argument.stdout == "**bold** stays raw\nfrom arguments")
+        #expect(argument.stderr.isEmpty)
+        let piped = try hark(["-s", "bot"], home: home, input: "from stdin\n")
+        #expect(piped.stdout == "**bold** stays raw\nfrom stdin")
+        #expect(!piped.stdout.contains("\u{1B}"), "no escape codes in a pipe")
+    }
+
+    @Test func jsonGivesOneObjectPerEvent() throws {
+        let server = try TestOpenAIServer { _ in [.reasoning("hm"), .text("a"), .text("b"), .usage(prompt: 3, completion: 2), .done] }
+        let run = try hark(["-s", "bot", "--json", "q"], home: openAIHome(server))
+        #expect(run.status == 0)
+        let events = try run.stdout.split(separator: "\n").map { try JSON.parse(String($0)) }
+        // Text deltas come as they arrive (one or more objects); the rest in order.
+        let types = events.map { $0["type"]?.string ?? "" }
+        #expect(types.filter { $0 != "text" } == ["model", "reasoning", "usage", "done"])
+        #expect(events.filter { $0["type"]?.string == "text" }.compactMap { $0["text"]?.string }.joined() == "ab")
+        let done = try #require(events.last)
+        #expect(done["status"]?.string == "complete")
+        #expect(done["usage"]?["total_tokens"]?.int == 5)
+        #expect(done["message_id"]?.int != nil)
+    }
+
+    @Test func exitCodesTellWhatWentWrong() throws {
+        let refusing = try RefusingPort()
+        let home = TestHome(config: """
+            [session down]
+            kind = openai
+            url = \(refusing.baseURL)/v1
+            """)
+        let usage = try hark(["--frobnicate"], home: home)
+        #expect(usage.status == 2)
+        #expect(usage.stderr == "hark: unknown option --frobnicate; see hark --help\n")
+        let unknown = try hark(["-s", "nope", "hi"], home: home)
+        #expect(unknown.status == 2)
+        let network = try hark(["-s", "down", "hi"], home: home)
+        #expect(network.status == 4)
+        #expect(network.stderr == "hark: cannot reach 127.0.0.1:\(refusing.port): connection refused\n")
+        #expect(network.stdout.isEmpty)
+        let noMessage = try hark([], home: home, input: "")
+        #expect(noMessage.status == 2)
+        #expect(noMessage.stderr.contains("no message"))
+    }
+
+    @Test func authAndBackendErrorsHaveTheirOwnCodes() throws {
+        let unauthorized = try TestOpenAIServer(status: 401, errorBody: #"{"error":{"message":"bad key"}}"#) { _ in [] }
+        #expect(try hark(["-s", "bot", "hi"], home: openAIHome(unauthorized)).status == 5)
+        let broken = try TestOpenAIServer(status: 500, errorBody: "<html><title>502 Bad Gateway</title></html>") { _ in [] }
+        let run = try hark(["-s", "bot", "hi"], home: openAIHome(broken))
+        #expect(run.status == 6)
+        #expect(run.stderr.hasSuffix("answered HTTP 500: 502 Bad Gateway\n"))
+    }
+
+    @Test func slashCommandsAndSubcommandsWorkFromScripts() throws {
+        let home = TestHome(config: "[session notes]\nkind = local\n")
+        #expect(try hark(["-s", "notes", "first note about zebras"], home: home).status == 0)
+        #expect(try hark(["-s", "notes", "second note"], home: home).status == 0)
+        let threads = try hark(["-s", "notes", "/threads"], home: home)
+        #expect(threads.stdout.contains("first note about zebras"))
+        let search = try hark(["search", "zebras", "--json"], home: home)
+        #expect(search.status == 0)
+        #expect(try JSON.parse(search.stdout.trimmingCharacters(in: .newlines))["text"]?.string == "first note about zebras")
+        #expect(try hark(["search", "unicorns"], home: home).status == 1)
+        let history = try hark(["history", "-n", "1"], home: home)
+        #expect(history.stdout.hasSuffix("[notes] you: second note\n"))
+        let export = try hark(["export", "-s", "notes", "--format", "md"], home: home)
+        #expect(export.stdout.contains("## You · "))
+        #expect(try hark(["sessions", "--names"], home: home).stdout == "local\nnotes\n")
+        #expect(try hark(["//literal slash", "-s", "notes"], home: home).status == 0)
+        #expect(try hark(["history", "-n", "1"], home: home).stdout.hasSuffix("you: /literal slash\n"))
+    }
+
+    @Test func sessionAddEditRemoveFromTheCommandLine() throws {
+        let home = TestHome()
+        let added = try hark(["session", "add", "helpdesk", "--kind", "webhook", "--url", "http://127.0.0.1:9/chat",
+                              "--auth", "header:X-Key:env:KEY"], home: home)
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(try hark(["session", "edit", "helpdesk", "stream=off"], home: home).status == 0)
+        let config = try String(contentsOfFile: home.paths.configFile, encoding: .utf8)
+        #expect(config.contains("[session helpdesk]\nkind = webhook\nurl = http://127.0.0.1:9/chat\nauth = header:X-Key:env:KEY\nstream = off"))
+        let bad = try hark(["session", "add", "x", "--kind", "webhok", "--url", "http://h"], home: home)
+        #expect(bad.status == 2)
+        #expect(bad.stderr == "hark: session x: unknown kind \"webhok\"; did you mean webhook?\n")
+        #expect(try hark(["session", "rm", "helpdesk"], home: home).status == 0)
+        #expect(try hark(["sessions", "--names"], home: home).stdout == "local\n")
+    }
+
+    @Test func fourProcessesShareOneHistory() async throws {
+        let home = TestHome(config: "[session notes]\nkind = local\n")
+        _ = try hark(["-s", "notes", "warm up"], home: home)
+        try await withThrowingTaskGroup(of: Int32.self) { group in
+            for worker in 0..<4 {
+                group.addTask {
+                    var failures: Int32 = 0
+                    for index in 0..<25 {
+                        let run = try self.hark(["-s", "notes", "w\(worker) n\(index)"], home: home)
+                        if run.status != 0 || !run.stderr.isEmpty { failures += 1 }
+                    }
+                    return failures
+                }
+            }
+            for try await failures in group { #expect(failures == 0) }
+        }
+        let store = try HistoryStore(path: home.paths.historyDatabase)
+        #expect(try store.messageCount() == 101)
+        #expect(try store.database.scalar("PRAGMA integrity_check").string == "ok")
+    }
+
+    @Test func versionAndHelpNeedNoConfig() throws {
+        let home = TestHome()
+        #expect(try hark(["version"], home: home).stdout == "hark \(HarkVersion.string)\n")
+        #expect(try hark(["--help"], home: home).stdout.contains("usage: hark [-s NAME]"))
+        #expect(try hark(["help", "thread"], home: home).stdout.contains("/thread NAME|ID"))
+        #expect(!FileManager.default.fileExists(atPath: home.paths.historyDatabase), "version touches nothing")
+    }
+}
