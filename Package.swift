@@ -23,6 +23,8 @@ let package = Package(
 
         // Loopback servers that speak the real wire protocols, temp homes, a pty driver.
         .target(name: "TestSupport", dependencies: ["HarkCore"], path: "Tests/TestSupport"),
+        // The loopback server the benchmarks (scripts/bench.sh) stream from.
+        .executableTarget(name: "hark-bench-server", dependencies: ["TestSupport"], path: "Tests/BenchServer"),
         .testTarget(name: "HarkCoreTests", dependencies: ["HarkCore", "TestSupport"], path: "Tests/HarkCoreTests"),
         .testTarget(name: "HarkShellTests", dependencies: ["HarkShell", "HarkCore", "TestSupport"], path: "Tests/HarkShellTests"),
     ]

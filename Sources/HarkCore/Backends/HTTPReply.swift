@@ -16,17 +16,27 @@ extension ReplyEvent {
     public static func coalesced(_ events: [ReplyEvent]) -> [ReplyEvent] {
         guard events.count > 1 else { return events }
         var result: [ReplyEvent] = []
-        result.reserveCapacity(events.count)
+        // Appending to one buffer per run; `a + b` per event would copy the run each time.
+        var text = ""
+        var reasoning = ""
+        func flush() {
+            if !reasoning.isEmpty { result.append(.reasoning(reasoning)); reasoning = "" }
+            if !text.isEmpty { result.append(.text(text)); text = "" }
+        }
         for event in events {
-            switch (result.last, event) {
-            case (.text(let previous)?, .text(let next)):
-                result[result.count - 1] = .text(previous + next)
-            case (.reasoning(let previous)?, .reasoning(let next)):
-                result[result.count - 1] = .reasoning(previous + next)
+            switch event {
+            case .text(let piece):
+                if !reasoning.isEmpty { flush() }
+                text += piece
+            case .reasoning(let piece):
+                if !text.isEmpty { flush() }
+                reasoning += piece
             default:
+                flush()
                 result.append(event)
             }
         }
+        flush()
         return result
     }
 }

@@ -67,7 +67,7 @@ public struct HTTPRequest: Sendable {
                             headers: [(name: String, value: String)] = [],
                             timeouts: HTTPTimeouts = HTTPTimeouts()) -> HTTPRequest {
         HTTPRequest(method: method, url: url, headers: [("Content-Type", "application/json")] + headers,
-                    body: .bytes(Array(body.encoded().utf8)), timeouts: timeouts)
+                    body: .bytes(JSONEncoding.bytes(body)), timeouts: timeouts)
     }
 
     /// Host and port for messages: never the path, query or credentials, which may hold secrets.

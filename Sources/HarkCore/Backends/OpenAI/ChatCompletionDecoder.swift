@@ -38,13 +38,62 @@ public struct ChatCompletionDecoder: ReplyDecoder {
                 sawDone = true
                 continue
             }
-            let json: JSON
-            do { json = try JSON.parse(event.data) } catch {
+            do { try scan(chunk: event.data, into: &replies) } catch is JSONError {
                 throw HarkError.protocolViolation("the server sent an event that is not JSON: \(String(decoding: event.data.prefix(60), as: UTF8.self))")
             }
-            try decode(chunk: json, delta: "delta", into: &replies)
         }
         return replies
+    }
+
+    /// The hot path: one streamed chunk read without building it (see JSONScanner).
+    private mutating func scan(chunk: [UInt8], into replies: inout [ReplyEvent]) throws {
+        var content: String?
+        var reasoning: String?
+        var model: String?
+        var usage: Usage?
+        var failed = false
+        try JSONScanner.scan(chunk) { root in
+            try root.forEachMember { key, value in
+                if key == "choices" {
+                    try value.firstElement { choice in
+                        try choice.forEachMember { key, value in
+                            if key == "delta" {
+                                try value.forEachMember { key, value in
+                                    if key == "content" { content = try value.string() }
+                                    else if key == "reasoning_content" || key == "reasoning" { reasoning = try value.string() }
+                                }
+                            } else if key == "finish_reason" {
+                                if let reason = try value.string() { finishReason = reason }
+                            }
+                        }
+                    }
+                } else if key == "usage" {
+                    var counts = Usage()
+                    try value.forEachMember { key, value in
+                        if key == "prompt_tokens" { counts.promptTokens = try value.int() }
+                        else if key == "completion_tokens" { counts.completionTokens = try value.int() }
+                        else if key == "total_tokens" { counts.totalTokens = try value.int() }
+                    }
+                    usage = counts
+                } else if key == "model" {
+                    model = try value.string()
+                } else if key == "error" {
+                    failed = true
+                }
+            }
+        }
+        if failed {
+            // Rare: decode the whole chunk for the server's message.
+            try decode(chunk: try JSON.parse(chunk), delta: "delta", into: &replies)
+            return
+        }
+        if !reportedModel, let model, !model.isEmpty {
+            reportedModel = true
+            replies.append(.model(model))
+        }
+        if let reasoning, !reasoning.isEmpty { replies.append(.reasoning(reasoning)) }
+        if let content, !content.isEmpty { replies.append(.text(content)) }
+        if let usage, usage != Usage() { replies.append(.usage(usage)) }
     }
 
     static let done: [UInt8] = Array("[DONE]".utf8)

@@ -1,0 +1,92 @@
+import Foundation
+import HarkCore
+import TestSupport
+
+// A loopback server for benchmarks. Prints its port, then serves until stdin closes:
+//   POST /v1/chat/completions  OpenAI SSE; the reply size comes from the last message:
+//                              "bytes=N" streams N bytes of token-sized chunks, else "Hello!"
+//   POST /webhook/bench/chat   n8n streaming NDJSON, sized the same way
+// Replies are generated once per size and written in large blocks, so the server is never
+// the bottleneck it would be with one write per event.
+
+final class Cache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var bodies: [String: [UInt8]] = [:]
+
+    func body(_ key: String, make: () -> [UInt8]) -> [UInt8] {
+        lock.withLock {
+            if let cached = bodies[key] { return cached }
+            let made = make()
+            bodies[key] = made
+            return made
+        }
+    }
+}
+
+let cache = Cache()
+let words = ["The ", "quick ", "brown ", "fox ", "jumps ", "over ", "the ", "lazy ", "dog; ", "**bold** ", "`code` ", "and\n", "- a list item\n", "# A heading\n", "ünïcödé ", "😀 "]
+
+func requestedBytes(_ body: JSON) -> Int? {
+    let text = body["messages"]?.array?.last?["content"]?.string ?? body["chatInput"]?.string ?? ""
+    guard text.hasPrefix("bytes=") else { return nil }
+    return Int(text.dropFirst(6))
+}
+
+func sse(bytes: Int) -> [UInt8] {
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes + 200)
+    var index = 0
+    while out.count < bytes {
+        let word = words[index % words.count]
+        index += 1
+        let chunk: JSON = ["id": "b", "object": "chat.completion.chunk", "model": "bench",
+                           "choices": [["index": 0, "delta": ["content": .string(word)], "finish_reason": nil]]]
+        out += Array("data: \(chunk.encoded())\n\n".utf8)
+    }
+    out += Array("data: {\"choices\":[],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":\(index),\"total_tokens\":\(index + 1)}}\n\ndata: [DONE]\n\n".utf8)
+    return out
+}
+
+func ndjson(bytes: Int) -> [UInt8] {
+    let metadata = #"{"nodeId":"a1","nodeName":"AI Agent","itemIndex":0,"runIndex":0,"timestamp":1}"#
+    var out = Array("{\"type\":\"begin\",\"metadata\":\(metadata)}\n".utf8)
+    var index = 0
+    while out.count < bytes {
+        let item: JSON = ["type": "item", "content": .string(words[index % words.count])]
+        index += 1
+        out += Array((item.encoded().dropLast() + ",\"metadata\":\(metadata)}\n").utf8)
+    }
+    out += Array("{\"type\":\"end\",\"metadata\":\(metadata)}\n".utf8)
+    return out
+}
+
+func writeBlocks(_ body: [UInt8], to response: ResponseWriter) {
+    let block = 256 * 1024
+    var offset = 0
+    while offset < body.count {
+        if !response.write(Array(body[offset..<min(offset + block, body.count)])) { return }
+        offset += block
+    }
+}
+
+let server = try TestHTTPServer { request, response in
+    let body = (try? JSON.parse(request.body)) ?? .null
+    if request.path.hasSuffix("/chat/completions") {
+        let bytes = requestedBytes(body)
+        let payload = bytes.map { size in cache.body("sse\(size)") { sse(bytes: size) } }
+            ?? Array("data: {\"choices\":[{\"delta\":{\"content\":\"Hello!\"}}]}\n\ndata: [DONE]\n\n".utf8)
+        response.startChunked(headers: [("Content-Type", "text/event-stream")])
+        writeBlocks(payload, to: response)
+    } else if request.path.hasPrefix("/webhook/") {
+        let size = requestedBytes(body) ?? 64
+        let payload = cache.body("nd\(size)") { ndjson(bytes: size) }
+        response.startChunked(headers: [("Content-Type", "application/json; charset=utf-8")])
+        writeBlocks(payload, to: response)
+    } else {
+        response.send(status: 404, text: "not found")
+    }
+}
+RawOutput.write("\(server.port)\n")
+// Serve until whoever started us closes our stdin.
+while let _ = readLine() {}
+server.stop()
