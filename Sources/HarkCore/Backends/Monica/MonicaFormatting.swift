@@ -77,7 +77,9 @@ enum MonicaFormatting {
         var lines = [title]
         let work = [contact.job, contact.company].compactMap { $0 }.joined(separator: " at ")
         if !work.isEmpty { lines.append(work) }
-        if let description = contact.description { lines += description.split(separator: "\n").map(String.init) }
+        if let description = contact.description {
+            lines += description.split(whereSeparator: \.isNewline).map { sanitize(String($0)) }
+        }
 
         var rows: [[String]] = []
         for field in contact.fields { rows.append([field.label, field.content]) }
@@ -142,7 +144,9 @@ enum MonicaFormatting {
     /// the first, so a multi-line note stays readable.
     static func entry(lead: String, body: String) -> [String] {
         let indent = String(repeating: " ", count: TextWidth.of(lead) + 2)
-        let bodyLines = body.split(separator: "\n", omittingEmptySubsequences: false).map {
+        // isNewline, not "\n": text typed in Monica's web forms ends its lines with "\r\n",
+        // which Swift keeps as one Character.
+        let bodyLines = body.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map {
             sanitize($0.trimmingCharacters(in: .whitespacesAndNewlines))
         }
         var lines = [lead + "  " + (bodyLines.first ?? "")]
