@@ -149,14 +149,15 @@ public final class TestMonicaServer: @unchecked Sendable {
         }
     }
 
-    /// Monica's search: `field:value` looks in contact fields of that type; anything else in
-    /// the names, nickname, job and company.
+    /// Monica's search (app/Helpers/SearchHelper.php): `field:value` finds contacts with a
+    /// contact field of that type (its name, any case) whose content starts with the value;
+    /// anything else is looked for in the names, nickname, job and company.
     static func matches(_ contact: TestMonicaData.Contact, _ needle: String, data: TestMonicaData) -> Bool {
         let lowered = needle.lowercased()
         if let colon = lowered.firstIndex(of: ":") {
             let field = lowered[..<colon]
             let value = lowered[lowered.index(after: colon)...]
-            return contact.fields.contains { $0.0.lowercased() == field && $0.1.lowercased().contains(value) }
+            return contact.fields.contains { $0.0.lowercased() == field && $0.1.lowercased().hasPrefix(value) }
         }
         return [contact.first, contact.last, contact.nickname, contact.job, contact.company].compactMap { $0 }
             .contains { $0.lowercased().contains(lowered) }

@@ -58,6 +58,7 @@ import TestSupport
         #expect(messages.map(\.status) == [.complete, .complete, .complete, .complete])
         #expect(messages[0].text == "jo")
         #expect(messages[1].text.hasPrefix("contacts matching \"jo\"\nid  name"))
+        #expect(messages[1].text.hasSuffix("\n4 contacts\n"), "a table ends its last line, in a pipe too")
 
         // Later, with Monica gone, the history still finds the contact.
         server.http.stop()

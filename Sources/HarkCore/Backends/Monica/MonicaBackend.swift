@@ -78,7 +78,8 @@ public final class MonicaBackend: Backend, BackendKind {
         try MonicaBackend(session: session, environment: environment)
     }
 
-    /// Typed text is a contact search, passed to Monica as is (`field:value` included).
+    /// Typed text is a contact search, passed to Monica as is: a name, or `field:value` for the
+    /// contacts with a field of that type (Email, Phone…) starting with the value.
     public func send(_ request: ChatRequest) -> AsyncThrowingStream<ReplyEvent, Error> {
         let query = request.text.split(whereSeparator: \.isNewline).joined(separator: " ")
             .trimmingCharacters(in: .whitespaces)
@@ -89,14 +90,15 @@ public final class MonicaBackend: Backend, BackendKind {
         }
     }
 
-    /// A reply made of one piece of text, with `.status` lines while it waits (retries).
+    /// A reply made of one piece of text, with `.status` lines while it waits (retries). The
+    /// text ends with a newline, so a table printed in a pipe ends its last line.
     func reply(_ work: @escaping @Sendable (_ progress: @escaping @Sendable (String) -> Void) async throws -> String)
         -> AsyncThrowingStream<ReplyEvent, Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
                 do {
                     let text = try await work { continuation.yield(.status($0)) }
-                    continuation.yield(.text(text))
+                    continuation.yield(.text(text + "\n"))
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)
