@@ -92,8 +92,7 @@ public final class MonicaBackend: Backend, BackendKind {
 
     /// A reply made of one piece of text, with `.status` lines while it waits (retries). The
     /// text ends with a newline, so a table printed in a pipe ends its last line.
-    func reply(_ work: @escaping @Sendable (_ progress: @escaping @Sendable (String) -> Void) async throws -> String)
-        -> AsyncThrowingStream<ReplyEvent, Error> {
+    func reply(_ work: @escaping MonicaWork) -> AsyncThrowingStream<ReplyEvent, Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
                 do {
@@ -124,7 +123,8 @@ public final class MonicaBackend: Backend, BackendKind {
         let lifetime = cacheLifetime.truncatingRemainder(dividingBy: 60) == 0
             ? "\(Int(cacheLifetime / 60)) min" : MonicaRetryPolicy.format(cacheLifetime)
         let count = client.cache.count
-        facts.append(("cache", client.cache.isEnabled ? "\(count) \(MonicaFormatting.plural("answer", count)), each kept \(lifetime); /refresh forgets them" : "off"))
+        let kept = "\(count) \(MonicaFormatting.plural("answer", count)), each kept \(lifetime); /refresh forgets them"
+        facts.append(("cache", client.cache.isEnabled ? kept : "off"))
         return facts
     }
 
@@ -140,6 +140,9 @@ public final class MonicaBackend: Backend, BackendKind {
     /// Today in UTC (YYYY-MM-DD), for ages on the card.
     var today: String { TimeFormat.iso8601(clock.now()).prefix(10).description }
 }
+
+/// Fetching and formatting one answer; `progress` takes the status lines shown meanwhile.
+typealias MonicaWork = @Sendable (_ progress: @escaping @Sendable (String) -> Void) async throws -> String
 
 /// What a monica session remembers between commands: the last list (for `/more`) and the
 /// names of contacts and tags it has seen (for titles and Tab).

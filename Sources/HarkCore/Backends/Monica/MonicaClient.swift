@@ -44,10 +44,11 @@ final class MonicaClient: Sendable {
     }
 
     static func encode(_ value: String) -> String {
-        var allowed = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128)))
-        allowed.insert(charactersIn: "-._~")
-        return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
+        value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? value
     }
+
+    /// RFC 3986's unreserved characters: everything else is percent-encoded.
+    static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     /// GETs `path` and returns the JSON. `cached: false` neither reads nor keeps the answer
     /// and `retrying: false` makes one attempt: for `/info`, which checks the token now.
@@ -64,6 +65,7 @@ final class MonicaClient: Sendable {
             } catch let error as HarkError {
                 outcome = .failure(error)
             }
+            // Success returns; a failure either throws the final error or yields a wait.
             let verdict: MonicaRetryPolicy.Verdict
             switch outcome {
             case .success(let response) where response.head.isSuccess:

@@ -7,7 +7,8 @@ extension MonicaBackend {
         let line = "/" + command + (raw.isEmpty ? "" : " " + raw)
         switch command {
         case "contacts":
-            return recorded(line) { try await self.show(MonicaListing(source: .contacts(query: raw.isEmpty ? nil : raw)), progress: $0) }
+            let search = MonicaListing(source: .contacts(query: raw.isEmpty ? nil : raw))
+            return recorded(line) { try await self.show(search, progress: $0) }
         case "contact":
             let id = try contactID(arguments, command: command)
             return recorded(line) { try await self.card(id, progress: $0) }
@@ -49,8 +50,7 @@ extension MonicaBackend {
         }
     }
 
-    func recorded(_ line: String, _ work: @escaping @Sendable (_ progress: @escaping @Sendable (String) -> Void) async throws -> String)
-        -> CommandOutcome {
+    func recorded(_ line: String, _ work: @escaping MonicaWork) -> CommandOutcome {
         .events(reply(work), recordAs: line)
     }
 

@@ -61,7 +61,7 @@ struct MonicaListing: Sendable, Equatable {
 }
 
 extension MonicaBackend {
-    /// Fetches `shown.page` of a listing and formats it: a title, the rows, and "15 of 40"
+    /// Fetches `wanted.page` of a listing and formats it: a title, the rows, and "15 of 40"
     /// with a hint when there is more. Remembers it for `/more`.
     func show(_ wanted: MonicaListing, progress: @escaping @Sendable (String) -> Void) async throws -> String {
         var shown = wanted
@@ -72,10 +72,9 @@ extension MonicaBackend {
         } catch HarkError.http(404, _, _) {
             throw notFound(shown.source)
         }
-        var title: String
-        var lines: [String]
-        var count: Int
-        var page: (currentPage: Int, lastPage: Int, shownSoFar: Int, total: Int)
+        let lines: [String]
+        let count: Int
+        let page: (currentPage: Int, lastPage: Int, shownSoFar: Int, total: Int)
         switch shown.source {
         case .contacts, .tagged:
             let contacts = try MonicaPage.parse(answer, host: client.host, item: MonicaContact.init)
@@ -109,13 +108,12 @@ extension MonicaBackend {
             lines = tags.items.isEmpty ? [] : MonicaFormatting.tagTable(tags.items)
             (count, page) = (tags.items.count, tags.meta)
         }
-        title = self.title(of: shown.source)
         (shown.page, shown.lastPage, shown.shownSoFar, shown.total) = page
         memory.remember(shown)
         guard count > 0 else { return empty(shown.source) }
-        if shown.page > 1 { title += ", page \(shown.page) of \(shown.lastPage)" }
-        let footer = MonicaFormatting.footer(page: shown.page, shown: shown.shownSoFar, total: shown.total, hasNext: shown.hasNext,
-                                             noun: shown.noun)
+        let title = self.title(of: shown.source) + (shown.page > 1 ? ", page \(shown.page) of \(shown.lastPage)" : "")
+        let footer = MonicaFormatting.footer(page: shown.page, shown: shown.shownSoFar, total: shown.total,
+                                             hasNext: shown.hasNext, noun: shown.noun)
         return ([title] + lines + [footer]).joined(separator: "\n")
     }
 

@@ -31,7 +31,8 @@ struct MonicaRetryPolicy: Sendable, Equatable {
         if status == 429 {
             let asked = Self.seconds(retryAfter: retryAfter, now: now)
             if let asked, asked > maxWait {
-                return .fail(note: "Monica asks to wait \(Self.format(asked)), more than max_wait (\(Self.format(maxWait))): try again then")
+                let limit = Self.format(maxWait)
+                return .fail(note: "Monica asks to wait \(Self.format(asked)), more than max_wait (\(limit)): try again then")
             }
             guard number < tries else { return .fail(note: "still rate limited after \(tries) tries: wait a minute") }
             let wait = asked ?? backoff(afterTry: number)
@@ -40,7 +41,8 @@ struct MonicaRetryPolicy: Sendable, Equatable {
         guard (500...599).contains(status), monicaErrorCode == nil else { return .fail(note: nil) }
         guard number < tries else { return .fail(note: tries > 1 ? "gave up after \(tries) tries" : nil) }
         let wait = backoff(afterTry: number)
-        return .retry(after: wait, status: "\(host) answered HTTP \(status); retrying in \(Self.format(wait)) (try \(number + 1) of \(tries))")
+        let status = "\(host) answered HTTP \(status); retrying in \(Self.format(wait)) (try \(number + 1) of \(tries))"
+        return .retry(after: wait, status: status)
     }
 
     /// For a request that got no response at all (refused, reset, DNS, TLS, timeout).
