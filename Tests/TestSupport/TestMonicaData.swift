@@ -39,6 +39,8 @@ public struct TestMonicaData: Sendable {
     public var tasks: [(id: Int, contact: Int, title: String, done: String?)]
     /// (id, contact, name, status, amount).
     public var gifts: [(id: Int, contact: Int, name: String, status: String, amount: String?)]
+    /// Monica 4 sends the three latest notes with `?with=contactfields`; older versions did not.
+    public var notesWithContact = true
 
     public static let standard: TestMonicaData = {
         var contacts: [Contact] = [
@@ -141,7 +143,7 @@ public struct TestMonicaData: Sendable {
                  "account": ["id": 1], "contact": shortJSON(contact),
                  "created_at": "2024-01-02T10:00:00Z", "updated_at": "2024-01-02T10:00:00Z"]
             })
-            json["notes"] = .array(notesOf(contact.id).prefix(3).map(noteJSON))
+            if notesWithContact { json["notes"] = .array(notesOf(contact.id).prefix(3).map(noteJSON)) }
         }
         return .object(json)
     }

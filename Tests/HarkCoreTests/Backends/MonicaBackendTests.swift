@@ -139,6 +139,28 @@ import TestSupport
         #expect(reply.text.hasPrefix("Jorge Ruiz · #3"))
     }
 
+    @Test func aServerThatSendsNoNotesWithTheContactIsAskedForThem() async throws {
+        var data = TestMonicaData.standard
+        data.notesWithContact = false
+        let server = try TestMonicaServer(data: data)
+        let transcript = try Self.open(server)
+        let card = await transcript.type("/contact 1")
+        #expect(card.hasSuffix("latest notes (3 of 5; /notes 1 lists all)\n2025-01-25 ★  Ask about the trip to Norway.\n"
+            + "              He wants maps.\n2025-01-20    Note 4 on John\n2025-01-15    Note 3 on John\n"))
+        #expect(server.apiRequests.map(\.target) == ["/api/contacts/1?with=contactfields",
+                                                    "/api/contacts/1/notes?sort=-created_at&page=1&limit=3"])
+        await transcript.type("/contact 3")
+        #expect(server.apiRequests.count == 3, "no notes to ask for when the statistics say there are none")
+    }
+
+    @Test func theContactOrderAndPageSizeAreTheSessions() async throws {
+        let server = try TestMonicaServer()
+        let transcript = try Self.open(server, extra: "sort = -updated_at\npage_size = 20")
+        let output = await transcript.type("/contacts")
+        #expect(output.hasSuffix("\n20 of 40 contacts · /more for the next page\n"))
+        #expect(server.apiRequests.first?.target == "/api/contacts?sort=-updated_at&page=1&limit=20")
+    }
+
     @Test func notesActivitiesTasksGiftsAndTags() async throws {
         let server = try TestMonicaServer()
         let transcript = try Self.open(server)
