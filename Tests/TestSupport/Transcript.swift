@@ -16,8 +16,8 @@ public final class TestHome: @unchecked Sendable {
         }
     }
 
-    public func workspace() throws -> Workspace {
-        try Workspace(paths: paths)
+    public func workspace(clock: HarkClock = .system) throws -> Workspace {
+        try Workspace(paths: paths, clock: clock)
     }
 
     /// The environment that points a hark process at this home.

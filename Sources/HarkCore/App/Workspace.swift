@@ -22,13 +22,13 @@ public final class Workspace: @unchecked Sendable {
     private var current: String
     var pendingAttachments: [String: [Attachment]] = [:]
 
-    public init(paths: Paths, http: HTTPClient = HTTPClient(), store: HistoryStore? = nil) throws {
+    public init(paths: Paths, http: HTTPClient = HTTPClient(), store: HistoryStore? = nil, clock: HarkClock = .system) throws {
         self.paths = paths
         self.config = try ConfigFile.load(paths: paths)
         let store = try store ?? HistoryStore(path: paths.historyDatabase)
         self.store = store
         let directory = SessionDirectory()
-        self.environment = BackendEnvironment(http: http, paths: paths, store: store, sessions: directory)
+        self.environment = BackendEnvironment(http: http, paths: paths, store: store, sessions: directory, clock: clock)
         self.commandTable = CoreCommands.table()
         self.current = config.defaultSession
         for session in config.sessions {

@@ -55,14 +55,17 @@ public struct BackendEnvironment: Sendable {
     /// The other sessions, for a backend that hands work on (a form submitted to a webhook
     /// session, a local model used to read answers).
     public var sessions: SessionDirectory?
+    /// The time and waiting (retry backoff, Retry-After, cache expiry); tests pass a fake.
+    public var clock: HarkClock
 
     public init(http: HTTPClient, paths: Paths, environment: [String: String] = ProcessInfo.processInfo.environment,
-                store: HistoryStore? = nil, sessions: SessionDirectory? = nil) {
+                store: HistoryStore? = nil, sessions: SessionDirectory? = nil, clock: HarkClock = .system) {
         self.http = http
         self.paths = paths
         self.environment = environment
         self.store = store
         self.sessions = sessions
+        self.clock = clock
     }
 }
 
