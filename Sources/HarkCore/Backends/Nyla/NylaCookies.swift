@@ -29,9 +29,14 @@ public struct CookieJar: Sendable, Equatable {
         let before = cookies
         for line in header.split(separator: "\n") {
             guard let cookie = Self.parse(String(line), requestPath: requestPath, now: now) else { continue }
-            cookies.removeAll { $0.name == cookie.name && $0.path == cookie.path }
-            if let expires = cookie.expires, expires <= now.timeIntervalSince1970 { continue }  // a deletion
-            cookies.append(cookie)
+            let existing = cookies.firstIndex { $0.name == cookie.name && $0.path == cookie.path }
+            if let expires = cookie.expires, expires <= now.timeIntervalSince1970 {  // a deletion
+                if let existing { cookies.remove(at: existing) }
+            } else if let existing {
+                cookies[existing] = cookie
+            } else {
+                cookies.append(cookie)
+            }
         }
         return cookies != before
     }
