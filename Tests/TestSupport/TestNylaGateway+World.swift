@@ -41,7 +41,11 @@ extension TestNylaGateway {
             var order: Int
         }
 
-        static let accounts: [String: (password: String, fullName: String)] = ["ann": ("s3cret pass", "Ann Example")]
+        static let accounts: [String: (password: String, fullName: String)] = [
+            "ann": ("s3cret pass", "Ann Example"), "bob": ("b0b pass", "Bob Beta"),
+        ]
+        /// Ann sees both mandates; Bob only Beta GmbH (and so only one chat instance).
+        static let mandatesOf: [String: Set<String>] = ["ann": ["m1", "m2"], "bob": ["m2"]]
         static let tokens: [String: String] = ["tok-ann-123": "ann"]
         static let instances: [String: (feature: String, mandate: String)] = [
             "ws1": ("workspace", "m1"), "cb1": ("chatbot", "m1"), "tr1": ("trustee", "m1"), "ws2": ("workspace", "m2"),

@@ -198,7 +198,8 @@ extension TestNylaGateway {
             world.locked { world in world.sessions = world.sessions.filter { $0.value.user != identity.user } }
             return json(response, ["message": "Logged out"], headers: [("Set-Cookie", "nyla_session=; Max-Age=0; Path=/")])
         case ("GET", "/api/features/my"):
-            return json(response, World.mandates)
+            let visible = World.mandatesOf[identity.user] ?? []
+            return json(response, .array((World.mandates.array ?? []).filter { visible.contains($0["id"]?.string ?? "") }))
         case ("GET", "/api/prompts"):
             return prompts(request, response)
         default:
@@ -211,6 +212,9 @@ extension TestNylaGateway {
         }
         guard request.header("x-instance-id") == parts[2], request.header("x-mandate-id") == instance.mandate else {
             return detail(response, 403, "X-Mandate-Id and X-Instance-Id must name this instance")
+        }
+        guard World.mandatesOf[identity.user]?.contains(instance.mandate) == true else {
+            return detail(response, 403, "No access to this instance")
         }
         routeFeature(request, response, world: world, feature: parts[1], instance: parts[2], rest: Array(parts[3...]),
                      awkward: awkward, script: script)
