@@ -88,7 +88,7 @@ import TestSupport
         await transcript.type("/login")
         let again = await transcript.type("again")
         // The failed message never reached the gateway: this one creates the server thread.
-        #expect(again == "> again\n» thread: Chat: again\n· Thinking\nEcho: again\n")
+        #expect(again == "> again\n· thread: Chat: again\n· Thinking\nEcho: again\n")
         #expect(try workspace.currentThread()?.backendID != nil)
     }
 
@@ -102,7 +102,7 @@ import TestSupport
         try FileManager.default.createDirectory(atPath: (copy as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: saved, toPath: copy)
         let output = await Transcript(try next.workspace()).type("@work still me?")
-        #expect(output == "> @work still me?\nwork ›\n» thread: Chat: still me?\n· Thinking\nEcho: still me?\n")
+        #expect(output == "> @work still me?\nwork ›\n· thread: Chat: still me?\n· Thinking\nEcho: still me?\n")
     }
 
     @Test func aBearerTokenAndAFullConfigNeedNoLoginAndNoLookup() async throws {
@@ -121,7 +121,7 @@ import TestSupport
         #expect(transcript.text == """
             > @work token?
             work ›
-            » thread: Chat: token?
+            · thread: Chat: token?
             · Thinking
             Echo: token?
             > /session work
@@ -141,7 +141,8 @@ import TestSupport
         setenv("HARK_TEST_NYLA_PASSWORD", "b0b pass", 1)
         let home = TestHome(config: Self.config(gateway.url, extra: "user = bob\npassword = env:HARK_TEST_NYLA_PASSWORD"))
         let output = await Transcript(try home.workspace()).type("@work hi")
-        #expect(output == "> @work hi\nwork ›\n» thread: Chat: hi\n· Thinking\nEcho: hi\n", "Bob's only chat instance is used")
+        #expect(output == "> @work hi\nwork ›\n· logged in to 127.0.0.1:\(gateway.http.port) as Bob Beta\n· thread: Chat: hi\n"
+                + "· Thinking\nEcho: hi\n", "Bob's only chat instance is used")
         #expect(gateway.http.requests.map(\.path) == ["/api/local/login", "/api/local/me", "/api/features/my",
                                                       "/api/workspace/ws2/start/stream", "/api/workspace/ws2/pending-edits"])
         #expect(gateway.http.requests[0].text == "username=bob&password=b0b%20pass")
@@ -158,7 +159,7 @@ import TestSupport
             > busy?
             · \(host) is rate limiting (HTTP 429); retrying
             · \(host) is rate limiting (HTTP 429); retrying
-            » thread: Chat: busy?
+            · thread: Chat: busy?
             · Thinking
             Echo: busy?
 

@@ -40,7 +40,7 @@ import Testing
         """
 
     static let expected: [ReplyEvent] = [
-        .backendThreadID("wf-9"), .notice("thread: Q3 report"), .status("Planning the work"),
+        .backendThreadID("wf-9"), .status("thread: Q3 report"), .status("Planning the work"),
         .status("tool web_search started: searching for Q3"), .status("researcher 1/3: reading sources"),
         .text("Grüße aus Zürich 🇨🇭"), .notice("researcher: Found 3 sources all recent"),
         .notice("file created: report.md (f1)"), .notice("data source: CRM (read)"), .status("typed by the SSE field"),

@@ -89,7 +89,7 @@ import TestSupport
             > /instance ws1
             work now talks to Team workspace (workspace ws1, Acme AG); your next message starts a new thread
             > Draft the Q3 summary
-            » thread: Chat: Draft the Q3 summary
+            · thread: Chat: Draft the Q3 summary
             · Planning
             · tool file_search started: notes.md
             · writer 1/2: outlining

@@ -24,7 +24,7 @@ extension NylaBackend {
 
     private func stream(_ request: ChatRequest, into continuation: AsyncThrowingStream<ReplyEvent, Error>.Continuation) async throws {
         let notes = NylaNotes(forward: { continuation.yield(.status($0)) })
-        try await ensureLogin(nil, notes: notes)
+        if let done = try await ensureLogin(nil, notes: notes) { notes.add(done) }
         let (instance, feature) = try await instance(notes: notes)
         let threadID = request.thread.id
         let workflow = request.thread.backendID
@@ -79,7 +79,15 @@ extension NylaBackend {
     public func stop(thread: ChatThread) async {
         guard let reply = state.read({ $0.replies[thread.id] }), let feature = reply.instance.chat,
               let workflow = reply.workflow ?? thread.backendID else { return }
-        _ = try? await client.fetch("POST", NylaWire.stop(reply.instance, feature, workflow: workflow),
-                                    instance: reply.instance, notes: nil)
+        // This runs on the reply's task, which the user's stop has cancelled: a request made
+        // here directly would be cancelled before it is sent. A task of its own is not.
+        let client = self.client
+        let request = Task {
+            // Short: the user waits for this after pressing Ctrl-C.
+            _ = try? await client.fetch("POST", NylaWire.stop(reply.instance, feature, workflow: workflow),
+                                        instance: reply.instance, timeouts: HTTPTimeouts(connect: 5, firstByte: 10, idle: 10),
+                                        notes: nil)
+        }
+        await request.value
     }
 }

@@ -73,7 +73,7 @@ final class NylaClient: @unchecked Sendable {
 
     func request(_ method: String, _ path: String, query: [(String, String)] = [], json: JSON? = nil,
                  body: HTTPRequest.Body? = nil, contentType: String? = nil, instance: NylaInstance? = nil,
-                 accept: String = "application/json") throws -> HTTPRequest {
+                 accept: String = "application/json", timeouts: HTTPTimeouts? = nil) throws -> HTTPRequest {
         var headers: [(name: String, value: String)] = [("Accept", accept)]
         var payload = body ?? .none
         if let json {
@@ -96,7 +96,8 @@ final class NylaClient: @unchecked Sendable {
         if !query.isEmpty {
             url += "?" + query.map { NylaWire.escape($0.0) + "=" + NylaWire.escape($0.1) }.joined(separator: "&")
         }
-        return HTTPRequest(method: method, url: url, headers: headers, body: payload, timeouts: timeouts, insecure: insecure)
+        return HTTPRequest(method: method, url: url, headers: headers, body: payload, timeouts: timeouts ?? self.timeouts,
+                           insecure: insecure)
     }
 
     /// Sends a request and returns once its head is in, with the body still to read. Waits and
@@ -136,9 +137,10 @@ final class NylaClient: @unchecked Sendable {
     /// The whole response, bounded.
     func fetch(_ method: String, _ path: String, query: [(String, String)] = [], json: JSON? = nil,
                body: HTTPRequest.Body? = nil, contentType: String? = nil, instance: NylaInstance? = nil,
-               notes: NylaNotes?, maxBytes: Int = 64 << 20) async throws -> HTTPResponse {
+               timeouts: HTTPTimeouts? = nil, notes: NylaNotes?, maxBytes: Int = 64 << 20) async throws -> HTTPResponse {
         let response = try await open(path, notes: notes) {
-            try request(method, path, query: query, json: json, body: body, contentType: contentType, instance: instance)
+            try request(method, path, query: query, json: json, body: body, contentType: contentType, instance: instance,
+                        timeouts: timeouts)
         }
         defer { response.stream.cancel() }
         var iterator = response.body

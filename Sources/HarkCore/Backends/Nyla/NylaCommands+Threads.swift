@@ -53,6 +53,7 @@ extension NylaBackend {
             throw HarkError.protocolViolation("\(client.host) created the thread but did not say its id")
         }
         let thread = try context.store.createThread(session: session.name, title: created.name, backendID: created.id)
+        state.update { $0.threads.insert(created, at: 0) }
         return [StyledLine("new thread #\(thread.id) \(created.name) (\(created.id))", .success)]
     }
 

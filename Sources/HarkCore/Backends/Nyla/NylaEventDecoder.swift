@@ -1,7 +1,7 @@
 /// Turns a Nyla chat stream (SSE over POST) into reply events. Text chunks are the reply;
 /// `status`, `tool_activity` and `agent_progress` become dim status lines (never stored, never
-/// spoken); summaries, created files, data-source access and a renamed thread become compact
-/// notices; `complete` and `stopped` end the reply and `error` fails it. A stream that ends
+/// spoken), and so does a thread's new name; summaries, created files and data-source access
+/// become compact notices; `complete` and `stopped` end the reply and `error` fails it. A stream that ends
 /// without one of those was cut off. Fed bytes cut anywhere; no I/O.
 public struct NylaEventDecoder: ReplyDecoder {
     private var parser = SSEParser()
@@ -87,7 +87,9 @@ public struct NylaEventDecoder: ReplyDecoder {
             if let id { replies += learn(workflow: id) }
             if let name, name != title {
                 title = name
-                replies.append(.notice(Self.oneLine("thread: " + name)))
+                // A status, not a notice: the last notice sums up a reply that ends in the
+                // background, and a thread's name says nothing about the reply.
+                replies.append(.status(Self.oneLine("thread: " + name)))
             }
         case .complete(let messageID):
             ended = true
