@@ -130,7 +130,9 @@ extension TestNylaGateway {
         case ("POST", let path) where path.count == 2 && path[0] == "pending-edits" && path[1].hasSuffix("-all"):
             let accept = path[1] == "accept-all"
             let count = world.locked { world -> Int in
-                let pending = world.edits.values.filter { $0.status == "pending" }
+                // In the order they were proposed, as the agent meant them to apply.
+                let pending = world.edits.values.filter { $0.status == "pending" && world.files[$0.fileID]?.instance == instance }
+                    .sorted { $0.order < $1.order }
                 for edit in pending { decide(edit.id, accept: accept, world: world) }
                 return pending.count
             }

@@ -213,6 +213,41 @@ import TestSupport
         try Self.checkNoSecrets(home, gateway: gateway)
     }
 
+    @Test func rejectingOneEditLeavesItsFileAndAcceptingAllAppliesTheRest() async throws {
+        let gateway = try TestNylaGateway()
+        setenv("HARK_TEST_NYLA_EDITS_TOKEN", "tok-ann-123", 1)
+        let home = TestHome(config: Self.config(gateway.url, extra: "auth = bearer:env:HARK_TEST_NYLA_EDITS_TOKEN\ninstance = ws1"))
+        let workspace = try home.workspace()
+        try workspace.switchSession(to: "work")
+        let notes = gateway.addFile(name: "todo.txt", content: Array("buy milk\n".utf8), mimeType: "text/plain")
+        let first = gateway.addEdit(fileID: "file-notes", content: "# Notes\nrejected\n", description: "one")
+        let second = gateway.addEdit(fileID: notes, content: "buy oat milk\n", description: "two")
+        let third = gateway.addEdit(fileID: notes, content: "buy oat milk\nand bread\n", description: "three")
+        let transcript = Transcript(workspace)
+        let shown = await transcript.type("/edits \(second)")
+        #expect(shown == """
+            > /edits \(second)
+            \(second)  todo.txt · two
+            --- a/todo.txt
+            +++ b/todo.txt
+            @@ -1 +1 @@
+            -buy milk
+            +buy oat milk
+
+            /accept ID|all applies, /reject ID|all discards
+
+            """)
+        #expect(try workspace.backend(for: "work").promptBadge() == "3 edits")
+        let rejected = await transcript.type("/reject \(first)")
+        #expect(rejected == "> /reject \(first)\nrejected \(first) (notes.md)\n2 pending edits left\n")
+        #expect(gateway.fileContent("file-notes") == "# Notes\nalpha\nbeta\ngamma\n")
+        let accepted = await transcript.type("/accept all")
+        #expect(accepted == "> /accept all\naccepted all 2 pending edits\n")
+        #expect(gateway.editStatuses == [first: "rejected", second: "accepted", third: "accepted"])
+        #expect(gateway.fileContent(notes) == "buy oat milk\nand bread\n")
+        #expect(try workspace.backend(for: "work").promptBadge() == nil)
+    }
+
     /// The threads carry the gateway's ids; replies are complete and hold only the reply text.
     static func checkHistory(_ store: HistoryStore, draft: String, budget: String, fromWebApp: String) throws {
         let threads = try store.threads(session: "work").sorted { $0.id < $1.id }

@@ -82,3 +82,31 @@ import Testing
         return table[a.count][b.count]
     }
 }
+
+@Suite struct PendingEditDiffTests {
+    static func styles(_ document: Document) -> [(String, Style)] {
+        document.flatMap { $0.spans.map { ($0.text, $0.style) } }
+    }
+
+    @Test func addedLinesAreSuccessRemovedAreErrorHeadersAreDim() {
+        let edit = NylaPendingEdit(id: "e1", fileID: "f1", fileName: "a.txt", description: nil, oldContent: "one\ntwo\n",
+                                   newContent: "one\n2\n", diff: nil)
+        let lines = Self.styles(NylaBackend.diff(edit))
+        #expect(lines.map(\.0) == ["--- a/a.txt", "+++ b/a.txt", "@@ -1,2 +1,2 @@", " one", "-two", "+2"])
+        #expect(lines.map(\.1) == [.dim, .dim, .dim, .plain, .error, .success])
+        // In a pipe the same document is plain text.
+        #expect(ANSI(enabled: false).render(StyledLine("+2", .success)) == "+2")
+    }
+
+    @Test func aReadyDiffFromTheGatewayIsColouredAsItIs() {
+        let edit = NylaPendingEdit(id: "e2", fileID: nil, fileName: "b.md", description: nil, oldContent: nil, newContent: nil,
+                                   diff: "--- a/b.md\n+++ b/b.md\n@@ -1 +1 @@\n-old\n+new\n")
+        #expect(Self.styles(NylaBackend.diff(edit)).map(\.1) == [.dim, .dim, .dim, .error, .success])
+    }
+
+    @Test func aNewFileDiffsAgainstDevNull() {
+        let edit = NylaPendingEdit(id: "e3", fileID: nil, fileName: "new.md", description: nil, oldContent: "", newContent: "hi\n",
+                                   diff: nil)
+        #expect(Self.styles(NylaBackend.diff(edit)).map(\.0) == ["--- /dev/null", "+++ b/new.md", "@@ -0,0 +1 @@", "+hi"])
+    }
+}
