@@ -67,6 +67,32 @@ import TestSupport
         #expect(workspace.currentConfig["mandate"] == "m1")
     }
 
+    @Test func instanceWithoutAnIDOffersANumberedChoice() async throws {
+        let gateway = try TestNylaGateway()
+        let home = TestHome(config: "[session bot]\nkind = nyla\nurl = \(gateway.url)\nlanguage = en\n")
+        let workspace = try home.workspace()
+        try workspace.switchSession(to: "bot")
+        let interaction = ScriptedInteraction(["ann", "s3cret pass", "2"])
+        workspace.interaction = interaction
+        let output = await Transcript(workspace).type("/instance")
+        #expect(output == """
+            > /instance
+            logged in to 127.0.0.1:\(gateway.http.port) as Ann Example
+            bot now talks to Support bot (chatbot cb1, Acme AG); your next message starts a new thread
+
+            """)
+        #expect(interaction.questions.last?.prompt == """
+              1  Team workspace (workspace ws1, Acme AG)
+              2  Support bot (chatbot cb1, Acme AG)
+              3  Beta research (workspace ws2, Beta GmbH)
+            instance (number or id):\u{20}
+            """)
+        #expect(workspace.currentConfig["instance"] == "cb1")
+        // Without a terminal there is nobody to ask: the current choice is shown.
+        workspace.interaction = NonInteractive()
+        #expect(await Transcript(workspace).type("/instance") == "> /instance\nSupport bot (chatbot cb1, Acme AG)\n")
+    }
+
     @Test func stoppingAChatbotReplyUsesTheChatbotsStopEndpoint() async throws {
         let gate = Gate()
         defer { gate.open() }
