@@ -4,6 +4,7 @@ public enum BackendRegistry {
         LocalBackend.self,
         WebhookBackend.self,
         OpenAIBackend.self,
+        NylaBackend.self,
         MonicaBackend.self,
     ]
 

@@ -291,5 +291,11 @@ public enum ConfigFile {
         # system = @prompts/concise.md
         # auth   = bearer:env:OPENAI_API_KEY
 
+        # A Nyla gateway's workspace or chatbot instance: /login, then /instances and /instance ID:
+        # [session acme]
+        # kind     = nyla
+        # url      = https://nyla.example.com
+        # instance = ws1
+
         """
 }

@@ -15,6 +15,9 @@ public enum HarkError: Error, Sendable, Equatable {
     case timeout(host: String, phase: String, seconds: Double)
     /// 401 or 403.
     case unauthorized(status: Int, host: String, serverMessage: String?)
+    /// An authentication problem the backend explains itself, with what to do ("the gateway
+    /// ended the login; /login signs in again").
+    case authentication(String)
     /// Any other non-success status.
     case http(status: Int, host: String, serverMessage: String?)
     /// The server answered, but not in the protocol we expected.
@@ -36,7 +39,7 @@ public enum HarkError: Error, Sendable, Equatable {
         case .usage, .unknownCommand, .commandNotForKind, .unknownSession, .unknownThread: return .usage
         case .config, .secret: return .config
         case .network, .timeout: return .network
-        case .unauthorized: return .auth
+        case .unauthorized, .authentication: return .auth
         case .http, .protocolViolation, .backend: return .backend
         case .storage: return .storage
         case .io, .unavailable: return .failure
@@ -68,6 +71,8 @@ public enum HarkError: Error, Sendable, Equatable {
         case .unauthorized(let status, let host, let serverMessage):
             return "\(host) refused the credentials (HTTP \(status))" + (serverMessage.map { ": \($0)" } ?? "")
                 + "; check the session's auth"
+        case .authentication(let text):
+            return text
         case .http(let status, let host, let serverMessage):
             return "\(host) answered HTTP \(status)" + (serverMessage.map { ": \($0)" } ?? "")
         case .protocolViolation(let text):

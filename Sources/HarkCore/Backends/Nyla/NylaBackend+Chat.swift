@@ -1,0 +1,93 @@
+import Foundation
+
+extension NylaBackend {
+    /// One message: `POST …/start/stream` with the thread's workflow id (none for a new thread;
+    /// the gateway then creates one and reports it), the files attached with /attach, and the
+    /// reply read as SSE. After a workspace reply the pending edits are counted again, so the
+    /// prompt shows what the agent proposed.
+    public func send(_ request: ChatRequest) -> AsyncThrowingStream<ReplyEvent, Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task { [self] in
+                let threadID = request.thread.id
+                state.update { _ = $0.streaming.insert(threadID) }
+                defer { state.update { _ = $0.streaming.remove(threadID) } }
+                do {
+                    try await stream(request, into: continuation)
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    private func stream(_ request: ChatRequest, into continuation: AsyncThrowingStream<ReplyEvent, Error>.Continuation) async throws {
+        let notes = NylaNotes(forward: { continuation.yield(.status($0)) })
+        if let done = try await ensureLogin(nil, notes: notes) { notes.add(done) }
+        let (instance, feature) = try await instance(notes: notes)
+        let threadID = request.thread.id
+        let workflow = request.thread.backendID
+        let attached = state.update { values -> [NylaFile] in
+            defer { values.attachments = [] }
+            return values.attachments
+        }
+        var options = self.options
+        options.fileIDs = attached.map(\.id)
+        state.update { $0.replies[threadID] = (instance, workflow) }
+        let path = NylaWire.startStream(instance, feature)
+        let body = NylaWire.streamBody(prompt: request.text, workflowID: workflow, feature: feature, options: options)
+        let response: NylaOpenResponse
+        do {
+            response = try await client.open(path, notes: notes) {
+                try client.request("POST", path, json: body, instance: instance, accept: "text/event-stream")
+            }
+        } catch {
+            // Not sent: the files stay attached for the next try.
+            state.update { $0.attachments = attached + $0.attachments }
+            throw error
+        }
+        defer { response.stream.cancel() }
+        var decoder = NylaEventDecoder(workflowID: workflow, title: request.thread.title)
+        var iterator = response.body
+        var finished: ReplyEvent?
+        reading: while let event = try await iterator.next() {
+            guard case .body(let bytes) = event else { continue }
+            for item in ReplyEvent.coalesced(try decoder.feed(bytes)) {
+                if case .backendThreadID(let id) = item { state.update { $0.replies[threadID] = (instance, id) } }
+                if case .finished = item {
+                    finished = item
+                    break reading
+                }
+                continuation.yield(item)
+            }
+        }
+        if finished == nil { _ = try decoder.finish() }
+        if feature == .workspace, let notice = await recountEdits(instance) { continuation.yield(.notice(notice)) }
+        continuation.yield(finished ?? .finished(reason: nil))
+    }
+
+    /// Refreshes the pending edits after a reply; a line when the agent proposed new ones.
+    func recountEdits(_ instance: NylaInstance) async -> String? {
+        let before = state.read { $0.editCounts[instance.id] } ?? 0
+        guard let edits = try? await pendingEdits(instance, notes: nil), edits.count > before else { return nil }
+        return edits.count == 1 ? "1 pending edit; /edits shows it" : "\(edits.count) pending edits; /edits shows them"
+    }
+
+    /// Called once a reply the user stopped has closed its connection: tells the gateway to
+    /// stop the workflow too, or the agent would go on working (and spending) unseen.
+    public func stop(thread: ChatThread) async {
+        guard let reply = state.read({ $0.replies[thread.id] }), let feature = reply.instance.chat,
+              let workflow = reply.workflow ?? thread.backendID else { return }
+        // This runs on the reply's task, which the user's stop has cancelled: a request made
+        // here directly would be cancelled before it is sent. A task of its own is not.
+        let client = self.client
+        let request = Task {
+            // Short: the user waits for this after pressing Ctrl-C.
+            _ = try? await client.fetch("POST", NylaWire.stop(reply.instance, feature, workflow: workflow),
+                                        instance: reply.instance, timeouts: HTTPTimeouts(connect: 5, firstByte: 10, idle: 10),
+                                        notes: nil)
+        }
+        await request.value
+    }
+}

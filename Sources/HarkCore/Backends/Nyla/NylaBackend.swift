@@ -1,0 +1,268 @@
+import Foundation
+
+/// A Nyla gateway's workspace or chatbot instance: local login with cookies (or a bearer
+/// token), CSRF and mandate/instance headers, chat streamed as typed SSE events over POST,
+/// stop, server-side threads (workflows), files, pending edits and the prompt library.
+///
+/// Split by concern: NylaWire (every wire shape), NylaClient (HTTP, login, errors),
+/// NylaEventDecoder (the stream), NylaBackend+Chat (sending and stopping), and one file of
+/// commands per area.
+public final class NylaBackend: Backend, BackendKind {
+    public static let name = "nyla"
+    public static let summary = "a Nyla gateway's workspace or chatbot instance"
+    public static let settings: [SettingSpec] = [
+        SettingSpec("url", "the gateway, e.g. https://nyla.example.com", required: true),
+        SettingSpec("instance", "the workspace or chatbot instance id (/instances lists them, /instance picks one)"),
+        SettingSpec("mandate", "the instance's mandate id (set by /instance; looked up when missing)"),
+        SettingSpec("feature", "workspace or chatbot (set by /instance; looked up when missing)"),
+        SettingSpec("user", "the user name for /login"),
+        SettingSpec("password", "SECRET for logging in without being asked (env:VAR, file:PATH, cmd:COMMAND)"),
+        SettingSpec("auth", "bearer:SECRET to use an API token instead of logging in"),
+        SettingSpec("language", "userLanguage sent with messages: de, en or fr (default from LANG, else de)"),
+        SettingSpec("providers", "comma-separated allowedProviders for workspace messages"),
+        SettingSpec("data_sources", "comma-separated dataSourceIds for workspace messages"),
+    ]
+
+    public static let commands: [CommandSpec] = [
+        CommandSpec("login", "[USER]", "log in to the gateway (the password is asked without echo)", group: "nyla"),
+        CommandSpec("logout", "", "log out and forget the gateway's cookies", group: "nyla"),
+        CommandSpec("instances", "", "list your mandates, features and instances", group: "nyla"),
+        CommandSpec("instance", "[ID]", "switch this session to a workspace or chatbot instance", group: "nyla",
+                    completions: [.dynamic("instances")]),
+        CommandSpec("threads", "", "list the gateway's threads of this instance", group: "threads"),
+        CommandSpec("thread", "ID | new [TITLE] | rename TITLE | rm [ID]",
+                    "open a gateway thread (loading its messages), start, rename or delete one", group: "threads",
+                    completions: [.dynamic("threads")],
+                    subcommands: ["new": [.none], "rename": [.none], "rm": [.dynamic("threads")]]),
+        CommandSpec("files", "[FOLDER]", "list the workspace's folders and files", group: "files",
+                    completions: [.dynamic("folders")]),
+        CommandSpec("upload", "PATH [FOLDER]", "upload a file to the workspace", group: "files",
+                    completions: [.files, .dynamic("folders")]),
+        CommandSpec("download", "ID [PATH]", "save a workspace file", group: "files", completions: [.dynamic("files"), .files]),
+        CommandSpec("file", "ID [PAGE]", "preview a workspace file (text by pages; binaries described)", group: "files",
+                    completions: [.dynamic("files"), .none]),
+        CommandSpec("attach", "PATH", "upload a file; it goes with your next message", group: "files", completions: [.files]),
+        CommandSpec("edits", "[ID]", "list the agent's pending edits with their diffs", group: "pending edits",
+                    completions: [.dynamic("edits")]),
+        CommandSpec("accept", "ID|all", "apply a pending edit, or all of them", group: "pending edits",
+                    completions: [.dynamic("edits")]),
+        CommandSpec("reject", "ID|all", "discard a pending edit, or all of them", group: "pending edits",
+                    completions: [.dynamic("edits")]),
+        CommandSpec("prompts", "", "list the gateway's prompt library", group: "prompts and forms"),
+        CommandSpec("prompt", "NAME [KEY=VALUE…]", "put a library prompt in the input line", group: "prompts and forms",
+                    completions: [.dynamic("prompts"), .none]),
+    ]
+
+    let session: SessionConfig
+    let client: NylaClient
+    let state: NylaSessionState
+    let environment: [String: String]
+    let options: NylaWire.StreamOptions
+    let instanceSetting: String?
+    let mandateSetting: String?
+    let featureSetting: NylaFeature?
+
+    init(session: SessionConfig, environment: BackendEnvironment) throws {
+        self.session = session
+        self.environment = environment.environment
+        guard let url = session.url, url.lowercased().hasPrefix("http://") || url.lowercased().hasPrefix("https://") else {
+            throw HarkError.usage("session \(session.name): url must be the gateway's http(s) address, e.g. https://nyla.example.com")
+        }
+        state = NylaSessionState.shared(paths: environment.paths, session: session.name, gateway: url)
+        client = try NylaClient(session: session, environment: environment, state: state)
+        instanceSetting = session["instance"]
+        mandateSetting = session["mandate"]
+        if let feature = session["feature"] {
+            guard let parsed = NylaFeature(rawValue: feature.lowercased()) else {
+                throw HarkError.usage("session \(session.name): feature must be workspace or chatbot, not \"\(feature)\"")
+            }
+            featureSetting = parsed
+        } else {
+            featureSetting = nil
+        }
+        let language = session["language"] ?? Self.language(from: environment.environment["LANG"])
+        guard ["de", "en", "fr"].contains(language) else {
+            throw HarkError.usage("session \(session.name): language must be de, en or fr, not \"\(language)\"")
+        }
+        options = NylaWire.StreamOptions(dataSourceIDs: Self.list(session["data_sources"]), language: language,
+                                         providers: Self.list(session["providers"]))
+    }
+
+    public static func make(session: SessionConfig, environment: BackendEnvironment) throws -> any Backend {
+        try NylaBackend(session: session, environment: environment)
+    }
+
+    static func language(from lang: String?) -> String {
+        let code = String((lang ?? "").prefix(2)).lowercased()
+        return ["de", "en", "fr"].contains(code) ? code : "de"
+    }
+
+    static func list(_ text: String?) -> [String] {
+        (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    // MARK: Login and instance, needed by nearly everything
+
+    /// Makes sure requests will be authenticated: a token, a saved login, the `password`
+    /// setting, or (in the shell) asking. Returns what it did, for the output.
+    @discardableResult
+    func ensureLogin(_ interaction: Interaction?, notes: NylaNotes?) async throws -> String? {
+        if client.isLoggedIn { return nil }
+        if let reference = session["password"] {
+            guard let user = session["user"] else {
+                throw HarkError.usage("session \(session.name) has a password but no user; add user = NAME")
+            }
+            let password = try SecretReference(reference).resolve(environment: environment)
+            let name = try await client.login(user: user, password: password, notes: notes)
+            return "logged in to \(client.host) as \(name)"
+        }
+        if let interaction, interaction.isInteractive {
+            return try await interactiveLogin(user: nil, interaction: interaction, notes: notes)
+        }
+        throw HarkError.authentication("not logged in to \(client.host); /login signs in (or set password = env:VAR, or auth = bearer:SECRET)")
+    }
+
+    func interactiveLogin(user given: String?, interaction: Interaction, notes: NylaNotes?) async throws -> String {
+        var user = given ?? session["user"]
+        if user == nil {
+            guard let answer = await interaction.ask("\(client.host) user: ", secret: false), !answer.isEmpty else {
+                throw HarkError.usage("login cancelled")
+            }
+            user = answer.trimmingCharacters(in: .whitespaces)
+        }
+        guard let user else { throw HarkError.usage("login cancelled") }
+        guard let password = await interaction.ask("password for \(user): ", secret: true), !password.isEmpty else {
+            throw HarkError.usage("login cancelled")
+        }
+        let name = try await client.login(user: user, password: password, notes: notes)
+        return "logged in to \(client.host) as \(name)"
+    }
+
+    /// Mandates → features → instances, fetched once and kept until the login changes.
+    func mandates(notes: NylaNotes?, refresh: Bool = false) async throws -> [NylaMandate] {
+        if !refresh, let cached = state.read({ $0.mandates }) { return cached }
+        let json = try await client.json("GET", NylaWire.features, notes: notes)
+        let mandates = NylaWire.mandates(json, language: options.language)
+        state.update { $0.mandates = mandates }
+        return mandates
+    }
+
+    /// The instance this session talks to, and whether it is a workspace or a chatbot.
+    func instance(notes: NylaNotes?) async throws -> (NylaInstance, NylaFeature) {
+        if let cached = state.read({ $0.instance }), let feature = cached.chat,
+           instanceSetting == nil || instanceSetting == cached.id {
+            return (cached, feature)
+        }
+        if let id = instanceSetting, let mandate = mandateSetting, let feature = featureSetting {
+            // Everything is in the config: no lookup, as the web app does from its URL.
+            let known = NylaInstance(id: id, featureCode: feature.rawValue, mandateID: mandate, mandateName: mandate, label: id)
+            state.update { $0.instance = known }
+            return (known, feature)
+        }
+        let all = try await mandates(notes: notes).flatMap(\.instances)
+        let chosen: NylaInstance
+        if let id = instanceSetting {
+            guard let found = all.first(where: { $0.id == id }) else {
+                throw HarkError.usage("instance \(id) is not among yours on \(client.host); /instances lists them")
+            }
+            guard found.chat != nil else {
+                throw HarkError.usage("instance \(id) is a \(found.featureCode) instance; hark chats with workspace and chatbot instances")
+            }
+            chosen = found
+        } else {
+            let chat = all.filter { $0.chat != nil }
+            guard chat.count == 1 else {
+                throw HarkError.usage(chat.isEmpty ? "you have no workspace or chatbot instance on \(client.host)"
+                                                   : "choose an instance: /instances lists them, /instance ID picks one")
+            }
+            chosen = chat[0]
+        }
+        state.update { $0.instance = chosen }
+        return (chosen, chosen.chat!)
+    }
+
+    // MARK: Backend
+
+    public func promptBadge() -> String? {
+        let count = state.read { values in values.instance.flatMap { values.editCounts[$0.id] } } ?? 0
+        guard count > 0 else { return nil }
+        return count == 1 ? "1 edit" : "\(count) edits"
+    }
+
+    public func completions(for key: String) -> [String] {
+        state.read { values in
+            switch key {
+            case "instances": return values.mandates.map { $0.flatMap(\.instances).filter { $0.chat != nil }.map(\.id) } ?? []
+            case "threads": return values.threads.map(\.id)
+            case "folders": return values.folders.map(\.name).filter { !$0.contains(" ") } + values.folders.map(\.id)
+            case "files": return values.files.map(\.id)
+            case "edits": return ["all"] + values.edits.map(\.id)
+            case "prompts": return values.prompts.map(\.name).filter { !$0.contains(" ") }
+            default: return []
+            }
+        }
+    }
+
+    public func info() async -> [(String, String)] {
+        var facts: [(String, String)] = []
+        if client.usesToken {
+            facts.append(("login", "bearer token"))
+        } else if client.isLoggedIn {
+            facts.append(("login", "as \(client.userName ?? "?") (cookies in \(client.loginFile.path))"))
+        } else {
+            facts.append(("login", "not logged in; /login signs in"))
+        }
+        let (instance, counts, attached) = state.read { ($0.instance, $0.editCounts, $0.attachments) }
+        if let instance {
+            facts.append(("instance", "\(instance.label) (\(instance.featureCode) \(instance.id), mandate \(instance.mandateName))"))
+            if let count = counts[instance.id] { facts.append(("pending edits", String(count))) }
+        } else if let id = instanceSetting {
+            facts.append(("instance", id))
+        } else {
+            facts.append(("instance", "none chosen; /instances lists them"))
+        }
+        if !attached.isEmpty { facts.append(("attached", attached.map(\.name).joined(separator: ", "))) }
+        facts.append(("language", options.language))
+        return facts
+    }
+
+    public func run(command: String, arguments: [String], context: CommandContext) async throws -> CommandOutcome {
+        let notes = NylaNotes()
+        var lines: Document
+        switch command {
+        case "login": lines = try await loginCommand(arguments, context: context, notes: notes)
+        case "logout": lines = await logoutCommand()
+        case "instances": lines = try await instancesCommand(context: context, notes: notes)
+        case "instance": lines = try await instanceCommand(arguments, context: context, notes: notes)
+        case "threads": lines = try await threadsCommand(context: context, notes: notes)
+        case "thread": lines = try await threadCommand(arguments, context: context, notes: notes)
+        case "files": lines = try await filesCommand(arguments, context: context, notes: notes)
+        case "upload": lines = try await uploadCommand(arguments, context: context, notes: notes)
+        case "download": lines = try await downloadCommand(arguments, context: context, notes: notes)
+        case "file": lines = try await fileCommand(arguments, context: context, notes: notes)
+        case "attach": lines = try await attachCommand(arguments, context: context, notes: notes)
+        case "edits": lines = try await editsCommand(arguments, context: context, notes: notes)
+        case "accept", "reject": lines = try await decideCommand(arguments, accept: command == "accept", context: context, notes: notes)
+        case "prompts": lines = try await promptsCommand(context: context, notes: notes)
+        case "prompt": return try await promptCommand(arguments, context: context, notes: notes)
+        default: throw HarkError.unknownCommand("/" + command, suggestion: nil)
+        }
+        lines.insert(contentsOf: notes.lines, at: 0)
+        return .output(lines)
+    }
+
+    /// Login (asked if needed) and the instance, for a command.
+    func prepare(_ context: CommandContext, notes: NylaNotes) async throws -> (NylaInstance, NylaFeature) {
+        if let done = try await ensureLogin(context.interaction, notes: notes) { notes.add(done) }
+        return try await instance(notes: notes)
+    }
+
+    /// The instance for a command that only a workspace has (files, pending edits).
+    func workspaceInstance(_ context: CommandContext, notes: NylaNotes, for what: String) async throws -> NylaInstance {
+        let (instance, feature) = try await prepare(context, notes: notes)
+        guard feature == .workspace else {
+            throw HarkError.usage("\(what) belong to workspace instances and \(instance.label) is a chatbot; /instance switches")
+        }
+        return instance
+    }
+}

@@ -1,0 +1,262 @@
+import Foundation
+
+/// Lines a call wants the user to see besides its result ("the gateway is busy; retrying"):
+/// collected for a command's output, or passed on at once as status lines of a reply.
+final class NylaNotes: @unchecked Sendable {
+    private let lock = NSLock()
+    private var collected: [String] = []
+    private let forward: (@Sendable (String) -> Void)?
+
+    init(forward: (@Sendable (String) -> Void)? = nil) {
+        self.forward = forward
+    }
+
+    func add(_ note: String) {
+        if let forward { forward(note) } else { lock.withLock { collected.append(note) } }
+    }
+
+    var lines: Document { lock.withLock { collected.map { StyledLine($0, .dim) } } }
+}
+
+/// A response whose head has arrived and whose body can still be read.
+struct NylaOpenResponse {
+    var head: HTTPResponseHead
+    var stream: HTTPStream
+    var body: HTTPStream.AsyncIterator
+}
+
+/// HTTP to one gateway, as its web app does it: the login's cookies (or a bearer token) on
+/// every request, `X-CSRF-Token` on every mutating one, the mandate and instance headers on
+/// feature requests. New cookies are kept; 401 ends the login; 429 waits and retries; other
+/// errors carry the gateway's FastAPI `detail`.
+final class NylaClient: @unchecked Sendable {
+    let gateway: String
+    let host: String
+    let http: HTTPClient
+    let state: NylaSessionState
+    let loginFile: NylaLoginFile
+    let auth: AuthHeaderCache
+    let usesToken: Bool
+    let timeouts: HTTPTimeouts
+    let insecure: Bool
+    /// Secure cookies go over https only (and to loopback, as browsers allow).
+    let secureChannel: Bool
+    static let maxRetries = 3
+    static let longestWait = 30.0
+
+    init(session: SessionConfig, environment: BackendEnvironment, state: NylaSessionState) throws {
+        var base = session.url ?? ""
+        while base.hasSuffix("/") { base.removeLast() }
+        gateway = base
+        host = HTTPRequest.displayHost(of: base)
+        http = environment.http
+        self.state = state
+        loginFile = NylaLoginFile(paths: environment.paths, session: session.name)
+        let authSpec = try session.auth()
+        auth = AuthHeaderCache(authSpec)
+        usesToken = authSpec != nil
+        timeouts = try session.timeouts()
+        insecure = session.isInsecure
+        let displayHost = host
+        secureChannel = base.lowercased().hasPrefix("https://")
+            || ["127.0.0.1", "localhost", "[::1]"].contains { displayHost.hasPrefix($0) }
+        let file = loginFile
+        state.update { values in
+            if values.login == nil { values.login = file.load(gateway: base) }
+        }
+    }
+
+    var isLoggedIn: Bool { usesToken || state.read { $0.login?.established == true } }
+    var userName: String? { state.read { $0.login?.user } }
+
+    // MARK: Requests
+
+    func request(_ method: String, _ path: String, query: [(String, String)] = [], json: JSON? = nil,
+                 body: HTTPRequest.Body? = nil, contentType: String? = nil, instance: NylaInstance? = nil,
+                 accept: String = "application/json", timeouts: HTTPTimeouts? = nil) throws -> HTTPRequest {
+        var headers: [(name: String, value: String)] = [("Accept", accept)]
+        var payload = body ?? .none
+        if let json {
+            headers.append(("Content-Type", "application/json"))
+            payload = .bytes(Array(json.encoded().utf8))
+        } else if let contentType {
+            headers.append(("Content-Type", contentType))
+        }
+        headers += try auth.headers()
+        let (cookie, csrf) = state.read { values in
+            (values.login?.jar.header(path: path, secureChannel: secureChannel), values.login?.csrf ?? values.tokenCSRF)
+        }
+        if let cookie { headers.append(("Cookie", cookie)) }
+        if !["GET", "HEAD", "OPTIONS"].contains(method) { headers.append((NylaWire.csrfHeader, csrf)) }
+        if let instance {
+            headers.append((NylaWire.mandateHeader, instance.mandateID))
+            headers.append((NylaWire.instanceHeader, instance.id))
+        }
+        var url = gateway + path
+        if !query.isEmpty {
+            url += "?" + query.map { NylaWire.escape($0.0) + "=" + NylaWire.escape($0.1) }.joined(separator: "&")
+        }
+        return HTTPRequest(method: method, url: url, headers: headers, body: payload, timeouts: timeouts ?? self.timeouts,
+                           insecure: insecure)
+    }
+
+    /// Sends a request and returns once its head is in, with the body still to read. Waits and
+    /// retries on 429 (saying so through `notes`); any other failure is thrown as a HarkError.
+    func open(_ path: String, notes: NylaNotes?, _ build: () throws -> HTTPRequest) async throws -> NylaOpenResponse {
+        var attempt = 0
+        while true {
+            let request = try build()
+            let stream = try http.stream(request)
+            var body = stream.makeAsyncIterator()
+            guard case .head(let head)? = try await body.next() else {
+                stream.cancel()
+                throw HarkError.protocolViolation("\(host) sent no response")
+            }
+            absorbCookies(head, path: path)
+            if head.isSuccess { return NylaOpenResponse(head: head, stream: stream, body: body) }
+            var errorBody: [UInt8] = []
+            while let event = try await body.next() {
+                if case .body(let bytes) = event, errorBody.count < 65536 { errorBody += bytes.prefix(65536 - errorBody.count) }
+            }
+            stream.cancel()
+            if head.status == 429 {
+                let wait = Self.retryDelay(head.header("retry-after"), attempt: attempt)
+                guard attempt < Self.maxRetries, wait <= Self.longestWait else {
+                    throw HarkError.http(status: 429, host: host, serverMessage: "rate limited; try again in "
+                        + (wait > Self.longestWait ? "\(Int(wait))s" : "a minute"))
+                }
+                attempt += 1
+                notes?.add("\(host) is rate limiting (HTTP 429); " + (wait > 0 ? "retrying in \(Self.seconds(wait))" : "retrying"))
+                if wait > 0 { try await Task.sleep(nanoseconds: UInt64(wait * 1e9)) }
+                continue
+            }
+            throw failure(head, body: errorBody, path: path)
+        }
+    }
+
+    /// The whole response, bounded.
+    func fetch(_ method: String, _ path: String, query: [(String, String)] = [], json: JSON? = nil,
+               body: HTTPRequest.Body? = nil, contentType: String? = nil, instance: NylaInstance? = nil,
+               timeouts: HTTPTimeouts? = nil, notes: NylaNotes?, maxBytes: Int = 64 << 20) async throws -> HTTPResponse {
+        let response = try await open(path, notes: notes) {
+            try request(method, path, query: query, json: json, body: body, contentType: contentType, instance: instance,
+                        timeouts: timeouts)
+        }
+        defer { response.stream.cancel() }
+        var iterator = response.body
+        var bytes: [UInt8] = []
+        while let event = try await iterator.next() {
+            guard case .body(let piece) = event else { continue }
+            bytes += piece
+            if bytes.count > maxBytes { throw HarkError.protocolViolation("\(host) sent more than \(maxBytes >> 20) MB") }
+        }
+        return HTTPResponse(head: response.head, body: bytes)
+    }
+
+    /// The JSON of a response; an empty body (204) is null.
+    func json(_ method: String, _ path: String, query: [(String, String)] = [], json body: JSON? = nil,
+              instance: NylaInstance? = nil, notes: NylaNotes?) async throws -> JSON {
+        let response = try await fetch(method, path, query: query, json: body, instance: instance, notes: notes)
+        if response.body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D }) { return .null }
+        do { return try JSON.parse(response.body) } catch {
+            throw HarkError.protocolViolation("\(host) answered \(path) with something that is not JSON")
+        }
+    }
+
+    static func retryDelay(_ header: String?, attempt: Int) -> Double {
+        if let header, let seconds = Double(header.trimmingCharacters(in: .whitespaces)), seconds >= 0 { return seconds }
+        if let header, let date = HTTPDate.parse(header) { return max(0, date.timeIntervalSinceNow.rounded(.up)) }
+        return Double(1 << attempt)
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value.rounded() == value ? "\(Int(value))s" : String(format: "%.1fs", value)
+    }
+
+    // MARK: Login
+
+    private func absorbCookies(_ head: HTTPResponseHead, path: String) {
+        guard let header = head.header("set-cookie") else { return }
+        let toSave: NylaLogin? = state.update { values in
+            guard var login = values.login, login.jar.absorb(header, requestPath: path) else { return nil }
+            values.login = login
+            return login.established ? login : nil
+        }
+        if let toSave { try? loginFile.save(toSave) }
+    }
+
+    private func failure(_ head: HTTPResponseHead, body: [UInt8], path: String) -> HarkError {
+        let message = ServerMessage.extract(from: body, contentType: head.header("content-type")).map(ServerMessage.sanitize)
+        let detail = "HTTP \(head.status)" + (message.map { ": " + $0 } ?? "")
+        switch head.status {
+        case 401 where path == NylaWire.login:
+            return .authentication("\(host) did not accept the login (\(detail))")
+        case 401 where usesToken:
+            auth.reset()
+            return .authentication("\(host) refused the token (\(detail)); check the session's auth")
+        case 401:
+            let hadLogin = forgetLogin()
+            return .authentication(hadLogin ? "\(host) ended the login (\(detail)); /login signs in again"
+                                            : "not logged in to \(host); /login signs in")
+        case 403:
+            return .authentication("\(host) refused this (\(detail))")
+        default:
+            return .http(status: head.status, host: host, serverMessage: message)
+        }
+    }
+
+    /// Logs in with the local form; returns the name the gateway knows the user by.
+    func login(user: String, password: String, notes: NylaNotes?) async throws -> String {
+        // A fresh CSRF token for the new login, sent with the login itself.
+        state.update { $0.login = NylaLogin(gateway: gateway) }
+        do {
+            _ = try await fetch("POST", NylaWire.login, body: .bytes(NylaWire.loginForm(user: user, password: password)),
+                                contentType: "application/x-www-form-urlencoded", notes: notes)
+        } catch {
+            state.update { $0.login = nil }
+            throw error
+        }
+        let accepted = state.update { values -> Bool in
+            guard var login = values.login, !login.jar.isEmpty else { return false }
+            login.established = true
+            values.login = login
+            return true
+        }
+        guard accepted else {
+            state.update { $0.login = nil }
+            throw HarkError.protocolViolation("\(host) accepted the login but set no cookie; is this a Nyla gateway?")
+        }
+        let me = try? await json("GET", NylaWire.me, notes: notes)
+        let name = me.flatMap(NylaWire.userName) ?? user
+        let login: NylaLogin? = state.update { values in
+            values.login?.user = name
+            values.mandates = nil
+            values.instance = nil
+            return values.login
+        }
+        if let login { try loginFile.save(login) }
+        return name
+    }
+
+    /// Tells the gateway (best effort) and forgets the cookies.
+    func logout() async {
+        if state.read({ $0.login?.established == true }) {
+            _ = try? await fetch("POST", NylaWire.logout, notes: nil)
+        }
+        forgetLogin()
+    }
+
+    /// Drops the login and its file. Returns whether there was one.
+    @discardableResult
+    func forgetLogin() -> Bool {
+        let had = state.update { values -> Bool in
+            let had = values.login?.established == true
+            values.login = nil
+            values.mandates = nil
+            values.instance = nil
+            return had
+        }
+        loginFile.delete()
+        return had
+    }
+}

@@ -1,0 +1,210 @@
+import Foundation
+
+/// /files, /upload, /download, /file and /attach: the workspace's files and folders.
+extension NylaBackend {
+    static let previewPageLines = 40
+    static let previewLimit = 4 << 20
+
+    func folders(_ instance: NylaInstance, notes: NylaNotes) async throws -> [NylaFolder] {
+        let json = try await client.json("GET", NylaWire.folders(instance), instance: instance, notes: notes)
+        let folders = NylaWire.items(json, key: "folders").compactMap(NylaWire.folder)
+        state.update { $0.folders = folders }
+        return folders
+    }
+
+    /// A folder by id or name (case-insensitive).
+    func folder(_ reference: String, _ instance: NylaInstance, notes: NylaNotes) async throws -> NylaFolder {
+        let folders = try await folders(instance, notes: notes)
+        if let found = folders.first(where: { $0.id == reference })
+            ?? folders.first(where: { $0.name.lowercased() == reference.lowercased() }) {
+            return found
+        }
+        throw HarkError.usage("no folder \"\(reference)\" in \(instance.label); /files lists them")
+    }
+
+    func filesCommand(_ arguments: [String], context: CommandContext, notes: NylaNotes) async throws -> Document {
+        guard arguments.count <= 1 else { throw HarkError.usage("usage: /files [FOLDER]") }
+        let instance = try await workspaceInstance(context, notes: notes, for: "files")
+        var parent: NylaFolder?
+        if let reference = arguments.first { parent = try await folder(reference, instance, notes: notes) }
+        // Looking a folder up has just fetched them.
+        let folders = parent == nil ? try await self.folders(instance, notes: notes) : state.read { $0.folders }
+        let json = try await client.json("GET", NylaWire.files(instance), query: parent.map { [("folderId", $0.id)] } ?? [],
+                                         instance: instance, notes: notes)
+        // Filtered here too, in case the gateway ignores the folder query.
+        let files = NylaWire.items(json, key: "files").compactMap(NylaWire.file).filter { $0.folderID == parent?.id }
+        state.update { values in
+            values.files = files + values.files.filter { known in !files.contains { $0.id == known.id } }
+        }
+        let subfolders = folders.filter { $0.parentID == parent?.id }
+        guard !files.isEmpty || !subfolders.isEmpty else {
+            return [StyledLine(parent.map { "no files in \($0.name)" } ?? "no files in \(instance.label) yet; /upload PATH adds one", .dim)]
+        }
+        var rows: [[Span]] = subfolders.map { [Span($0.id, .dim), Span($0.name + "/", .accent), Span(""), Span("folder", .dim)] }
+        rows += files.map { file in
+            [Span(file.id, .dim), Span(file.name, .bold), Span(file.size.map(Self.size) ?? ""), Span(file.mimeType ?? "", .dim),
+             Span(file.createdAt.map { TimeFormat.short($0) } ?? "", .dim)]
+        }
+        return Table.render(rows, gap: 2)
+    }
+
+    /// Uploads a local file (multipart: the file, and the folder when given).
+    func upload(_ rawPath: String, folder: NylaFolder?, instance: NylaInstance, notes: NylaNotes) async throws -> NylaFile {
+        let path = (rawPath as NSString).expandingTildeInPath
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            throw HarkError.usage("no file at \(path)")
+        }
+        guard FileManager.default.isReadableFile(atPath: path) else { throw HarkError.io("cannot read \(path)") }
+        let name = (path as NSString).lastPathComponent
+        var parts = [MultipartPart(name: NylaWire.uploadFileField, content: .file(path: path), filename: name,
+                                   contentType: MimeType.guess(path))]
+        if let folder { parts.append(MultipartPart(name: NylaWire.uploadFolderField, content: .text(folder.id))) }
+        let response = try await client.fetch("POST", NylaWire.upload(instance), body: .multipart(parts), instance: instance,
+                                              notes: notes)
+        guard let json = try? JSON.parse(response.body), let file = NylaWire.file(json["file"] ?? json) else {
+            throw HarkError.protocolViolation("\(client.host) took the upload but did not say the file's id")
+        }
+        state.update { $0.files.append(file) }
+        return file
+    }
+
+    func uploadCommand(_ arguments: [String], context: CommandContext, notes: NylaNotes) async throws -> Document {
+        guard (1...2).contains(arguments.count) else { throw HarkError.usage("usage: /upload PATH [FOLDER]") }
+        let instance = try await workspaceInstance(context, notes: notes, for: "files")
+        let folder = arguments.count == 2 ? try await self.folder(arguments[1], instance, notes: notes) : nil
+        let file = try await upload(arguments[0], folder: folder, instance: instance, notes: notes)
+        return [StyledLine("uploaded \(file.name) as \(file.id)" + (folder.map { " into \($0.name)" } ?? "")
+                           + (file.size.map { " (\(Self.size($0)))" } ?? ""), .success)]
+    }
+
+    func attachCommand(_ arguments: [String], context: CommandContext, notes: NylaNotes) async throws -> Document {
+        guard !arguments.isEmpty else {
+            let attached = state.read { $0.attachments }
+            guard !attached.isEmpty else { throw HarkError.usage("usage: /attach PATH") }
+            return attached.map { StyledLine("attached: \($0.name) (\($0.id))", .dim) }
+        }
+        let path = arguments.count == 1 ? arguments[0] : context.invocation.rawArguments
+        let instance = try await workspaceInstance(context, notes: notes, for: "files")
+        let file = try await upload(path, folder: nil, instance: instance, notes: notes)
+        state.update { $0.attachments.append(file) }
+        return [StyledLine("\(file.name) uploaded as \(file.id); it goes with your next message", .dim)]
+    }
+
+    func metadata(_ id: String, _ instance: NylaInstance, notes: NylaNotes) async throws -> NylaFile {
+        let json = try await client.json("GET", NylaWire.file(instance, id), instance: instance, notes: notes)
+        guard let file = NylaWire.file(json["file"] ?? json) else {
+            throw HarkError.protocolViolation("\(client.host) did not describe file \(id)")
+        }
+        return file
+    }
+
+    func downloadCommand(_ arguments: [String], context: CommandContext, notes: NylaNotes) async throws -> Document {
+        guard (1...2).contains(arguments.count) else { throw HarkError.usage("usage: /download ID [PATH]") }
+        let instance = try await workspaceInstance(context, notes: notes, for: "files")
+        let file = try await metadata(arguments[0], instance, notes: notes)
+        let safeName = Self.safeFileName(file.name)
+        var destination: String
+        if arguments.count == 2 {
+            destination = (arguments[1] as NSString).expandingTildeInPath
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: destination, isDirectory: &isDirectory), isDirectory.boolValue {
+                destination += "/" + safeName
+            }
+        } else {
+            destination = FileManager.default.currentDirectoryPath + "/" + safeName
+            guard !FileManager.default.fileExists(atPath: destination) else {
+                throw HarkError.usage("\(destination) exists; give a PATH: /download \(file.id) PATH")
+            }
+        }
+        let path = NylaWire.fileContent(instance, file.id)
+        let response = try await client.open(path, notes: notes) {
+            try client.request("GET", path, instance: instance, accept: "*/*")
+        }
+        defer { response.stream.cancel() }
+        let temporary = destination + ".part-\(getpid())"
+        guard FileManager.default.createFile(atPath: temporary, contents: nil),
+              let handle = FileHandle(forWritingAtPath: temporary) else {
+            throw HarkError.io("cannot write \(destination); check the folder")
+        }
+        var written = 0
+        do {
+            var body = response.body
+            while let event = try await body.next() {
+                guard case .body(let bytes) = event else { continue }
+                try handle.write(contentsOf: bytes)
+                written += bytes.count
+            }
+            try handle.close()
+        } catch {
+            try? handle.close()
+            unlink(temporary)
+            throw error
+        }
+        guard rename(temporary, destination) == 0 else {
+            unlink(temporary)
+            throw HarkError.io("cannot write \(destination): \(String(cString: strerror(errno)))")
+        }
+        return [StyledLine("saved \(file.name) (\(Self.size(written))) to \(destination)", .success)]
+    }
+
+    func fileCommand(_ arguments: [String], context: CommandContext, notes: NylaNotes) async throws -> Document {
+        guard (1...2).contains(arguments.count) else { throw HarkError.usage("usage: /file ID [PAGE]") }
+        let page = arguments.count == 2 ? Int(arguments[1]) : 1
+        guard let page, page >= 1 else { throw HarkError.usage("PAGE must be a number from 1, e.g. /file \(arguments[0]) 2") }
+        let instance = try await workspaceInstance(context, notes: notes, for: "files")
+        let file = try await metadata(arguments[0], instance, notes: notes)
+        let type = file.mimeType ?? MimeType.guess(file.name)
+        var facts = [type] + (file.size.map { [Self.size($0)] } ?? [])
+        let binaryDescription = StyledLine("\(file.name): \(facts.joined(separator: ", ")); binary, /download \(file.id) saves it", .dim)
+        let looksBinary = !MimeType.isText(type) && type != "application/octet-stream" && !type.hasSuffix("+json")
+            && !type.hasSuffix("+xml")
+        if looksBinary { return [binaryDescription] }
+        let (bytes, complete) = try await prefix(of: NylaWire.fileContent(instance, file.id), instance: instance, notes: notes)
+        guard !bytes.contains(0), let text = String(validatingUTF8Bytes: bytes) else { return [binaryDescription] }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { String($0) }
+        if lines.last == "" { lines.removeLast() }
+        let pages = max(1, (lines.count + Self.previewPageLines - 1) / Self.previewPageLines)
+        guard page <= pages else { throw HarkError.usage("\(file.name) has \(pages) page\(pages == 1 ? "" : "s")") }
+        let start = (page - 1) * Self.previewPageLines
+        let shown = lines[start..<min(lines.count, start + Self.previewPageLines)]
+        facts.append(lines.isEmpty ? "empty" : "lines \(start + 1)–\(start + shown.count) of \(lines.count)"
+                     + (complete ? "" : " (first \(Self.size(bytes.count)))"))
+        var document: Document = [StyledLine(file.name + " · " + facts.joined(separator: " · "), .dim)]
+        document += shown.map { StyledLine(ServerMessage.sanitize($0.replacingOccurrences(of: "\t", with: "    "))) }
+        if page < pages { document.append(StyledLine("/file \(file.id) \(page + 1) shows the next page", .dim)) }
+        return document
+    }
+
+    /// The first bytes of a body (enough to preview), and whether that was all of it.
+    private func prefix(of path: String, instance: NylaInstance, notes: NylaNotes) async throws -> ([UInt8], Bool) {
+        let response = try await client.open(path, notes: notes) { try client.request("GET", path, instance: instance, accept: "*/*") }
+        defer { response.stream.cancel() }
+        var body = response.body
+        var bytes: [UInt8] = []
+        while let event = try await body.next() {
+            guard case .body(let piece) = event else { continue }
+            bytes += piece
+            if bytes.count > Self.previewLimit {
+                // Cut at a line end so no character is split.
+                let cut = bytes[..<Self.previewLimit].lastIndex(of: 0x0A).map { $0 + 1 } ?? Self.previewLimit
+                return (Array(bytes[..<cut]), false)
+            }
+        }
+        return (bytes, true)
+    }
+
+    static func size(_ bytes: Int) -> String {
+        if bytes < 1024 { return "\(bytes) B" }
+        if bytes < 1024 * 1024 { return String(format: "%.1f KB", Double(bytes) / 1024) }
+        return String(format: "%.1f MB", Double(bytes) / 1024 / 1024)
+    }
+
+    /// A server's file name made safe to create here: no folders, no hidden or empty names.
+    static func safeFileName(_ name: String) -> String {
+        let base = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
+        let cleaned = String(base.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
+        let trimmed = cleaned.drop { $0 == "." }
+        return trimmed.isEmpty ? "download" : String(trimmed)
+    }
+}

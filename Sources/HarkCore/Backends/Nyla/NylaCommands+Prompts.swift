@@ -1,0 +1,63 @@
+/// /prompts and /prompt: the gateway's prompt library, a prompt put in the input line.
+extension NylaBackend {
+    func prompts(notes: NylaNotes) async throws -> [NylaPrompt] {
+        var prompts: [NylaPrompt] = []
+        var page = 1
+        var pages = 1
+        repeat {
+            let query = [("page", String(page)), ("pageSize", "100")]
+            let json = try await client.json("GET", NylaWire.prompts, query: query, notes: notes)
+            prompts += NylaWire.items(json, key: "prompts").compactMap(NylaWire.prompt)
+            pages = min(NylaWire.pageCount(json), 20)
+            page += 1
+        } while page <= pages
+        let found = prompts
+        state.update { $0.prompts = found }
+        return prompts
+    }
+
+    func promptsCommand(context: CommandContext, notes: NylaNotes) async throws -> Document {
+        if let done = try await ensureLogin(context.interaction, notes: notes) { notes.add(done) }
+        let prompts = try await prompts(notes: notes)
+        guard !prompts.isEmpty else { return [StyledLine("the prompt library on \(client.host) is empty", .dim)] }
+        let rows: [[Span]] = prompts.map { prompt in
+            let about = prompt.description ?? prompt.content.split(separator: "\n").first.map(String.init) ?? ""
+            return [Span(prompt.name, .accent), Span(about.count > 60 ? String(about.prefix(59)) + "…" : about, .dim)]
+        }
+        return Table.render(rows) + [StyledLine("/prompt NAME puts one in the input line", .dim)]
+    }
+
+    /// `{{key}}` and `{key}` placeholders are filled from KEY=VALUE arguments.
+    func promptCommand(_ arguments: [String], context: CommandContext, notes: NylaNotes) async throws -> CommandOutcome {
+        guard let reference = arguments.first else { throw HarkError.usage("usage: /prompt NAME [KEY=VALUE…]") }
+        var known = state.read { $0.prompts }
+        if Self.findPrompt(reference, in: known) == nil {
+            if let done = try await ensureLogin(context.interaction, notes: notes) { notes.add(done) }
+            known = try await prompts(notes: notes)
+        }
+        guard let prompt = Self.findPrompt(reference, in: known) else {
+            throw HarkError.usage("no prompt \"\(reference)\" in the library; /prompts lists them")
+        }
+        var text = prompt.content
+        for assignment in arguments.dropFirst() {
+            guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
+                throw HarkError.usage("expected KEY=VALUE after the prompt's name, got \"\(assignment)\"")
+            }
+            let key = String(assignment[..<equals])
+            let value = String(assignment[assignment.index(after: equals)...])
+            text = text.replacingOccurrences(of: "{{\(key)}}", with: value).replacingOccurrences(of: "{\(key)}", with: value)
+        }
+        // The input line holds one line: keep the words of a multi-line prompt apart.
+        let line = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.joined(separator: " ")
+        return .prefill(line)
+    }
+
+    /// By exact name (case-insensitive), id, or a unique name prefix.
+    static func findPrompt(_ reference: String, in prompts: [NylaPrompt]) -> NylaPrompt? {
+        let lowered = reference.lowercased()
+        if let exact = prompts.first(where: { $0.name.lowercased() == lowered || $0.id == reference }) { return exact }
+        let prefixed = prompts.filter { $0.name.lowercased().hasPrefix(lowered) }
+        return prefixed.count == 1 ? prefixed[0] : nil
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+
+/// One cookie the gateway set, with the attributes that decide where it goes back.
+public struct Cookie: Sendable, Equatable {
+    public var name: String
+    public var value: String
+    public var path: String
+    /// Seconds since 1970; nil for a session cookie.
+    public var expires: Double?
+    public var secure: Bool
+}
+
+/// The gateway's cookies, read from `Set-Cookie` headers (RFC 6265, for the one host a
+/// session talks to) and sent back as one `Cookie` header. hark keeps no cookie engine in
+/// libcurl: the jar is plain data, saved in a private file, never in the history.
+public struct CookieJar: Sendable, Equatable {
+    public private(set) var cookies: [Cookie] = []
+
+    public init(cookies: [Cookie] = []) {
+        self.cookies = cookies
+    }
+
+    public var isEmpty: Bool { cookies.isEmpty }
+
+    /// Takes every cookie of a response's `set-cookie` header (values joined by "\n").
+    /// Returns true when the jar changed.
+    @discardableResult
+    public mutating func absorb(_ header: String, requestPath: String, now: Date = Date()) -> Bool {
+        let before = cookies
+        for line in header.split(separator: "\n") {
+            guard let cookie = Self.parse(String(line), requestPath: requestPath, now: now) else { continue }
+            let existing = cookies.firstIndex { $0.name == cookie.name && $0.path == cookie.path }
+            if let expires = cookie.expires, expires <= now.timeIntervalSince1970 {  // a deletion
+                if let existing { cookies.remove(at: existing) }
+            } else if let existing {
+                cookies[existing] = cookie
+            } else {
+                cookies.append(cookie)
+            }
+        }
+        return cookies != before
+    }
+
+    /// The `Cookie` header for a request, or nil when no cookie applies. Longer paths first.
+    public func header(path: String, secureChannel: Bool, now: Date = Date()) -> String? {
+        let matching = cookies.filter { cookie in
+            (cookie.expires.map { $0 > now.timeIntervalSince1970 } ?? true)
+                && (!cookie.secure || secureChannel) && Self.pathMatches(path, cookie.path)
+        }.sorted { $0.path.count > $1.path.count }
+        guard !matching.isEmpty else { return nil }
+        return matching.map { $0.name + "=" + $0.value }.joined(separator: "; ")
+    }
+
+    static func parse(_ line: String, requestPath: String, now: Date) -> Cookie? {
+        let parts = line.split(separator: ";", omittingEmptySubsequences: false)
+        guard let pair = parts.first, let equals = pair.firstIndex(of: "=") else { return nil }
+        let name = pair[..<equals].trimmingCharacters(in: .whitespaces)
+        var value = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+        if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+        guard !name.isEmpty else { return nil }
+        var cookie = Cookie(name: name, value: value, path: defaultPath(requestPath), expires: nil, secure: false)
+        var maxAge: Double?
+        for attribute in parts.dropFirst() {
+            let pieces = attribute.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let key = pieces.first?.lowercased() ?? ""
+            let argument = pieces.count > 1 ? pieces[1] : ""
+            switch key {
+            case "path" where argument.hasPrefix("/"): cookie.path = argument
+            case "secure": cookie.secure = true
+            case "max-age":
+                if let seconds = Double(argument) { maxAge = seconds }
+            case "expires":
+                if cookie.expires == nil, let date = HTTPDate.parse(argument) { cookie.expires = date.timeIntervalSince1970 }
+            default: break
+            }
+        }
+        // Max-Age wins over Expires.
+        if let maxAge { cookie.expires = maxAge <= 0 ? 0 : now.timeIntervalSince1970 + maxAge }
+        return cookie
+    }
+
+    /// RFC 6265 5.1.4: the request path up to its last "/".
+    static func defaultPath(_ requestPath: String) -> String {
+        guard requestPath.hasPrefix("/"), let slash = requestPath.lastIndex(of: "/"), slash != requestPath.startIndex else {
+            return "/"
+        }
+        return String(requestPath[..<slash])
+    }
+
+    static func pathMatches(_ requestPath: String, _ cookiePath: String) -> Bool {
+        if requestPath == cookiePath { return true }
+        guard requestPath.hasPrefix(cookiePath) else { return false }
+        return cookiePath.hasSuffix("/") || requestPath.dropFirst(cookiePath.count).hasPrefix("/")
+    }
+
+    // MARK: Storage
+
+    var json: JSON {
+        .array(cookies.map { cookie in
+            var object: [String: JSON] = ["name": .string(cookie.name), "value": .string(cookie.value),
+                                          "path": .string(cookie.path), "secure": .bool(cookie.secure)]
+            if let expires = cookie.expires { object["expires"] = .number(expires) }
+            return .object(object)
+        })
+    }
+
+    init(json: JSON) {
+        cookies = (json.array ?? []).compactMap { item in
+            guard let name = item["name"]?.string, let value = item["value"]?.string else { return nil }
+            return Cookie(name: name, value: value, path: item["path"]?.string ?? "/", expires: item["expires"]?.double,
+                          secure: item["secure"]?.bool ?? false)
+        }
+    }
+}
+
+/// HTTP dates in any of their three historic forms ("Wed, 21 Oct 2026 07:28:00 GMT",
+/// "Wednesday, 21-Oct-26 07:28:00 GMT", "Wed Oct 21 07:28:00 2026"), read by their tokens.
+enum HTTPDate {
+    static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+
+    static func parse(_ text: String) -> Date? {
+        var day: Int?, month: Int?, year: Int?, time: [Int]?
+        for token in text.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "-" }) {
+            if token.contains(":") {
+                let parts = token.split(separator: ":").compactMap { Int($0) }
+                if parts.count == 3 { time = parts }
+            } else if let number = Int(token) {
+                if token.count <= 2, day == nil {
+                    day = number
+                } else {
+                    year = number < 70 ? 2000 + number : (number < 100 ? 1900 + number : number)
+                }
+            } else if month == nil, let index = months.firstIndex(of: token.prefix(3).lowercased()) {
+                // No weekday's first three letters name a month, so "Wed" is skipped.
+                month = index
+            }
+        }
+        guard let day, let month, let year, let time else { return nil }
+        var parts = tm()
+        parts.tm_year = Int32(year - 1900)
+        parts.tm_mon = Int32(month)
+        parts.tm_mday = Int32(day)
+        parts.tm_hour = Int32(time[0])
+        parts.tm_min = Int32(time[1])
+        parts.tm_sec = Int32(time[2])
+        return Date(timeIntervalSince1970: Double(timegm(&parts)))
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import HarkCore
+
+/// Stopping, replies that go on in the background, and streams that end badly.
+@Suite struct NylaStreamTests {
+    static func home(_ gateway: TestNylaGateway, instance: String = "ws1") -> TestHome {
+        TestHome(config: "[session work]\nkind = nyla\nurl = \(gateway.url)\nlanguage = en\ninstance = \(instance)\n"
+            + "[session notes]\nkind = local\n")
+    }
+
+    static func loggedIn(_ gateway: TestNylaGateway, instance: String = "ws1") async throws -> (Workspace, Transcript) {
+        let workspace = try home(gateway, instance: instance).workspace()
+        try workspace.switchSession(to: "work")
+        workspace.interaction = ScriptedInteraction(["ann", "s3cret pass"])
+        let transcript = Transcript(workspace)
+        await transcript.type("/login")
+        return (workspace, transcript)
+    }
+
+    /// A reply that streams a first part, then waits at the gate.
+    static func paused(_ gate: Gate) -> TestNylaGateway.Script {
+        { request in [.chunk("first part"), .wait(gate), .chunk(" and the rest"), .complete] }
+    }
+
+    @Test func stoppingAReplyStopsTheWorkflowOnTheGateway() async throws {
+        let gate = Gate()
+        defer { gate.open() }
+        let gateway = try TestNylaGateway(script: Self.paused(gate))
+        let (workspace, transcript) = try await Self.loggedIn(gateway)
+        // What Ctrl-C does in the shell: stop the job.
+        let output = await transcript.type("long task") { job in
+            while job.text != "first part" { await Task.yield() }
+            job.stop()
+        }
+        #expect(output == "> long task\n· thread: Chat: long task\nfirst part\n(stopped; what arrived is kept)\n")
+        let workflow = try #require(try workspace.currentThread()?.backendID)
+        #expect(gateway.stops.map(\.workflow) == [workflow])
+        #expect(gateway.stops.map(\.instance) == ["ws1"])
+        let reply = try #require(try workspace.store.lastMessage(session: "work", role: .assistant))
+        #expect(reply.status == .stopped)
+        #expect(reply.text == "first part")
+        let stop = try #require(gateway.http.requests.first { $0.path.contains("/stop/") })
+        #expect(stop.method == "POST")
+        #expect(stop.header("x-csrf-token")?.count == 16)
+        #expect(stop.header("x-instance-id") == "ws1")
+    }
+
+    @Test func slashStopStopsABackgroundReplyAndTheWorkflow() async throws {
+        let gate = Gate()
+        defer { gate.open() }
+        let gateway = try TestNylaGateway(script: Self.paused(gate))
+        let (workspace, transcript) = try await Self.loggedIn(gateway)
+        await transcript.type("/thread new Research")
+        let workflow = try #require(try workspace.currentThread()?.backendID)
+        await transcript.type("dig deep") { job in
+            while job.text != "first part" { await Task.yield() }
+            job.detach()
+        }
+        // The thread cannot go while its reply streams.
+        #expect(await transcript.type("/thread rm") == "> /thread rm\nerror: a reply is still streaming in Research; /stop it first\n")
+        #expect(await transcript.type("/stop") == "> /stop\nstopped 1 reply; what arrived is kept\n")
+        #expect(gateway.stops.map(\.workflow) == [workflow], "an existing thread's workflow is known from the start")
+        await transcript.settle()
+        #expect(try workspace.store.lastMessage(session: "work", role: .assistant)?.status == .stopped)
+    }
+
+    @Test func aReplyKeepsStreamingWhenTheUserSwitchesAway() async throws {
+        let gate = Gate()
+        let gateway = try TestNylaGateway(script: Self.paused(gate))
+        let (workspace, transcript) = try await Self.loggedIn(gateway)
+        await transcript.type("write the report") { job in
+            while job.text != "first part" { await Task.yield() }
+            job.detach()
+        }
+        await transcript.type("/session notes")
+        let thread = try #require(try workspace.store.currentThread(session: "work"))
+        gate.open()
+        await transcript.settle()
+        #expect(transcript.text.hasSuffix("""
+            [continues in the background]
+            > /session notes
+            ↩ work · write the report: first part and the rest
+
+            """))
+        let messages = try workspace.store.messages(threadID: thread.id)
+        #expect(messages.map(\.status) == [.complete, .complete])
+        #expect(messages[1].text == "first part and the rest")
+        #expect(try workspace.store.thread(id: thread.id)?.backendID == gateway.workflowIDs(instance: "ws1").first)
+        #expect(gateway.workflow(gateway.workflowIDs(instance: "ws1")[0])?.messages.map(\.text)
+                == ["write the report", "first part and the rest"])
+        #expect(gateway.stops.isEmpty)
+        #expect(try workspace.store.unreadCounts()["work"] == 1)
+    }
+
+    @Test func anErrorEventFailsTheReplyAndKeepsWhatArrived() async throws {
+        let gateway = try TestNylaGateway { _ in [.chunk("so far"), .error("the model is overloaded")] }
+        let (workspace, transcript) = try await Self.loggedIn(gateway)
+        let output = await transcript.type("try")
+        #expect(output == "> try\n· thread: Chat: try\nso far\nerror: the gateway reported an error: the model is overloaded\n")
+        let reply = try #require(try workspace.store.lastMessage(session: "work", role: .assistant))
+        #expect(reply.status == .partial)
+        #expect(reply.text == "so far")
+        #expect(try workspace.currentThread()?.backendID != nil, "the thread's id arrived before the error")
+    }
+
+    @Test func aDroppedConnectionIsAPartialReply() async throws {
+        let gateway = try TestNylaGateway { _ in [.chunk("half"), .close] }
+        let (workspace, transcript) = try await Self.loggedIn(gateway)
+        let output = await transcript.type("go")
+        #expect(output.hasPrefix("> go\n· thread: Chat: go\nhalf\nerror: "))
+        #expect(try workspace.store.lastMessage(session: "work", role: .assistant)?.status == .partial)
+    }
+
+    @Test func theGatewayStoppingAReplyEndsItWithANotice() async throws {
+        let gateway = try TestNylaGateway { _ in [.chunk("interrupted"), .stopped] }
+        let (workspace, transcript) = try await Self.loggedIn(gateway)
+        let output = await transcript.type("go")
+        #expect(output == "> go\n· thread: Chat: go\ninterrupted\n» the gateway stopped the reply\n")
+        #expect(try workspace.store.lastMessage(session: "work", role: .assistant)?.text == "interrupted")
+    }
+
+    @Test func aValidationErrorOnTheStreamShowsTheField() async throws {
+        let gateway = try TestNylaGateway()
+        let (_, transcript) = try await Self.loggedIn(gateway)
+        // A thread whose workflow the gateway does not know (deleted in the web app).
+        await transcript.type("/thread new Gone")
+        let workflow = try #require(gateway.workflowIDs(instance: "ws1").first)
+        let http = HTTPClient()
+        _ = try await http.fetch(HTTPRequest(method: "DELETE", url: gateway.url + "/api/workspace/ws1/workflows/" + workflow,
+                                             headers: [("Authorization", "Bearer tok-ann-123"), ("X-CSRF-Token", "0123456789abcdef"),
+                                                       ("X-Mandate-Id", "m1"), ("X-Instance-Id", "ws1")]))
+        let output = await transcript.type("hello?")
+        #expect(output == "> hello?\nerror: 127.0.0.1:\(gateway.http.port) answered HTTP 404: Workflow not found\n")
+    }
+}
