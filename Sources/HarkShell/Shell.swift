@@ -201,7 +201,15 @@ public final class Shell {
                 showError(error)
             }
         case .prefill(let text):
-            editor.prefill(text)
+            // All but the last line become the draft (shown as continuation lines), the last
+            // line goes into the input line to edit.
+            var lines = text.lineSlices().map(String.init)
+            let last = lines.popLast() ?? ""
+            if !lines.isEmpty {
+                draft += lines
+                for line in lines { RawOutput.write(ansi.wrap("… ", .dim) + line + "\n") }
+            }
+            editor.prefill(last)
         case .clearScreen:
             RawOutput.write("\u{1B}[H\u{1B}[2J")
         case .quit:
@@ -224,7 +232,7 @@ public final class Shell {
             handle(edited)
         } catch {
             showError(error)
-            let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            let lines = text.lineSlices().map(String.init)
             draft = Array(lines.dropLast())
             editor.prefill(lines.last ?? "")
         }

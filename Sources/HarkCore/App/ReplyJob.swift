@@ -128,7 +128,11 @@ public final class ReplyJob: @unchecked Sendable {
                model: String?, onEnd: @escaping @Sendable (ReplyJob, _ watched: Bool) -> Void) {
         let task = Task.detached { [self] in
             let outcome = await record(events, store: store, model: model)
-            if outcome == .stopped, let backend { await backend.stop(thread: thread) }
+            if outcome == .stopped, let backend {
+                // Not on this (cancelled) task: the stop request must not be cancelled with it.
+                let thread = self.thread
+                await Task.detached { await backend.stop(thread: thread) }.value
+            }
             let watched = finish(outcome)
             onEnd(self, watched)
         }

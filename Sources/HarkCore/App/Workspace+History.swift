@@ -38,7 +38,7 @@ extension Workspace {
         let text = format == "json"
             ? Export.json(threads: [(thread, messages)]) : Export.markdown(threads: [(thread, messages)], session: currentConfig)
         guard let file else {
-            var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { StyledLine(String($0)) }
+            var lines = text.lineSlices().map { StyledLine(String($0)) }
             if lines.last?.plainText.isEmpty == true { lines.removeLast() }
             return .output(lines)
         }

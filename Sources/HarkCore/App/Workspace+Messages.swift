@@ -41,9 +41,9 @@ extension Workspace {
         let reply = try lastReply()
         let output = try ShellCommand.run(command, input: Data(reply.text.utf8))
         var lines: Document = String(decoding: output.stdout, as: UTF8.self)
-            .split(separator: "\n", omittingEmptySubsequences: false).map { StyledLine(String($0)) }
+            .lineSlices().map { StyledLine(String($0)) }
         if lines.last?.plainText.isEmpty == true { lines.removeLast() }
-        for line in String(decoding: output.stderr, as: UTF8.self).split(separator: "\n") {
+        for line in String(decoding: output.stderr, as: UTF8.self).lineSlices(keepingEmpty: false) {
             lines.append(StyledLine(String(line), .warning))
         }
         if output.status != 0 { lines.append(StyledLine("\(command) exited with status \(output.status)", .error)) }

@@ -124,7 +124,7 @@ public enum SessionEditing {
     }
 
     static func sessionBlockExists(_ name: String, paths: Paths) -> Bool {
-        ConfigFile.blockRange(of: name, in: currentText(paths).split(separator: "\n", omittingEmptySubsequences: false)) != nil
+        ConfigFile.blockRange(of: name, in: currentText(paths).lineSlices()) != nil
     }
 
     static func currentText(_ paths: Paths) -> String {

@@ -161,7 +161,7 @@ public final class Workspace: @unchecked Sendable {
         let output = try ShellCommand.run(command, input: nil)
         let text = String(decoding: output.stdout, as: UTF8.self).trimmingCharacters(in: .newlines)
         guard output.status == 0 || !text.isEmpty else {
-            let reason = String(decoding: output.stderr, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+            let reason = String(decoding: output.stderr, as: UTF8.self).lineSlices(keepingEmpty: false).first.map(String.init) ?? ""
             throw HarkError.io("!\(command) failed with status \(output.status)" + (reason.isEmpty ? "" : ": \(reason)"))
         }
         guard !text.isEmpty else { throw HarkError.io("!\(command) printed nothing, so there is nothing to send") }
@@ -199,7 +199,7 @@ public final class Workspace: @unchecked Sendable {
 
     /// A thread title from the first line of its first message.
     static func title(from text: String) -> String {
-        let firstLine = text.split(separator: "\n").first.map(String.init) ?? text
+        let firstLine = text.lineSlices(keepingEmpty: false).first.map(String.init) ?? text
         let trimmed = firstLine.trimmingCharacters(in: .whitespaces)
         return trimmed.count > 48 ? String(trimmed.prefix(47)) + "…" : (trimmed.isEmpty ? "untitled" : trimmed)
     }

@@ -27,7 +27,7 @@ public enum CompletionScripts {
         switch completion {
         case .choices(let choices): return choices
         case .kinds: return BackendRegistry.names
-        case .commands: return CLICommands.commands.map(\.name) + CoreCommands.table().map(\.name)
+        case .commands: return uniqueSorted(CLICommands.commands.map(\.name) + CoreCommands.table().map(\.name))
         default: return nil
         }
     }

@@ -27,7 +27,7 @@ public enum ConfigFile {
         var sessions: [SessionConfig] = []
         enum Section { case none, global, session(Int) }
         var section = Section.none
-        for (offset, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (offset, rawLine) in text.lineSlices().enumerated() {
             let number = offset + 1
             let line = rawLine.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
@@ -204,7 +204,7 @@ public enum ConfigFile {
 
     /// The text without the session's block, or nil when there is no such block.
     public static func removing(session name: String, from text: String) -> String? {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        var lines = text.lineSlices()
         guard let range = blockRange(of: name, in: lines) else { return nil }
         lines.removeSubrange(range)
         // Do not leave a double blank line where the block was.
@@ -220,7 +220,7 @@ public enum ConfigFile {
     /// the session (the built-in `local`) has none yet.
     public static func setting(_ changes: [(key: String, value: String?)], session name: String, kind: String,
                                in text: String) -> String {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        var lines = text.lineSlices()
         guard var range = blockRange(of: name, in: lines) else {
             var values: [String: String] = [:]
             for change in changes { values[change.key] = change.value }

@@ -29,3 +29,11 @@ public enum Suggest {
         return previous[b.count]
     }
 }
+
+extension StringProtocol {
+    /// The lines of a text, split at "\n", "\r\n" or "\r". (`split(separator: "\n")` misses
+    /// "\r\n", which Swift counts as one Character.)
+    public func lineSlices(keepingEmpty: Bool = true) -> [SubSequence] {
+        split(omittingEmptySubsequences: !keepingEmpty, whereSeparator: \.isNewline)
+    }
+}

@@ -46,6 +46,11 @@ import TestSupport
         }
     }
 
+    @Test func windowsLineEndingsAreLineEndings() throws {
+        let config = try ConfigFile.parse("[session bot]\r\nkind = local\r\ndescription = notes\r\n", path: "cfg")
+        #expect(config.session(named: "bot")?["description"] == "notes")
+    }
+
     @Test func firstRunWritesTheCommentedDefaultPrivately() throws {
         let home = TestHome()
         let config = try ConfigFile.load(paths: home.paths)
