@@ -5,7 +5,7 @@ import HarkCore
 enum ExternalEditor {
     static func command(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         for name in ["VISUAL", "EDITOR"] {
-            if let value = environment[name], !value.trimmingCharacters(in: .whitespaces).isEmpty { return value }
+            if let value = environment[name], !value.trimmingSpaces.isEmpty { return value }
         }
         return "vi"
     }

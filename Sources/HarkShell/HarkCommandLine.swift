@@ -35,7 +35,7 @@ public enum HarkCommandLine {
             let input = FileHandle.standardInput.readDataToEndOfFile()
             message = String(decoding: input, as: UTF8.self)
             while message.hasSuffix("\n") || message.hasSuffix("\r") { message.removeLast() }
-            guard !message.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            guard !message.trimmed.isEmpty else {
                 throw HarkError.usage("no message: give one as an argument or on stdin (or run hark in a terminal for the shell)")
             }
         }

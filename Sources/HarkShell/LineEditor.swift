@@ -289,7 +289,7 @@ final class LineEditor {
         while index < items.count {
             let row = items[index..<min(index + perLine, items.count)]
             lines.append(row.map { $0 + String(repeating: " ", count: cell - TextWidth.of($0)) }.joined()
-                .trimmingCharacters(in: .whitespaces))
+                .trimmingSpaces)
             index += perLine
         }
         return lines.joined(separator: "\n")

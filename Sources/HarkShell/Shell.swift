@@ -162,7 +162,7 @@ public final class Shell {
     // MARK: Running lines
 
     func handle(_ line: String) {
-        guard !line.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return }
+        guard !line.trimmed.isEmpty else { return }
         let session = workspace.currentSession
         try? workspace.store.addInputLine(session: session, line: line)
         editor.addHistory(line)
@@ -224,7 +224,7 @@ public final class Shell {
         TerminalModes.restore()
         do {
             let edited = try ExternalEditor.edit(text)
-            guard !edited.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            guard !edited.trimmed.isEmpty else {
                 RawOutput.write(ansi.wrap("empty message; nothing sent", .dim) + "\n")
                 return
             }

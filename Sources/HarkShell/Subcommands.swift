@@ -166,7 +166,7 @@ extension HarkCommandLine {
             [Span(session.name), Span(session.kind), Span(session.url.map(Workspace.displayURL) ?? "-"),
              Span(session.name == workspace.config.defaultSession ? "default" : "")]
         }
-        for line in Table.render(rows) { RawOutput.write(line.plainText.trimmingCharacters(in: .whitespaces) + "\n") }
+        for line in Table.render(rows) { RawOutput.write(line.plainText.trimmingSpaces + "\n") }
         return 0
     }
 

@@ -223,7 +223,7 @@ public final class ReplyJob: @unchecked Sendable {
 
     /// One line for a reply that ended while nobody watched it (shown above the prompt).
     public var endNotice: String {
-        let summary = lastNotice ?? text.replacingOccurrences(of: "\n", with: " ").trimmingCharacters(in: .whitespaces)
+        let summary = lastNotice ?? text.replacingOccurrences(of: "\n", with: " ").trimmingSpaces
         let clipped = summary.count > 60 ? String(summary.prefix(59)) + "…" : summary
         switch outcome ?? .complete {
         case .complete: return "↩ \(session) · \(thread.title): \(clipped)"

@@ -136,7 +136,7 @@ public enum SessionEditing {
         guard let equals = text.firstIndex(of: "=") else {
             throw HarkError.usage("expected KEY=VALUE, got \"\(text)\"")
         }
-        let key = text[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
+        let key = text[..<equals].trimmingSpaces.lowercased()
         guard !key.isEmpty else { throw HarkError.usage("expected KEY=VALUE, got \"\(text)\"") }
         return (key, String(text[text.index(after: equals)...]))
     }

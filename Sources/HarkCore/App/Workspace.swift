@@ -135,7 +135,7 @@ public final class Workspace: @unchecked Sendable {
 
     /// Runs one input line: a message, `/command`, `//literal`, `@session message` or `!command`.
     public func execute(_ line: String) async throws -> CommandOutcome {
-        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = line.trimmed
         if trimmed.isEmpty { return .none }
         if trimmed.hasPrefix("//") { return .reply(try send(String(trimmed.dropFirst()), to: currentSession)) }
         if let invocation = try CommandInvocation.parse(trimmed) { return try await run(invocation) }
@@ -143,7 +143,7 @@ public final class Workspace: @unchecked Sendable {
             let body = trimmed.dropFirst()
             let nameEnd = body.firstIndex(where: { $0.isWhitespace }) ?? body.endIndex
             let name = String(body[..<nameEnd])
-            let message = body[nameEnd...].trimmingCharacters(in: .whitespaces)
+            let message = body[nameEnd...].trimmingSpaces
             _ = try session(named: name)
             guard !message.isEmpty else { throw HarkError.usage("@\(name) needs a message after the name") }
             return .reply(try send(message, to: name))
@@ -151,15 +151,15 @@ public final class Workspace: @unchecked Sendable {
         if trimmed.hasPrefix("!") {
             return .reply(try send(try commandOutput(String(trimmed.dropFirst())), to: currentSession))
         }
-        return .reply(try send(line.trimmingCharacters(in: .newlines), to: currentSession))
+        return .reply(try send(line.trimmingNewlines, to: currentSession))
     }
 
     /// The output of `!COMMAND`, to be sent as a message.
     func commandOutput(_ command: String) throws -> String {
-        let command = command.trimmingCharacters(in: .whitespaces)
+        let command = command.trimmingSpaces
         guard !command.isEmpty else { throw HarkError.usage("type a shell command after !, e.g. !git diff") }
         let output = try ShellCommand.run(command, input: nil)
-        let text = String(decoding: output.stdout, as: UTF8.self).trimmingCharacters(in: .newlines)
+        let text = String(decoding: output.stdout, as: UTF8.self).trimmingNewlines
         guard output.status == 0 || !text.isEmpty else {
             let reason = String(decoding: output.stderr, as: UTF8.self).lineSlices(keepingEmpty: false).first.map(String.init) ?? ""
             throw HarkError.io("!\(command) failed with status \(output.status)" + (reason.isEmpty ? "" : ": \(reason)"))
@@ -200,7 +200,7 @@ public final class Workspace: @unchecked Sendable {
     /// A thread title from the first line of its first message.
     static func title(from text: String) -> String {
         let firstLine = text.lineSlices(keepingEmpty: false).first.map(String.init) ?? text
-        let trimmed = firstLine.trimmingCharacters(in: .whitespaces)
+        let trimmed = firstLine.trimmingSpaces
         return trimmed.count > 48 ? String(trimmed.prefix(47)) + "…" : (trimmed.isEmpty ? "untitled" : trimmed)
     }
 

@@ -81,7 +81,7 @@ public struct CommandInvocation: Sendable, Equatable {
         let nameEnd = body.firstIndex(where: { $0.isWhitespace }) ?? body.endIndex
         let name = String(body[..<nameEnd])
         guard !name.isEmpty else { throw HarkError.usage("type a command after /, e.g. /help") }
-        let raw = body[nameEnd...].trimmingCharacters(in: .whitespaces)
+        let raw = body[nameEnd...].trimmingSpaces
         return CommandInvocation(name: name, arguments: try Tokenizer.split(raw), rawArguments: raw)
     }
 
@@ -98,7 +98,7 @@ public struct CommandInvocation: Sendable, Equatable {
                 rest = rest.drop(while: { !$0.isWhitespace })
             }
         }
-        return rest.trimmingCharacters(in: .whitespaces)
+        return rest.trimmingSpaces
     }
 }
 

@@ -14,10 +14,13 @@ import Foundation
 /// A value may be double-quoted to keep surrounding spaces or hold `\n`. Edits made by
 /// `hark session add|rm|edit` touch only the lines of that session; comments stay.
 public enum ConfigFile {
-    public static let sessionNamePattern = "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
-
+    /// Letters and digits, then also `_ . -`; at most 64 characters.
     public static func isValidSessionName(_ name: String) -> Bool {
-        name.range(of: sessionNamePattern, options: .regularExpression) != nil
+        guard let first = name.unicodeScalars.first, name.unicodeScalars.count <= 64 else { return false }
+        func isAlphanumeric(_ scalar: Unicode.Scalar) -> Bool {
+            ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+        }
+        return isAlphanumeric(first) && name.unicodeScalars.allSatisfy { isAlphanumeric($0) || "_.-".unicodeScalars.contains($0) }
     }
 
     // MARK: Reading
@@ -29,7 +32,7 @@ public enum ConfigFile {
         var section = Section.none
         for (offset, rawLine) in text.lineSlices().enumerated() {
             let number = offset + 1
-            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            let line = rawLine.trimmingSpaces
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
             if line.hasPrefix("[") {
                 guard line.hasSuffix("]") else {
@@ -58,11 +61,11 @@ public enum ConfigFile {
             guard let equals = line.firstIndex(of: "=") else {
                 throw HarkError.config(path: path, line: number, reason: "expected KEY = VALUE")
             }
-            let key = line[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
+            let key = line[..<equals].trimmingSpaces.lowercased()
             guard !key.isEmpty, key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
                 throw HarkError.config(path: path, line: number, reason: "invalid key \"\(key)\"")
             }
-            let value = try unquote(line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces),
+            let value = try unquote(line[line.index(after: equals)...].trimmingSpaces,
                                     path: path, line: number)
             switch section {
             case .none:
@@ -104,7 +107,7 @@ public enum ConfigFile {
     }
 
     static func quoteIfNeeded(_ value: String) -> String {
-        let needsQuotes = value.hasPrefix("\"") || value != value.trimmingCharacters(in: .whitespaces)
+        let needsQuotes = value.hasPrefix("\"") || value != value.trimmingSpaces
             || value.contains("\n") || value.contains("\t")
         guard needsQuotes else { return value }
         let escaped = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
@@ -184,7 +187,7 @@ public enum ConfigFile {
         var end = start + 1
         var lastContent = start
         while end < lines.count, sectionName(lines[end]) == nil {
-            let trimmed = lines[end].trimmingCharacters(in: .whitespaces)
+            let trimmed = lines[end].trimmingSpaces
             if !trimmed.isEmpty && !trimmed.hasPrefix("#") && !trimmed.hasPrefix(";") { lastContent = end }
             end += 1
         }
@@ -194,7 +197,7 @@ public enum ConfigFile {
     enum SectionName: Equatable { case global, session(String) }
 
     static func sectionName(_ line: Substring) -> SectionName? {
-        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        let trimmed = line.trimmingSpaces
         guard trimmed.hasPrefix("["), trimmed.hasSuffix("]") else { return nil }
         let words = trimmed.dropFirst().dropLast().split(separator: " ")
         if words.count == 1, words[0] == "hark" { return .global }
@@ -209,8 +212,8 @@ public enum ConfigFile {
         lines.removeSubrange(range)
         // Do not leave a double blank line where the block was.
         if range.lowerBound > 0, range.lowerBound < lines.count,
-           lines[range.lowerBound - 1].trimmingCharacters(in: .whitespaces).isEmpty,
-           lines[range.lowerBound].trimmingCharacters(in: .whitespaces).isEmpty {
+           lines[range.lowerBound - 1].trimmingSpaces.isEmpty,
+           lines[range.lowerBound].trimmingSpaces.isEmpty {
             lines.remove(at: range.lowerBound)
         }
         return lines.joined(separator: "\n")
@@ -230,7 +233,7 @@ public enum ConfigFile {
             let existing = range.dropFirst().first { index in
                 let line = lines[index]
                 guard let equals = line.firstIndex(of: "=") else { return false }
-                return line[..<equals].trimmingCharacters(in: .whitespaces).lowercased() == change.key
+                return line[..<equals].trimmingSpaces.lowercased() == change.key
             }
             if let existing {
                 if let value = change.value {

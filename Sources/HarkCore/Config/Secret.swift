@@ -44,13 +44,13 @@ public enum SecretReference: Sendable, Equatable, CustomStringConvertible {
             guard let data = FileManager.default.contents(atPath: expanded) else {
                 throw HarkError.secret(reference: description, reason: "cannot read \(expanded)")
             }
-            return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
+            return String(decoding: data, as: UTF8.self).trimmingNewlines
         case .command(let command):
             let output = try ShellCommand.run(command, input: nil)
             guard output.status == 0 else {
                 throw HarkError.secret(reference: description, reason: "the command exited with status \(output.status)")
             }
-            let value = String(decoding: output.stdout, as: UTF8.self).trimmingCharacters(in: .newlines)
+            let value = String(decoding: output.stdout, as: UTF8.self).trimmingNewlines
             guard !value.isEmpty else {
                 throw HarkError.secret(reference: description, reason: "the command printed nothing")
             }
@@ -67,19 +67,19 @@ public enum AuthSpec: Sendable, Equatable, CustomStringConvertible {
     case bearer(SecretReference)
 
     public init(parsing text: String) throws {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingSpaces
         let lowered = trimmed.lowercased()
         let colonForm = ["basic:", "header:", "bearer:"].contains { lowered.hasPrefix($0) }
         let separator: Character = colonForm ? ":" : " "
         let parts = trimmed.split(separator: separator, maxSplits: 1, omittingEmptySubsequences: true).map(String.init)
         guard parts.count == 2 else { throw Self.invalid(text) }
-        let rest = parts[1].trimmingCharacters(in: .whitespaces)
+        let rest = parts[1].trimmingSpaces
         switch parts[0].lowercased() {
         case "bearer":
             guard !rest.isEmpty else { throw Self.invalid(text) }
             self = .bearer(SecretReference(rest))
         case "basic", "header":
-            let inner = rest.split(separator: separator, maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let inner = rest.split(separator: separator, maxSplits: 1).map { $0.trimmingSpaces }
             guard inner.count == 2, !inner[0].isEmpty, !inner[1].isEmpty else { throw Self.invalid(text) }
             self = parts[0].lowercased() == "basic"
                 ? .basic(user: inner[0], password: SecretReference(inner[1]))

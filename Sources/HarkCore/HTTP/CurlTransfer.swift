@@ -191,14 +191,14 @@ final class CurlTransfer: @unchecked Sendable {
     fileprivate func received(headerLine bytes: UnsafeBufferPointer<UInt8>) {
         sawFirstByte = true
         lastActivity = Self.monotonicNanoseconds()
-        let line = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let line = String(decoding: bytes, as: UTF8.self).trimmed
         if line.hasPrefix("HTTP/") {
             collectedHeaders = [:]  // a new response (after 100 Continue or a redirect)
             return
         }
         guard let colon = line.firstIndex(of: ":") else { return }
         let name = line[..<colon].lowercased()
-        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        let value = line[line.index(after: colon)...].trimmingSpaces
         if let existing = collectedHeaders[name], name != "set-cookie" {
             collectedHeaders[name] = existing + ", " + value
         } else if let existing = collectedHeaders[name] {

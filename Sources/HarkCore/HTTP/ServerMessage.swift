@@ -10,13 +10,13 @@ public enum ServerMessage {
         if (contentType ?? "").contains("html") || text.lowercased().contains("<html") {
             if let start = text.range(of: "<title>", options: .caseInsensitive),
                let end = text.range(of: "</title>", options: .caseInsensitive, range: start.upperBound..<text.endIndex) {
-                let title = text[start.upperBound..<end.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines)
+                let title = text[start.upperBound..<end.lowerBound].trimmed
                 return title.isEmpty ? "an HTML error page" : clip(title)
             }
             return "an HTML error page"
         }
         let firstLine = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-        let trimmed = firstLine.trimmingCharacters(in: .whitespaces)
+        let trimmed = firstLine.trimmingSpaces
         return trimmed.isEmpty ? nil : clip(sanitize(trimmed))
     }
 

@@ -37,3 +37,21 @@ extension StringProtocol {
         split(omittingEmptySubsequences: !keepingEmpty, whereSeparator: \.isNewline)
     }
 }
+
+extension StringProtocol {
+    /// Without leading and trailing spaces and tabs. Foundation's `trimmingCharacters(in:)`
+    /// builds ICU character sets on first use, a few milliseconds of every start-up.
+    public var trimmingSpaces: String { trimming { $0 == " " || $0 == "\t" } }
+
+    /// Without leading and trailing whitespace, newlines included.
+    public var trimmed: String { trimming { $0.isWhitespace } }
+
+    /// Without leading and trailing line breaks.
+    public var trimmingNewlines: String { trimming { $0.isNewline } }
+
+    func trimming(_ isTrimmed: (Character) -> Bool) -> String {
+        guard let first = firstIndex(where: { !isTrimmed($0) }) else { return "" }
+        let last = lastIndex(where: { !isTrimmed($0) })!
+        return String(self[first...last])
+    }
+}

@@ -82,7 +82,7 @@ public final class MonicaBackend: Backend, BackendKind {
     /// contacts with a field of that type (Email, Phone…) starting with the value.
     public func send(_ request: ChatRequest) -> AsyncThrowingStream<ReplyEvent, Error> {
         let query = request.text.split(whereSeparator: \.isNewline).joined(separator: " ")
-            .trimmingCharacters(in: .whitespaces)
+            .trimmingSpaces
         let hasFiles = !request.attachments.isEmpty
         return reply { [self] progress in
             if hasFiles { throw HarkError.usage("a monica session is read-only and takes no files") }

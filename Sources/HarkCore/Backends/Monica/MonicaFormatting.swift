@@ -147,7 +147,7 @@ enum MonicaFormatting {
         // isNewline, not "\n": text typed in Monica's web forms ends its lines with "\r\n",
         // which Swift keeps as one Character.
         let bodyLines = body.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map {
-            sanitize($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            sanitize($0.trimmed)
         }
         var lines = [lead + "  " + (bodyLines.first ?? "")]
         lines += bodyLines.dropFirst().map { $0.isEmpty ? "" : indent + $0 }

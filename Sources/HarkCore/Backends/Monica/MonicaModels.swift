@@ -146,7 +146,7 @@ struct MonicaContact: Sendable, Equatable {
     }
 
     static func nonEmpty(_ json: JSON?) -> String? {
-        guard let text = json?.text?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else { return nil }
+        guard let text = json?.text?.trimmed, !text.isEmpty else { return nil }
         return text
     }
 

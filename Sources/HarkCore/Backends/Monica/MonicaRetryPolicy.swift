@@ -60,7 +60,7 @@ struct MonicaRetryPolicy: Sendable, Equatable {
 
     /// Retry-After as seconds from now: a number of seconds, or an HTTP date (RFC 9110).
     static func seconds(retryAfter value: String?, now: Date) -> Double? {
-        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        guard let value = value?.trimmingSpaces, !value.isEmpty else { return nil }
         if let seconds = Double(value) { return max(0, seconds) }
         guard let date = httpDate(value) else { return nil }
         return max(0, date.timeIntervalSince(now).rounded(.up))

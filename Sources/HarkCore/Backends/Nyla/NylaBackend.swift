@@ -98,7 +98,7 @@ public final class NylaBackend: Backend, BackendKind {
     }
 
     static func list(_ text: String?) -> [String] {
-        (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        (text ?? "").split(separator: ",").map { $0.trimmingSpaces }.filter { !$0.isEmpty }
     }
 
     // MARK: Login and instance, needed by nearly everything
@@ -128,7 +128,7 @@ public final class NylaBackend: Backend, BackendKind {
             guard let answer = await interaction.ask("\(client.host) user: ", secret: false), !answer.isEmpty else {
                 throw HarkError.usage("login cancelled")
             }
-            user = answer.trimmingCharacters(in: .whitespaces)
+            user = answer.trimmingSpaces
         }
         guard let user else { throw HarkError.usage("login cancelled") }
         guard let password = await interaction.ask("password for \(user): ", secret: true), !password.isEmpty else {

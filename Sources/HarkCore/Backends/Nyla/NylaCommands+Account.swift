@@ -67,10 +67,10 @@ extension NylaBackend {
                 prompt += "  \(index + 1)  \(instance.label) (\(instance.featureCode) \(instance.id), \(instance.mandateName))\n"
             }
             guard let answer = await context.interaction.ask(prompt + "instance (number or id): ", secret: false),
-                  !answer.trimmingCharacters(in: .whitespaces).isEmpty else {
+                  !answer.trimmingSpaces.isEmpty else {
                 return [StyledLine("no instance chosen", .dim)]
             }
-            let trimmed = answer.trimmingCharacters(in: .whitespaces)
+            let trimmed = answer.trimmingSpaces
             if let number = Int(trimmed), chat.indices.contains(number - 1) { reference = chat[number - 1].id } else { reference = trimmed }
         }
         guard let reference else { return [] }

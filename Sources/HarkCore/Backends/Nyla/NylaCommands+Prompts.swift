@@ -48,7 +48,7 @@ extension NylaBackend {
             text = text.replacingOccurrences(of: "{{\(key)}}", with: value).replacingOccurrences(of: "{\(key)}", with: value)
         }
         // The input line holds one line: keep the words of a multi-line prompt apart.
-        let line = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        let line = text.split(whereSeparator: \.isNewline).map { $0.trimmingSpaces }
             .filter { !$0.isEmpty }.joined(separator: " ")
         return .prefill(line)
     }

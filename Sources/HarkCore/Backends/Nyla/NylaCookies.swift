@@ -54,14 +54,14 @@ public struct CookieJar: Sendable, Equatable {
     static func parse(_ line: String, requestPath: String, now: Date) -> Cookie? {
         let parts = line.split(separator: ";", omittingEmptySubsequences: false)
         guard let pair = parts.first, let equals = pair.firstIndex(of: "=") else { return nil }
-        let name = pair[..<equals].trimmingCharacters(in: .whitespaces)
-        var value = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+        let name = pair[..<equals].trimmingSpaces
+        var value = pair[pair.index(after: equals)...].trimmingSpaces
         if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
         guard !name.isEmpty else { return nil }
         var cookie = Cookie(name: name, value: value, path: defaultPath(requestPath), expires: nil, secure: false)
         var maxAge: Double?
         for attribute in parts.dropFirst() {
-            let pieces = attribute.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let pieces = attribute.split(separator: "=", maxSplits: 1).map { $0.trimmingSpaces }
             let key = pieces.first?.lowercased() ?? ""
             let argument = pieces.count > 1 ? pieces[1] : ""
             switch key {

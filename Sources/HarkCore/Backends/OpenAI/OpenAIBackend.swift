@@ -118,10 +118,10 @@ public final class OpenAIBackend: Backend, BackendKind {
 /// what follows it is the prompt.
 public enum PromptFile {
     public static func body(of text: String) -> String {
-        guard text.hasPrefix("---\n") else { return text.trimmingCharacters(in: .whitespacesAndNewlines) }
+        guard text.hasPrefix("---\n") else { return text.trimmed }
         let rest = text.dropFirst(4)
         guard let end = rest.range(of: "\n---") else { return text }
         let after = rest[end.upperBound...].drop(while: { $0 != "\n" })
-        return after.trimmingCharacters(in: .whitespacesAndNewlines)
+        return after.trimmed
     }
 }
