@@ -48,6 +48,9 @@ public final class HistoryStore: @unchecked Sendable {
 
     public func ensureSession(_ name: String, kind: String) throws {
         try wrap {
+            // Read first: most starts find the row as it was, and a read takes no write lock.
+            let known = try database.scalar("SELECT kind FROM sessions WHERE name = ?", .text(name))
+            if known.string == kind { return }
             try database.run("""
                 INSERT INTO sessions(name, kind, created_at) VALUES (?, ?, ?)
                 ON CONFLICT(name) DO UPDATE SET kind = excluded.kind

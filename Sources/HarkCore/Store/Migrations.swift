@@ -95,10 +95,16 @@ public enum Migrations {
     /// Applies every step not yet recorded. Returns the names applied now.
     @discardableResult
     public static func migrate(_ database: Database, steps: [Migration] = Migrations.all) throws -> [String] {
-        try database.execute("""
-            CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at REAL NOT NULL)
-            """)
-        let applied = Set(try database.query("SELECT name FROM schema_migrations").compactMap { $0[0].string })
+        let recorded: [Row]
+        if let rows = try? database.query("SELECT name FROM schema_migrations") {
+            recorded = rows
+        } else {
+            try database.execute("""
+                CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at REAL NOT NULL)
+                """)
+            recorded = []
+        }
+        let applied = Set(recorded.compactMap { $0[0].string })
         var appliedNow: [String] = []
         for step in steps where !applied.contains(step.name) {
             try database.transaction {
