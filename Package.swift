@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // hark: a terminal messenger for agents. No Swift package dependencies: the C libraries it
-// needs (sqlite3, libedit, libcurl) are reached through thin targets in Sources/C*.
+// needs (sqlite3, libedit, libcurl, zlib) are reached through thin targets in Sources/C*.
 import PackageDescription
 
 let package = Package(
@@ -13,11 +13,12 @@ let package = Package(
         // C interop: system libraries with static-inline shims for variadic calls.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
         .systemLibrary(name: "CEditLine", path: "Sources/CEditLine"),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         // libcurl is loaded with dlopen on the first HTTP request, so `hark version` and the
         // offline shell never pay for loading it and its forty dependent libraries.
         .target(name: "CCurl", path: "Sources/CCurl", linkerSettings: [.linkedLibrary("dl")]),
 
-        .target(name: "HarkCore", dependencies: ["CSQLite", "CCurl"], path: "Sources/HarkCore"),
+        .target(name: "HarkCore", dependencies: ["CSQLite", "CCurl", "CZlib"], path: "Sources/HarkCore"),
         .target(name: "HarkShell", dependencies: ["HarkCore", "CEditLine"], path: "Sources/HarkShell"),
         .executableTarget(name: "hark", dependencies: ["HarkCore", "HarkShell"], path: "Sources/hark"),
 
