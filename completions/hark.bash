@@ -5,7 +5,7 @@ _hark() {
     local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"
     case "$prev" in
         --session|-s) COMPREPLY=($(compgen -W "$(_hark_sessions)" -- "$cur")); return ;;
-        --kind) COMPREPLY=($(compgen -W "local webhook openai" -- "$cur")); return ;;
+        --kind) COMPREPLY=($(compgen -W "local webhook openai jenkins" -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W "md json" -- "$cur")); return ;;
         --output|--system|-o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --auth|--model|--set|--thread|--url|-n) COMPREPLY=(); return ;;
@@ -39,7 +39,7 @@ _hark() {
         version)
             COMPREPLY=($(compgen -W "" -- "$cur")) ;;
         help)
-            COMPREPLY=($(compgen -W "sessions session history search export version help completions help info quit clear sessions session next threads thread history search export retry stop continue edit pipe forward attach" -- "$cur")) ;;
+            COMPREPLY=($(compgen -W "sessions session history search export version help completions help info quit clear sessions session next threads thread history search export retry stop continue edit pipe forward attach jobs job build status log stop-build queue refresh" -- "$cur")) ;;
         completions)
             COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")) ;;
     esac

@@ -4,6 +4,7 @@ public enum BackendRegistry {
         LocalBackend.self,
         WebhookBackend.self,
         OpenAIBackend.self,
+        JenkinsBackend.self,
     ]
 
     public static func kind(named name: String) -> (any BackendKind.Type)? {
