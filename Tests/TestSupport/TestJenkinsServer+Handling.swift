@@ -9,20 +9,22 @@ extension TestJenkinsServer {
     func handle(_ request: TestRequest, _ response: ResponseWriter) {
         var answer = Served(method: request.method, path: request.path, query: request.query, status: 200,
                             crumb: request.header("jenkins-crumb"), form: Self.form(request))
-        defer { record(answer) }
         let common = [("X-Jenkins", Self.version), ("X-Content-Type-Options", "nosniff")]
-        func page(_ status: Int, _ message: String, headers: [(String, String)] = []) {
+        // Recorded before it is sent, so a test that sees it counted knows hark will read it.
+        func send(_ status: Int, _ headers: [(String, String)], _ body: [UInt8]) {
             answer.status = status
-            response.send(status: status, headers: common + headers + [("Content-Type", "text/html;charset=iso-8859-1")],
-                          text: Self.errorPage(status, message, uri: request.path))
+            record(answer)
+            response.send(status: status, headers: common + headers, body: body)
+        }
+        func page(_ status: Int, _ message: String, headers: [(String, String)] = []) {
+            send(status, headers + [("Content-Type", "text/html;charset=iso-8859-1")],
+                 Array(Self.errorPage(status, message, uri: request.path).utf8))
         }
         func json(_ value: JSON, status: Int = 200, headers: [(String, String)] = []) {
-            answer.status = status
-            response.send(status: status, json: value.encoded(), headers: common + headers)
+            send(status, [("Content-Type", "application/json;charset=utf-8")] + headers, Array(value.encoded().utf8))
         }
         func empty(_ status: Int, headers: [(String, String)] = []) {
-            answer.status = status
-            response.send(status: status, headers: common + headers, body: [])
+            send(status, headers, [])
         }
 
         guard request.path.hasPrefix(contextPath + "/") else { return page(404, "Not Found") }
@@ -81,6 +83,7 @@ extension TestJenkinsServer {
                 if queue[index].why?.hasPrefix("In the quiet period") == true {
                     queue[index].why = "In the quiet period. Expires in \(max(1, 6 - queue[index].polls)) sec"
                 }
+                answer.why = queue[index].hasLeft ? nil : queue[index].why
                 return queue[index].json(root: root, jobName: queue[index].job.last ?? "")
             }
             return item.map { json($0) } ?? page(404, "Not Found")
@@ -135,11 +138,10 @@ extension TestJenkinsServer {
                 build.result = "ABORTED"
                 build.duration = 3100
             }
-            answer.status = 302
-            return response.send(status: 302, headers: common + [("Location", jobURL + "\(build.number)/")], body: [])
+            return empty(302, headers: [("Location", jobURL + "\(build.number)/")])
         case ["logText", "progressiveText"]:
             let requested = Int(request.query["start"] ?? "0") ?? 0
-            let (text, end, more): ([UInt8], Int, Bool) = lock.withLock {
+            let (text, end, more, length): ([UInt8], Int, Bool, Int) = lock.withLock {
                 let log = build.log
                 let start = log.count < requested ? 0 : requested  // "text rolled over"
                 var end = log.count
@@ -147,12 +149,13 @@ extension TestJenkinsServer {
                     // While the build runs, only whole lines are sent.
                     end = log[start...].lastIndex(of: 0x0A).map { $0 + 1 } ?? start
                 }
-                return (Array(log[start..<end]), end, build.building)
+                return (Array(log[start..<end]), end, build.building, log.count)
             }
             var body = Self.crlf(text)
-            var headers = common + [("Content-Type", "text/plain;charset=UTF-8"), ("X-Text-Size", String(end))]
+            var headers = [("Content-Type", "text/plain;charset=UTF-8"), ("X-Text-Size", String(end))]
             if more { headers.append(("X-More-Data", "true")) }
             answer.textSize = end
+            answer.logLength = length
             answer.moreData = more
             // Jenkins compresses answers over 4 KB for clients that accept gzip.
             if text.count > 4096, request.header("accept-encoding")?.contains("gzip") == true,
@@ -161,7 +164,7 @@ extension TestJenkinsServer {
                 headers.append(("Content-Encoding", "gzip"))
                 answer.gzip = true
             }
-            return response.send(status: 200, headers: headers, body: body)
+            return send(200, headers, body)
         default:
             return page(404, "Not Found")
         }

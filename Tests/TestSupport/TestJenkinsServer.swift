@@ -19,6 +19,11 @@ public final class TestJenkinsServer: @unchecked Sendable {
         public var query: [String: String]
         public var status: Int
         public var textSize: Int?
+        /// How long the log was when the answer was made (more than `textSize` when a
+        /// partial line was held back).
+        public var logLength: Int?
+        /// A queue item's reason, as answered.
+        public var why: String?
         public var moreData = false
         public var gzip = false
         public var crumb: String?
@@ -110,6 +115,20 @@ public final class TestJenkinsServer: @unchecked Sendable {
         }
         return number
     }
+
+    /// A build started by someone else (a timer, another user), already running.
+    @discardableResult
+    public func startElsewhere(_ job: String) -> Int {
+        let id: Int = lock.withLock {
+            defer { nextQueueID += 1 }
+            queue.append(TestJenkinsQueueItem(id: nextQueueID, job: job.split(separator: "/").map(String.init), why: nil,
+                                              parameters: [:], since: Self.epoch))
+            return nextQueueID
+        }
+        return start(id)
+    }
+
+    public func disable(_ job: String) { mutate { $0.find(job)?.disabled = true } }
 
     /// Someone cancels the item in Jenkins.
     public func cancel(_ id: Int) { mutate { $0.updateQueue(id) { $0.cancelled = true } } }

@@ -17,10 +17,17 @@ struct BuildFollower: Sendable {
     let followed: FollowedBuilds
 
     func events(from start: Start, preamble: [ReplyEvent] = []) -> AsyncThrowingStream<ReplyEvent, Error> {
-        AsyncThrowingStream { continuation in
+        // Registered before the stream is handed out, so a /stop-build typed at once finds it.
+        let entry: Int
+        switch start {
+        case .queued(let id): entry = followed.begin(job, queueID: id, number: nil)
+        case .build(let number): entry = followed.begin(job, queueID: nil, number: number)
+        }
+        return AsyncThrowingStream { continuation in
             let task = Task {
+                defer { followed.end(entry) }
                 do {
-                    try await follow(from: start, preamble: preamble) { continuation.yield($0) }
+                    try await follow(from: start, entry: entry, preamble: preamble) { continuation.yield($0) }
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)
@@ -30,15 +37,13 @@ struct BuildFollower: Sendable {
         }
     }
 
-    private func follow(from start: Start, preamble: [ReplyEvent], emit: (ReplyEvent) -> Void) async throws {
+    private func follow(from start: Start, entry: Int, preamble: [ReplyEvent], emit: (ReplyEvent) -> Void) async throws {
         var queueID: Int?
         var number: Int?
         switch start {
         case .queued(let id): queueID = id
         case .build(let build): number = build
         }
-        let entry = followed.begin(job, queueID: queueID, number: number)
-        defer { followed.end(entry) }
         for event in preamble { emit(event) }
         if let queueID {
             guard let started = try await waitInQueue(queueID, emit: emit) else {

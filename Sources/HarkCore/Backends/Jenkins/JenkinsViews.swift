@@ -26,7 +26,7 @@ enum JenkinsViews {
             lines.append(StyledLine("parameters", .heading))
             lines += Table.render(job.parameters.map { parameter in
                 [Span("  " + parameter.name, .accent), Span(parameter.typeLabel, .dim), Span(detail(parameter)),
-                 Span(parameter.description.map(JenkinsText.plain) ?? "", .dim)]
+                 Span(note(parameter), .dim)]
             }).map(trimmed)
         }
         lines.append(StyledLine("builds", .heading))
@@ -42,19 +42,20 @@ enum JenkinsViews {
         return lines
     }
 
-    /// What a parameter takes, and what it falls back to.
+    /// What a parameter falls back to.
     static func detail(_ parameter: ParameterDefinition) -> String {
         switch parameter.kind {
-        case .choice:
-            return parameter.choices.joined(separator: " | ") + (parameter.defaultValue.map { " (default \($0))" } ?? "")
-        case .password:
-            return parameter.isRequired ? "asked without echo" : "default set"
-        case .file:
-            return "cannot be sent from hark"
-        default:
-            if parameter.isRequired { return "required" }
-            return "default " + (parameter.defaultValue ?? "")
+        case .password: return parameter.isRequired ? "asked without echo" : "default set"
+        case .file: return "cannot be sent from hark"
+        default: return parameter.isRequired ? "required" : "default " + (parameter.defaultValue ?? "")
         }
+    }
+
+    /// The choices, then the description.
+    static func note(_ parameter: ParameterDefinition) -> String {
+        let parts = [parameter.choices.isEmpty ? nil : parameter.choices.joined(separator: " | "),
+                     parameter.description.map(JenkinsText.plain)]
+        return parts.compactMap { $0 }.joined(separator: " · ")
     }
 
     /// One line: the job's newest build.

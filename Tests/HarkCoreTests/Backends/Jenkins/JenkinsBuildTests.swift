@@ -3,20 +3,35 @@ import Testing
 import TestSupport
 @testable import HarkCore
 
-/// Shared setup for the Jenkins transcripts: a session `ci` on a loopback Jenkins, polled
-/// every few milliseconds (the test moves the builds along; nothing waits on the clock).
+/// A session `ci` on a loopback Jenkins, polled every few milliseconds (the test moves the
+/// builds along; nothing waits on the clock), typed into like a Transcript. It keeps its
+/// private home alive as long as the test uses it.
+final class JenkinsHarness: @unchecked Sendable {
+    let home: TestHome
+    let transcript: Transcript
+
+    init(_ server: TestJenkinsServer, secret: String = TestJenkinsServer.token, extra: String = "") throws {
+        home = TestHome(config: JenkinsFixture.config(server, secret: secret, extra: extra))
+        let workspace = try home.workspace()
+        try workspace.switchSession(to: "ci")
+        transcript = Transcript(workspace)
+    }
+
+    var workspace: Workspace { transcript.workspace }
+    var text: String { transcript.text }
+
+    @discardableResult
+    func type(_ line: String, whileStreaming: (@Sendable (ReplyJob) async -> Void)? = nil) async -> String {
+        await transcript.type(line, whileStreaming: whileStreaming)
+    }
+
+    func settle() async { await transcript.settle() }
+}
+
 enum JenkinsFixture {
     static func config(_ server: TestJenkinsServer, secret: String = TestJenkinsServer.token, extra: String = "") -> String {
         "[session ci]\nkind = jenkins\nurl = \(server.url)\nauth = basic:\(TestJenkinsServer.user):\(secret)\n"
             + "poll_interval = 0.005\n\(extra)\n[session notes]\nkind = local\n"
-    }
-
-    static func transcript(_ server: TestJenkinsServer, secret: String = TestJenkinsServer.token,
-                           extra: String = "") throws -> (TestHome, Transcript) {
-        let home = TestHome(config: config(server, secret: secret, extra: extra))
-        let workspace = try home.workspace()
-        try workspace.switchSession(to: "ci")
-        return (home, Transcript(workspace))
     }
 
     static func progressive(_ answers: [TestJenkinsServer.Served]) -> [TestJenkinsServer.Served] {
@@ -24,17 +39,17 @@ enum JenkinsFixture {
     }
 }
 
-@Suite struct JenkinsBuildTests {
+@Suite(.timeLimit(.minutes(1))) struct JenkinsBuildTests {
     @Test func aBuildWaitsInTheQueueThenStreamsItsConsoleToTheResult() async throws {
         let server = try TestJenkinsServer()
         server.addJob("app", parameters: [.string("BRANCH", default: "main"), .choice("TARGET", ["staging", "production"]),
                                           .boolean("DRY_RUN")])
-        let (_, transcript) = try JenkinsFixture.transcript(server)
+        let transcript = try JenkinsHarness(server)
         let output = await transcript.type("/build app BRANCH=feature/x TARGET=production") { _ in
             // The client sees the quiet period (twice, counting down), then the reason changes.
             await server.until { $0.filter { $0.path == "/queue/item/40/api/json" }.count >= 2 }
             server.setWhy(40, "Waiting for next available executor")
-            await server.until { $0.filter { $0.path == "/queue/item/40/api/json" }.count >= 3 }
+            await server.until { $0.contains { $0.why == "Waiting for next available executor" } }
             let number = server.start(40)
             server.append("app", number, "Building on the built-in node\n+ make\n")
             let whole = "Started by user Ann Example\nBuilding on the built-in node\n+ make\n".utf8.count
@@ -42,7 +57,7 @@ enum JenkinsFixture {
             await server.until { JenkinsFixture.progressive($0).contains { $0.moreData && $0.textSize == whole } }
             // …and a line written in two pieces is sent only once it is whole.
             server.append("app", number, "compiled 12 ")
-            await server.until { JenkinsFixture.progressive($0).filter { $0.textSize == whole }.count >= 2 }
+            await server.until { JenkinsFixture.progressive($0).contains { $0.textSize == whole && $0.logLength! > whole } }
             server.append("app", number, "files\n")
             server.finish("app", number, "SUCCESS", duration: 62_000)
         }
@@ -78,5 +93,134 @@ enum JenkinsFixture {
         #expect(messages[1].text == "Started by user Ann Example\nBuilding on the built-in node\n+ make\ncompiled 12 files\nFinished: SUCCESS\n")
         #expect(messages[1].status == .complete)
         #expect(messages[1].backendID == "app#1")
+    }
+}
+
+@Suite(.timeLimit(.minutes(1))) struct JenkinsBackgroundTests {
+    static func queuePolls(_ id: Int) -> @Sendable ([TestJenkinsServer.Served]) -> Bool {
+        { answers in answers.contains { $0.path == "/queue/item/\(id)/api/json" } }
+    }
+
+    @Test func aBuildFinishingInTheBackgroundIsAnnouncedInTheSessionYouAreIn() async throws {
+        let server = try TestJenkinsServer()
+        server.addJob("app")
+        let gate = Gate()
+        server.queuePollGate = gate
+        defer { gate.open() }
+        let transcript = try JenkinsHarness(server)
+        // Ctrl-C while the build waits in the queue: hark lets go, the build goes on.
+        await transcript.type("/build app") { job in job.detach() }
+        gate.open()
+        await transcript.type("/session notes")
+        await transcript.type("buy milk")
+        let id = try #require(server.lastQueueID)
+        await server.until(Self.queuePolls(id))
+        let number = server.start(id)
+        server.append("app", number, "+ make test\nerror: compile failed in Parser.swift:12\n")
+        server.finish("app", number, "FAILURE", duration: 4_200)
+        await transcript.settle()
+        await transcript.type("/search Parser.swift")
+        await transcript.type("/session ci")
+        #expect(transcript.text == """
+            > /build app
+            [continues in the background]
+            > /session notes
+            > buy milk
+            ↩ ci · /build app: app #1 FAILURE in 4.2s
+            > /search Parser.swift
+            \(try Self.searchLine(transcript))
+            > /session ci
+            1 new reply in ci:
+            \(try Self.arrivedLines(transcript))
+
+            """)
+        let reply = try #require(try transcript.workspace.store.lastMessage(session: "ci", role: .assistant))
+        #expect(reply.text == "Started by user Ann Example\n+ make test\nerror: compile failed in Parser.swift:12\nFinished: FAILURE\n")
+        #expect(reply.status == .complete)
+    }
+
+    /// How the shell shows the stored console (formatting is the core's, not this kind's).
+    static func arrivedLines(_ transcript: JenkinsHarness) throws -> String {
+        let message = try #require(try transcript.workspace.store.lastMessage(session: "ci", role: .assistant))
+        let session = try transcript.workspace.session(named: "ci")
+        return MessageFormatting.document([message], session: session).map { ANSI(enabled: false).render($0) }
+            .joined(separator: "\n")
+    }
+
+    static func searchLine(_ transcript: JenkinsHarness) throws -> String {
+        let hits = try transcript.workspace.store.search("Parser.swift")
+        #expect(hits.count == 1, "the console's error line is found")
+        return MessageFormatting.searchDocument(hits).map { ANSI(enabled: false).render($0) }.joined(separator: "\n")
+    }
+
+    @Test func stopBuildStopsTheBuildThatIsFollowedInTheBackground() async throws {
+        let server = try TestJenkinsServer()
+        server.addJob("app")
+        let gate = Gate()
+        server.queuePollGate = gate
+        defer { gate.open() }
+        let transcript = try JenkinsHarness(server)
+        await transcript.type("/build app") { job in job.detach() }
+        gate.open()
+        let id = try #require(server.lastQueueID)
+        let number = server.start(id)
+        server.append("app", number, "sleeping\n")
+        await server.until { JenkinsFixture.progressive($0).contains { $0.moreData } }
+        await transcript.type("/stop-build")
+        await transcript.settle()
+        #expect(transcript.text == """
+            > /build app
+            [continues in the background]
+            > /stop-build
+            asked ci to stop app #1
+            ↩ ci · /build app: app #1 ABORTED in 3.1s
+
+            """)
+        let reply = try #require(try transcript.workspace.store.lastMessage(session: "ci", role: .assistant))
+        #expect(reply.text.hasSuffix("sleeping\nAborted by Ann Example\nFinished: ABORTED\n"))
+        #expect(server.answers.contains { $0.method == "POST" && $0.path == "/job/app/1/stop" })
+    }
+
+    @Test func stopBuildTakesAQueuedBuildOutOfTheQueue() async throws {
+        let server = try TestJenkinsServer()
+        server.addJob("app")
+        let gate = Gate()
+        server.queuePollGate = gate
+        defer { gate.open() }
+        let transcript = try JenkinsHarness(server)
+        await transcript.type("/build app") { job in job.detach() }
+        await transcript.type("/stop-build")
+        gate.open()
+        await transcript.settle()
+        #expect(transcript.text == """
+            > /build app
+            [continues in the background]
+            > /stop-build
+            took app out of the queue (item #40)
+            ↩ ci · /build app: app cancelled in the queue
+
+            """)
+        #expect(server.answers.contains { $0.method == "POST" && $0.path == "/queue/cancelItem" && $0.query["id"] == "40" })
+        #expect(try transcript.workspace.store.lastMessage(session: "ci", role: .assistant)?.text
+            == "app: cancelled while waiting in the queue\n")
+    }
+
+    @Test func stopBuildByNameStopsABuildStartedElsewhere() async throws {
+        let server = try TestJenkinsServer()
+        server.addJob("nightly")
+        server.startElsewhere("nightly")
+        let transcript = try JenkinsHarness(server)
+        await transcript.type("/stop-build nightly")
+        await transcript.type("/status nightly")
+        await transcript.type("/stop-build nightly")
+        #expect(transcript.text == """
+            > /stop-build nightly
+            asked ci to stop nightly #1
+            > /status nightly
+            ■ nightly #1 ABORTED in 3.1s · \(JenkinsJobsTests.date(1))
+            > /stop-build nightly
+            error: nightly has no build running or queued
+
+            """)
     }
 }
