@@ -19,6 +19,8 @@ enum Pager {
         }
         defer { unlink(path) }
         TerminalModes.restore()
+        // Back to the shell's mode between lines, as after a reply, until libedit reads.
+        defer { TerminalModes.streaming() }
         // "$@" keeps the path intact; the pager string may carry flags.
         let result = try? Subprocess.run(["/bin/sh", "-c", pager + " \"$@\"", "pager", path], streams: .inherited)
         if result?.status != 0 { RawOutput.write(text) }
