@@ -96,6 +96,9 @@ public final class TestJenkinsServer: @unchecked Sendable {
     /// The newest queue item's id.
     public var lastQueueID: Int? { lock.withLock { queue.last?.id } }
 
+    /// The id the next queue item will get.
+    public var nextQueueItem: Int { lock.withLock { nextQueueID } }
+
     public func setWhy(_ id: Int, _ why: String, blocked: Bool = false) {
         mutate { $0.updateQueue(id) { $0.why = why; $0.blocked = blocked } }
     }
@@ -164,8 +167,8 @@ public final class TestJenkinsServer: @unchecked Sendable {
 
     public var answers: [Served] { lock.withLock { served } }
 
-    /// Waits until what the server has answered satisfies `condition`; false after `seconds`.
-    @discardableResult
+    /// Waits until what the server has answered satisfies `condition`; false after `seconds`
+    /// (check it: a condition that never holds is a broken test).
     public func until(within seconds: Double = 20, _ condition: @escaping @Sendable ([Served]) -> Bool) async -> Bool {
         let gate = Gate()
         lock.withLock {

@@ -68,7 +68,7 @@ import TestSupport
         server.addJob("app")
         let transcript = try JenkinsHarness(server, secret: TestJenkinsServer.password)
         await transcript.type("/build app") { _ in
-            await server.until(JenkinsBackgroundTests.queuePolls(40))
+            #expect(await server.until(JenkinsBackgroundTests.queuePolls(40)))
             server.finish("app", server.start(40), "SUCCESS", duration: 1_000)
         }
         #expect(transcript.text.hasSuffix("» app #1 SUCCESS in 1.0s\n"))
@@ -83,7 +83,7 @@ import TestSupport
         tokenServer.addJob("app")
         let withToken = try JenkinsHarness(tokenServer)
         await withToken.type("/build app") { _ in
-            await tokenServer.until(JenkinsBackgroundTests.queuePolls(40))
+            #expect(await tokenServer.until(JenkinsBackgroundTests.queuePolls(40)))
             tokenServer.finish("app", tokenServer.start(40), "SUCCESS", duration: 1_000)
         }
         #expect(!tokenServer.answers.contains { $0.path.hasPrefix("/crumbIssuer") })
@@ -118,7 +118,7 @@ import TestSupport
         let person = ScriptedInteraction(["CHG-1", "s3cret-pass"])
         transcript.workspace.interaction = person
         let output = await transcript.type("build deploy TARGET=production") { _ in
-            await server.until(JenkinsBackgroundTests.queuePolls(40))
+            #expect(await server.until(JenkinsBackgroundTests.queuePolls(40)))
             server.finish("deploy", server.start(40), "SUCCESS", duration: 1_000)
         }
         #expect(output.hasPrefix("> build deploy TARGET=production\n· waiting: In the quiet period. Expires in 5 sec\n"))

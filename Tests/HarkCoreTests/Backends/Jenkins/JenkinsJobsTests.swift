@@ -149,4 +149,38 @@ import TestSupport
         #expect(transcript.text.hasPrefix("> /queue\nthe queue is empty\n"))
         for job in transcript.workspace.runningJobs { job.stop() }
     }
+
+    @Test func otherSessionsReachJenkinsWithAtAndRetryBuildsAgain() async throws {
+        let server = try Self.server()
+        server.addJob("deploy", parameters: [.string("TICKET")])
+        let transcript = try JenkinsHarness(server)
+        try transcript.workspace.switchSession(to: "notes")
+        await transcript.type("@ci status app")
+        await transcript.type("@ci build deploy")
+        await transcript.type("@ci hello")
+        #expect(transcript.text == """
+            > @ci status app
+            ci ›
+            ✗ app #2 FAILURE in 12.5s · \(Self.date(2))
+            > @ci build deploy
+            ci ›
+            error: deploy needs TICKET (string); add TICKET=VALUE
+            > @ci hello
+            ci ›
+            error: \(TypedCommands.explanation)
+
+            """)
+        try transcript.workspace.switchSession(to: "ci")
+        let id = server.nextQueueItem
+        await transcript.type("/build deploy TICKET=T-1") { _ in
+            #expect(await server.until(JenkinsBackgroundTests.queuePolls(id)))
+            server.finish("deploy", server.start(id), "SUCCESS", duration: 1_000)
+        }
+        let again = await transcript.type("/retry") { _ in
+            #expect(await server.until(JenkinsBackgroundTests.queuePolls(id + 1)))
+            server.finish("deploy", server.start(id + 1), "SUCCESS", duration: 2_000)
+        }
+        #expect(again.hasSuffix("Finished: SUCCESS\n» deploy #2 SUCCESS in 2.0s\n"))
+        #expect(server.parameters("deploy", 2) == ["TICKET": "T-1"])
+    }
 }
