@@ -5,7 +5,7 @@ _hark() {
     local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"
     case "$prev" in
         --session|-s) COMPREPLY=($(compgen -W "$(_hark_sessions)" -- "$cur")); return ;;
-        --kind) COMPREPLY=($(compgen -W "local webhook openai nyla monica" -- "$cur")); return ;;
+        --kind) COMPREPLY=($(compgen -W "local webhook openai nyla jenkins monica" -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W "md json" -- "$cur")); return ;;
         --output|--system|-o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --auth|--model|--set|--thread|--url|-n) COMPREPLY=(); return ;;
@@ -39,7 +39,7 @@ _hark() {
         version)
             COMPREPLY=($(compgen -W "" -- "$cur")) ;;
         help)
-            COMPREPLY=($(compgen -W "accept activities attach clear completions contact contacts continue download edit edits export file files forward gifts help history info instance instances login logout more next notes pipe prompt prompts quit refresh reject retry search session sessions stop tag tags tasks thread threads upload version" -- "$cur")) ;;
+            COMPREPLY=($(compgen -W "accept activities attach build clear completions contact contacts continue download edit edits export file files forward gifts help history info instance instances job jobs log login logout more next notes pipe prompt prompts queue quit refresh reject retry search session sessions status stop stop-build tag tags tasks thread threads upload version" -- "$cur")) ;;
         completions)
             COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")) ;;
     esac

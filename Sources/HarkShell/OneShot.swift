@@ -34,6 +34,9 @@ public struct OneShot {
         case .prefill(let text):
             RawOutput.write(text + "\n")
             return 0
+        case .page(let text):
+            RawOutput.write(text)
+            return 0
         case .clearScreen:
             return 0
         case .editDraft, .editConfig:
@@ -56,7 +59,7 @@ public struct OneShot {
     /// (no hop through this thread), which keeps up with a fast stream.
     func watch(_ job: ReplyJob) -> Int32 {
         let format: ReplyView.Format = json ? .json : (capabilities.isTTY ? .terminal : .plain)
-        let view = ReplyView(format: format, capabilities: capabilities)
+        let view = ReplyView(format: format, capabilities: capabilities, markdown: BackendRegistry.repliesAreMarkdown(kind: job.kind))
         let ended = Inbox<ShellEvent>()
         var finished = false
         var outcome: ReplyOutcome = .complete

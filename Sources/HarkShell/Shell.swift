@@ -210,6 +210,8 @@ public final class Shell {
                 for line in lines { RawOutput.write(ansi.wrap("… ", .dim) + line + "\n") }
             }
             editor.prefill(last)
+        case .page(let text):
+            Pager.show(text, capabilities: capabilities)
         case .clearScreen:
             RawOutput.write("\u{1B}[H\u{1B}[2J")
         case .quit:
@@ -243,7 +245,8 @@ public final class Shell {
     /// Shows a reply until it ends. Ctrl-C stops it (keeping what arrived); Ctrl-Z lets it
     /// finish in the background and returns to the prompt.
     func watch(_ job: ReplyJob) {
-        let view = ReplyView(format: capabilities.isTTY ? .terminal : .plain, capabilities: capabilities)
+        let view = ReplyView(format: capabilities.isTTY ? .terminal : .plain, capabilities: capabilities,
+                             markdown: BackendRegistry.repliesAreMarkdown(kind: job.kind))
         if job.session != workspace.currentSession { view.header(job.session) }
         job.attach(InboxObserver(inbox: inbox))
         TerminalModes.streaming()

@@ -17,6 +17,9 @@ public enum CommandOutcome: Sendable {
     case editConfig
     /// Put this text in the input line for the user to edit and send.
     case prefill(String)
+    /// Long text to read (a finished build's console): through $PAGER on a terminal,
+    /// printed as is elsewhere. Not recorded.
+    case page(String)
     case clearScreen
     case quit
 }

@@ -151,7 +151,11 @@ public final class Workspace: @unchecked Sendable {
         if trimmed.hasPrefix("!") {
             return .reply(try send(try commandOutput(String(trimmed.dropFirst())), to: currentSession))
         }
-        return .reply(try send(line.trimmingNewlines, to: currentSession))
+        let message = line.trimmingNewlines
+        if let invocation = try await backend(for: currentSession).command(forMessage: message) {
+            return try await run(invocation)
+        }
+        return .reply(try send(message, to: currentSession))
     }
 
     /// The output of `!COMMAND`, to be sent as a message.
