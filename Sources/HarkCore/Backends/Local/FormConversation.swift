@@ -209,7 +209,7 @@ public struct FormConversation: Sendable {
         guard !words.isEmpty else { return ["Say which answer to change, e.g. change \(askedFields.first?.id ?? "FIELD"); the questions are \(names)."] }
         guard let (field, newValue) = resolveChange(words) else {
             let first = String(words.split(separator: " ").first ?? "")
-            let suggestion = Suggest.closest(to: first, in: template.fields.map(\.id) + template.fields.map(\.label))
+            let suggestion = Suggest.closest(to: first, in: fieldNames)
             return ["There is no question called \"\(words)\"" + (suggestion.map { "; did you mean \($0)?" } ?? "; the questions are \(names).")]
         }
         guard isAsked(field) else {
@@ -265,8 +265,11 @@ public struct FormConversation: Sendable {
     /// Close to a field's id or label: a mistyped `change` rather than an answer.
     func looksLikeAFieldName(_ words: String) -> Bool {
         guard let first = words.split(separator: " ").first.map(String.init) else { return false }
-        return Suggest.closest(to: first, in: template.fields.map(\.id) + template.fields.map(\.label)) != nil
+        return Suggest.closest(to: first, in: fieldNames) != nil
     }
+
+    /// Ids and labels, as a user would type them after "change".
+    var fieldNames: [String] { template.fields.map(\.id) + template.fields.map { $0.label.lowercased() } }
 
     mutating func status() -> [String] {
         let asked = askedFields

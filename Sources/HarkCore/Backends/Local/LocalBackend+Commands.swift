@@ -169,7 +169,7 @@ extension LocalBackend {
             for entry in entries {
                 switch entry.template {
                 case .success(let template):
-                    var about = "\(template.fields.count) questions"
+                    var about = "\(template.fields.count) question" + (template.fields.count == 1 ? "" : "s")
                     if let target = template.submit { about += " · sent to \(target)" }
                     if entry.isUsers { about += " · yours" }
                     rows.append([Span("  " + entry.name, .accent), Span(template.title), Span(about, .dim)])

@@ -90,10 +90,13 @@ public final class LocalBackend: Backend, BackendKind {
         let lines = conversation.handle(intent, extracted: extracted)
         record.progress = conversation.progress
         try forms().save(&record)
-        emit(.text(lines.joined(separator: "\n")))
+        var text = lines.joined(separator: "\n")
         if record.progress.stage == .done {
-            emit(.text("\n" + (try await completed(&record, template: template, emit: emit)).joined(separator: "\n")))
+            // Shown before the submission starts, which may take a while.
+            emit(.text(text + "\n"))
+            text = try await completed(&record, template: template, emit: emit).joined(separator: "\n")
         }
+        emit(.text(text))
     }
 
     /// What follows a yes in the review: sending to the template's session, or a pointer to
@@ -119,7 +122,7 @@ public final class LocalBackend: Backend, BackendKind {
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            return ["Could not send it to \(target): \(error.userMessage). The answers are kept: "
+            return ["Could not send it to \(target) (\(error.userMessage)). The answers are kept: "
                 + "/form submit tries again, /form export writes them to files."]
         }
     }
