@@ -9,13 +9,17 @@ extension Workspace {
             return .output([StyledLine("no prompts yet; put Markdown files in \(paths.userPromptDirectory) "
                 + "(docs/local.md shows the format)", .dim)])
         }
-        let rows: [[Span]] = entries.map { entry in
+        // The variables go on a line of their own under the description: defaults can be long.
+        var rows: [[Span]] = []
+        for entry in entries {
             let template = entry.template
+            rows.append([Span(template.name, .accent),
+                         Span((template.description ?? "") + (entry.isUsers ? " (yours)" : ""))])
+            guard !template.variables.isEmpty else { continue }
             let variables = template.variables.map { variable in
                 variable.name + (variable.defaultValue.map { "=" + $0 } ?? "")
-            }.joined(separator: " ")
-            return [Span(template.name, .accent), Span(template.description ?? "", .plain),
-                    Span(variables + (entry.isUsers ? " (yours)" : ""), .dim)]
+            }
+            rows.append([Span(""), Span("takes " + variables.joined(separator: ", "), .dim)])
         }
         return .output(Table.render(rows) + [
             StyledLine("/prompt NAME [KEY=VALUE…] puts one in the input line; add --send to send it. "
