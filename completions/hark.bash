@@ -39,7 +39,7 @@ _hark() {
         version)
             COMPREPLY=($(compgen -W "" -- "$cur")) ;;
         help)
-            COMPREPLY=($(compgen -W "accept activities attach clear completions contact contacts continue download edit edits export file files forward gifts help history info instance instances login logout more next notes pipe prompt prompts quit refresh reject retry search session sessions stop tag tags tasks thread threads upload version" -- "$cur")) ;;
+            COMPREPLY=($(compgen -W "accept activities attach clear completions contact contacts continue download edit edits export file files form forms forward gifts help history info instance instances login logout more next notes pipe prompt prompts quit refresh reject retry search session sessions stop tag tags tasks thread threads upload version" -- "$cur")) ;;
         completions)
             COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")) ;;
     esac

@@ -409,6 +409,26 @@ extension Array {
         #expect(try JSON.parse(row[1].string ?? "") == ["name": "back", "notes": "x"])
     }
 
+    @Test func deletingAFormsThreadDropsTheFormAndHelpAndInfoTellAboutForms() async throws {
+        let workspace = try LocalFormTests.home().workspace()
+        let transcript = Transcript(workspace)
+        let help = await transcript.type("/help")
+        #expect(help.contains("""
+            prompts and forms
+              /prompts                                  list the prompt library (Markdown files in prompts/)
+            """))
+        #expect(help.contains("  /form [NAME|cancel|export|resume|submit]  fill in a form one question at a time"))
+        await transcript.type("/form bug")
+        #expect(try workspace.store.database.scalar("SELECT count(*) FROM local_forms").int == 1)
+        let info = await transcript.type("/info")
+        #expect(info.contains("forms    3 templates · 1 in progress · /forms lists them\n"))
+        #expect(info.contains("answers  read by rules only; nothing leaves this machine\n"))
+        await transcript.type("/thread rm")
+        #expect(try workspace.store.database.scalar("SELECT count(*) FROM local_forms").int == 0)
+        #expect(await transcript.type("/form resume")
+            == "> /form resume\nerror: no form is in progress in local; /forms lists the forms you can start\n")
+    }
+
     @Test func aBrokenTemplateIsReportedWithItsFileAndField() async throws {
         let home = LocalFormTests.home()
         let path = home.writePrompt("forms/broken.json", """
