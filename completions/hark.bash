@@ -39,7 +39,7 @@ _hark() {
         version)
             COMPREPLY=($(compgen -W "" -- "$cur")) ;;
         help)
-            COMPREPLY=($(compgen -W "accept activities attach build clear completions contact contacts continue download edit edits export file files forward gifts help history info instance instances job jobs log login logout more next notes pipe prompt prompts queue quit refresh reject retry search session sessions status stop stop-build tag tags tasks thread threads upload version" -- "$cur")) ;;
+            COMPREPLY=($(compgen -W "accept activities attach build clear completions contact contacts continue download edit edits export file files form forms forward gifts help history info instance instances job jobs log login logout more next notes pipe prompt prompts queue quit refresh reject retry search session sessions status stop stop-build tag tags tasks thread threads upload version" -- "$cur")) ;;
         completions)
             COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")) ;;
     esac

@@ -40,6 +40,6 @@ complete -c hark -n '__fish_seen_subcommand_from export' -l format -r -a 'md jso
 complete -c hark -n '__fish_seen_subcommand_from export' -s o -l output -r -F -d 'write to FILE instead of stdout'
 complete -c hark -n '__fish_use_subcommand' -a version -d 'print the version and what the optional parts need'
 complete -c hark -n '__fish_use_subcommand' -a help -d 'explain a command (or a /command of the shell)'
-complete -c hark -n '__fish_seen_subcommand_from help' -a 'accept activities attach build clear completions contact contacts continue download edit edits export file files forward gifts help history info instance instances job jobs log login logout more next notes pipe prompt prompts queue quit refresh reject retry search session sessions status stop stop-build tag tags tasks thread threads upload version'
+complete -c hark -n '__fish_seen_subcommand_from help' -a 'accept activities attach build clear completions contact contacts continue download edit edits export file files form forms forward gifts help history info instance instances job jobs log login logout more next notes pipe prompt prompts queue quit refresh reject retry search session sessions status stop stop-build tag tags tasks thread threads upload version'
 complete -c hark -n '__fish_use_subcommand' -a completions -d 'print a shell completion script'
 complete -c hark -n '__fish_seen_subcommand_from completions' -a 'bash zsh fish'

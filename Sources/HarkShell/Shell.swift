@@ -77,8 +77,10 @@ public final class Shell {
         lines.append(ansi.wrap("hark \(HarkVersion.string)", .bold) + ansi.wrap(" · session \(session.name) (\(session.kind))"
             + " · /help for commands, Ctrl-D to quit", .dim))
         if session.kind == "local" && workspace.config.sessions.count == 1 {
-            lines.append(ansi.wrap("Messages here are notes to self, kept and searchable offline. Add an agent with "
-                + "/session add NAME --kind webhook|openai --url URL.", .dim))
+            lines.append(ansi.wrap("This session is offline: messages are notes to self, kept and searchable. "
+                + "/forms lists forms to fill in, /prompts ready-made prompts.", .dim))
+            lines.append(ansi.wrap("Add an agent with /session add NAME --kind webhook|openai --url URL; "
+                + "/help lists every command.", .dim))
         }
         for warning in workspace.warnings { lines.append(ansi.wrap("warning: " + warning, .warning)) }
         RawOutput.write(lines.joined(separator: "\n") + "\n")

@@ -263,6 +263,6 @@ public final class Workspace: @unchecked Sendable {
         "history": Workspace.showHistory, "search": Workspace.searchCommand, "export": Workspace.exportCommand,
         "retry": Workspace.retry, "stop": Workspace.stopReplies, "continue": Workspace.continueReply,
         "edit": { _ in { _ in .editDraft("") } }, "pipe": Workspace.pipe, "forward": Workspace.forward,
-        "attach": Workspace.attach,
+        "attach": Workspace.attach, "prompts": Workspace.listPrompts, "prompt": Workspace.promptCommand,
     ]
 }

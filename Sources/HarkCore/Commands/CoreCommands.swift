@@ -37,6 +37,10 @@ public enum CoreCommands {
                     completions: [.sessions]),
 
         CommandSpec("attach", "PATH", "send a file with the next message", group: "files", completions: [.files]),
+
+        CommandSpec("prompts", "", "list the prompt library (Markdown files in prompts/)", group: "prompts and forms"),
+        CommandSpec("prompt", "NAME [KEY=VALUE…] [--send]", "put a library prompt in the input line, or send it",
+                    group: "prompts and forms", completions: [.prompts, .none]),
     ]
 
     /// Every spec: core plus each kind's own.

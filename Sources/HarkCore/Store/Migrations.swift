@@ -90,6 +90,31 @@ public enum Migrations {
             END;
             INSERT INTO messages_fts(messages_fts) VALUES ('rebuild');
             """),
+        // The local session's forms: the template as it was when the form started (a later
+        // edit of the file cannot break a form half-filled), the answers, the open question.
+        // A form lives in a thread and goes when the thread is deleted.
+        Migration(name: "003-local-forms", sql: """
+            CREATE TABLE local_forms (
+                id INTEGER PRIMARY KEY,
+                uid TEXT NOT NULL,
+                session TEXT NOT NULL,
+                thread_id INTEGER NOT NULL REFERENCES threads(id) ON DELETE CASCADE,
+                template TEXT NOT NULL,
+                title TEXT NOT NULL,
+                source TEXT NOT NULL,
+                stage TEXT NOT NULL,
+                current_field TEXT,
+                walking INTEGER NOT NULL DEFAULT 0,
+                answers TEXT NOT NULL DEFAULT '{}',
+                created_at REAL NOT NULL,
+                updated_at REAL NOT NULL,
+                completed_at REAL,
+                submitted_to TEXT,
+                submitted_at REAL
+            );
+            CREATE INDEX local_forms_by_thread ON local_forms(thread_id);
+            CREATE INDEX local_forms_by_session ON local_forms(session, updated_at);
+            """),
     ]
 
     /// Applies every step not yet recorded. Returns the names applied now.
