@@ -87,7 +87,11 @@ public struct OneShot {
         view.end(outcome, messageID: job.replyMessageID)
         if let id = job.replyMessageID { try? workspace.store.markRead(session: job.session, upTo: id) }
         switch outcome {
-        case .complete: return 0
+        case .complete:
+            if let reason = job.finishReason, BackendRegistry.kind(named: job.kind)?.failingFinishReasons.contains(reason) == true {
+                return HarkError.ExitCode.backend.rawValue
+            }
+            return 0
         case .stopped: return HarkError.ExitCode.interrupted.rawValue
         case .failed(let error, _):
             RawOutput.write("hark: " + error.message + "\n", to: STDERR_FILENO)

@@ -139,12 +139,16 @@ public protocol BackendKind {
     /// Whether replies are Markdown to render on a colour terminal; a build console is not
     /// (`+ make` would become a bullet).
     static var replyIsMarkdown: Bool { get }
+    /// Finish reasons that mean the work failed though the reply arrived whole (a Jenkins
+    /// build's FAILURE): a one-shot run exits non-zero for them, so scripts can tell.
+    static var failingFinishReasons: Set<String> { get }
     static func make(session: SessionConfig, environment: BackendEnvironment) throws -> any Backend
 }
 
 extension BackendKind {
     public static var commands: [CommandSpec] { [] }
     public static var replyIsMarkdown: Bool { true }
+    public static var failingFinishReasons: Set<String> { [] }
 }
 
 /// Settings every kind accepts.

@@ -8,6 +8,7 @@ public final class JenkinsBackend: Backend, BackendKind, @unchecked Sendable {
     public static let name = "jenkins"
     public static let summary = "a Jenkins server: jobs, builds with parameters, consoles streamed"
     public static let replyIsMarkdown = false
+    public static let failingFinishReasons: Set<String> = ["FAILURE", "UNSTABLE", "ABORTED", "NOT_BUILT", "CANCELLED"]
     public static let settings: [SettingSpec] = [
         SettingSpec("url", "the Jenkins root URL, e.g. https://ci.example.com/", required: true),
         SettingSpec("auth", "basic:USER:SECRET with an API token (a password works too; crumbs are then fetched)"),
