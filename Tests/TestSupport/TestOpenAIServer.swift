@@ -66,7 +66,7 @@ public final class TestOpenAIServer: @unchecked Sendable {
         }
     }
 
-    static func chunk(_ delta: [String: JSON]) -> String {
+    public static func chunk(_ delta: [String: JSON]) -> String {
         let json: JSON = ["id": "c1", "object": "chat.completion.chunk", "model": "test-model",
                           "choices": [["index": 0, "delta": .object(delta), "finish_reason": nil]]]
         return "data: " + json.encoded() + "\n\n"

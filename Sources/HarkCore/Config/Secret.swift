@@ -30,7 +30,14 @@ public enum SecretReference: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The value, remembered so that error lines never show it (see `SecretValues`).
     public func resolve(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
+        let value = try resolveValue(environment: environment)
+        SecretValues.remember(value)
+        return value
+    }
+
+    private func resolveValue(environment: [String: String]) throws -> String {
         switch self {
         case .literal(let value):
             return value
@@ -114,6 +121,7 @@ public enum AuthSpec: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .basic(let user, let password):
             let token = Data("\(user):\(try password.resolve())".utf8).base64EncodedString()
+            SecretValues.remember(token)
             return ("Authorization", "Basic \(token)")
         case .header(let name, let value):
             return (name, try value.resolve())

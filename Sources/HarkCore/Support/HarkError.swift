@@ -47,8 +47,10 @@ public enum HarkError: Error, Sendable, Equatable {
         }
     }
 
-    /// The one line shown to the user (without the "hark: " prefix).
-    public var message: String {
+    /// The one line shown to the user (without the "hark: " prefix), with any secret masked.
+    public var message: String { SecretValues.redact(rawMessage) }
+
+    private var rawMessage: String {
         switch self {
         case .usage(let text):
             return text
@@ -103,7 +105,7 @@ extension Error {
     /// Any error as the one line a user sees.
     public var userMessage: String {
         if let hark = self as? HarkError { return hark.message }
-        return String(describing: self)
+        return SecretValues.redact(String(describing: self))
     }
 
     public var exitCode: HarkError.ExitCode {

@@ -134,6 +134,7 @@ public final class NylaBackend: Backend, BackendKind {
         guard let password = await interaction.ask("password for \(user): ", secret: true), !password.isEmpty else {
             throw HarkError.usage("login cancelled")
         }
+        SecretValues.remember(password)
         let name = try await client.login(user: user, password: password, notes: notes)
         return "logged in to \(client.host) as \(name)"
     }

@@ -1,0 +1,34 @@
+import Foundation
+
+/// The secret values this process has resolved, so that no error line can carry one: a server
+/// that echoes the credential it refused ("invalid key sk-…") or a failing `cmd:` that prints
+/// it would otherwise put it on the screen and into the history's error column.
+public enum SecretValues {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var values: Set<String> = []
+
+    /// Shorter values are left alone: masking every "abc" in a message would garble it, and a
+    /// secret that short is not one anybody relies on.
+    static let shortest = 6
+
+    public static func remember(_ value: String) {
+        guard value.utf8.count >= shortest else { return }
+        lock.withLock { _ = values.insert(value) }
+    }
+
+    /// `text` with every remembered secret (and its Basic-auth or percent-encoded form, the ways
+    /// a server may echo it) replaced by `***`.
+    public static func redact(_ text: String) -> String {
+        let known = lock.withLock { values }
+        guard !known.isEmpty else { return text }
+        var result = text
+        // Longest first, so a secret that contains another is masked whole.
+        for value in known.sorted(by: { $0.utf8.count > $1.utf8.count }) {
+            for form in [value, value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? value]
+            where result.contains(form) {
+                result = result.replacingOccurrences(of: form, with: "***")
+            }
+        }
+        return result
+    }
+}
