@@ -19,7 +19,11 @@ final class LineEditor {
     private var historyEvent = HistEvent()
     private var promptBuffer: UnsafeMutablePointer<CChar>?
     private var pendingInput: [wchar_t] = []
-    private var requestedAction: String?
+    /// A byte read past a malformed UTF-8 sequence, to be read again.
+    private var pushedBackByte: UInt8?
+    private var inputBuffer: [UInt8] = []
+    private var inputStart = 0
+    private var requestedAction: (name: String, line: String)?
     private var interrupted = false
     private var lastTabLine: String?
 
@@ -104,7 +108,7 @@ final class LineEditor {
         guard let result, count > 0 else { return .endOfFile }
         var line = String(cString: result)
         if line.hasSuffix("\n") { line.removeLast() }
-        if let action = requestedAction { return .action(action, line: line) }
+        if let action = requestedAction { return .action(action.name, line: action.line) }
         return .line(line)
     }
 
@@ -112,6 +116,10 @@ final class LineEditor {
     private func readCharacter(into character: UnsafeMutablePointer<wchar_t>) -> Int32 {
         if !pendingInput.isEmpty {
             character.pointee = pendingInput.removeFirst()
+            return 1
+        }
+        if hasBufferedInput, let scalar = readScalar() {
+            character.pointee = wchar_t(bitPattern: scalar.value)
             return 1
         }
         while true {
@@ -137,24 +145,51 @@ final class LineEditor {
         }
     }
 
-    /// Reads one UTF-8 encoded character from stdin; nil at end of input.
+    /// Reads one UTF-8 encoded character from stdin; nil at end of input. A malformed sequence
+    /// becomes U+FFFD, and the byte that broke it is read again as the start of the next
+    /// character (so `0xC3` then a space is "\u{FFFD} ", not one character eating the space).
     private func readScalar() -> Unicode.Scalar? {
-        var first: UInt8 = 0
-        while true {
-            let count = read(STDIN_FILENO, &first, 1)
-            if count == 1 { break }
-            if count < 0 && errno == EINTR { continue }
-            return nil
-        }
+        guard let first = readByte() else { return nil }
+        if first < 0x80 { return Unicode.Scalar(first) }
         let length = first < 0x80 ? 1 : first >> 5 == 0b110 ? 2 : first >> 4 == 0b1110 ? 3 : first >> 3 == 0b11110 ? 4 : 1
         var bytes = [first]
-        while bytes.count < length {
-            var next: UInt8 = 0
-            guard read(STDIN_FILENO, &next, 1) == 1 else { break }
+        while bytes.count < length, let next = readByte() {
+            guard next & 0xC0 == 0x80 else {
+                pushedBackByte = next
+                break
+            }
             bytes.append(next)
         }
         return String(decoding: bytes, as: UTF8.self).unicodeScalars.first
     }
+
+    /// The next byte of stdin. Reads are buffered: a megabyte paste is a thousand reads, not a
+    /// million.
+    private func readByte() -> UInt8? {
+        if let byte = pushedBackByte {
+            pushedBackByte = nil
+            return byte
+        }
+        if inputStart == inputBuffer.count {
+            inputBuffer.removeAll(keepingCapacity: true)
+            inputStart = 0
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = read(STDIN_FILENO, &chunk, chunk.count)
+                if count > 0 {
+                    inputBuffer.append(contentsOf: chunk[0..<count])
+                    break
+                }
+                if count < 0 && errno == EINTR { continue }
+                return nil
+            }
+        }
+        defer { inputStart += 1 }
+        return inputBuffer[inputStart]
+    }
+
+    /// True when bytes already read wait in the buffer (stdin may have nothing more to poll).
+    private var hasBufferedInput: Bool { pushedBackByte != nil || inputStart < inputBuffer.count }
 
     /// Reads raw characters until the end of a bracketed paste.
     private func readPaste() -> UInt8 {
@@ -162,7 +197,7 @@ final class LineEditor {
         let terminator: [Unicode.Scalar] = ["\u{1B}", "[", "2", "0", "1", "~"]
         while let scalar = readScalar() {
             text.append(scalar)
-            if text.count >= terminator.count && Array(text.suffix(terminator.count)) == terminator {
+            if scalar == "~" && text.count >= terminator.count && text[(text.count - terminator.count)...].elementsEqual(terminator) {
                 text.removeLast(terminator.count)
                 break
             }
@@ -188,8 +223,12 @@ final class LineEditor {
         return UInt8(CC_REDISPLAY)
     }
 
+    /// Ends the read with `action`. The line is taken here: unlike libedit's own newline, a
+    /// bound function's CC_NEWLINE leaves no terminator, so the buffer el_gets returns still
+    /// holds the tail of a longer earlier line.
     private func request(_ action: String) -> UInt8 {
-        requestedAction = action
+        let (before, after) = lineAroundCursor()
+        requestedAction = (action, before + after)
         return UInt8(CC_NEWLINE)
     }
 

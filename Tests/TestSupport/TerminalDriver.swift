@@ -68,7 +68,16 @@ public final class TerminalDriver: @unchecked Sendable {
 
     /// Pastes text the way a terminal does for a bracketed paste.
     public func paste(_ text: String) throws {
-        try tmux(["set-buffer", "-b", "paste", text])
+        try paste(bytes: Array(text.utf8))
+    }
+
+    /// Pastes exactly these bytes (invalid UTF-8 and all). They go through a file: an argument
+    /// is limited to 128 KB.
+    public func paste(bytes: [UInt8]) throws {
+        let file = TemporaryDirectory("hark-paste")
+        let path = file.file("paste")
+        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else { throw Failure.tmux("paste", "cannot write \(path)") }
+        try tmux(["load-buffer", "-b", "paste", path])
         try tmux(["paste-buffer", "-p", "-b", "paste", "-t", session])
     }
 
