@@ -211,7 +211,7 @@ final class CurlTransfer: @unchecked Sendable {
     private func describe(_ code: CURLcode) -> HarkError {
         let host = request.displayHost
         switch code {
-        case CURLE_COULDNT_CONNECT: return .network(host: host, reason: "connection refused")
+        case CURLE_COULDNT_CONNECT: return .network(host: host, reason: NetworkReason.refused)
         case CURLE_COULDNT_RESOLVE_HOST: return .network(host: host, reason: "unknown host")
         case CURLE_COULDNT_RESOLVE_PROXY: return .network(host: host, reason: "unknown proxy host")
         case CURLE_OPERATION_TIMEDOUT:
@@ -221,9 +221,9 @@ final class CurlTransfer: @unchecked Sendable {
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE:
             return .network(host: host, reason: "its TLS certificate is not trusted (set insecure = on only for a server you control)")
         case CURLE_SSL_CONNECT_ERROR: return .network(host: host, reason: "the TLS handshake failed")
-        case CURLE_GOT_NOTHING: return .network(host: host, reason: "the server closed the connection without answering")
+        case CURLE_GOT_NOTHING: return .network(host: host, reason: NetworkReason.closedWithoutAnswer)
         case CURLE_RECV_ERROR, CURLE_PARTIAL_FILE, CURLE_SEND_ERROR:
-            return .network(host: host, reason: sawFirstByte ? "the connection broke mid-reply" : "the connection was reset")
+            return .network(host: host, reason: sawFirstByte ? "the connection broke mid-reply" : NetworkReason.reset)
         case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT:
             return .usage("the URL \(request.url.prefix(80)) is not a valid http(s) URL")
         case CURLE_BAD_CONTENT_ENCODING: return .protocolViolation("\(host) sent a body that does not decode (bad gzip)")

@@ -33,7 +33,26 @@ public final class HTTPClient: Sendable {
     }
 
     /// The whole response. Bodies over `maxBytes` are an error rather than unbounded memory.
-    public func fetch(_ request: HTTPRequest, maxBytes: Int = 64 << 20) async throws -> HTTPResponse {
+    /// A GET that meets a refused or reset connection or a busy gateway is tried again after a
+    /// short wait (see RetryPolicy); nothing else is.
+    public func fetch(_ request: HTTPRequest, maxBytes: Int = 64 << 20, retry: RetryPolicy = .standard) async throws -> HTTPResponse {
+        var attempt = 0
+        while true {
+            let wait: Double
+            do {
+                let response = try await fetchOnce(request, maxBytes: maxBytes)
+                guard let delay = retry.delay(after: response.head, request: request, attempt: attempt) else { return response }
+                wait = delay
+            } catch {
+                guard let delay = retry.delay(after: error, request: request, attempt: attempt) else { throw error }
+                wait = delay
+            }
+            attempt += 1
+            try await Task.sleep(nanoseconds: UInt64(wait * 1e9))
+        }
+    }
+
+    private func fetchOnce(_ request: HTTPRequest, maxBytes: Int) async throws -> HTTPResponse {
         let stream = try stream(request)
         defer { stream.cancel() }
         var head: HTTPResponseHead?

@@ -80,7 +80,7 @@ public struct HTTPResponseParser {
         case .done:
             return []
         case .head:
-            throw HarkError.network(host: "the server", reason: "the connection closed before the response")
+            throw HarkError.network(host: "the server", reason: NetworkReason.closedWithoutAnswer)
         default:
             throw HarkError.network(host: "the server", reason: "the connection broke mid-reply")
         }

@@ -110,7 +110,7 @@ final class NativeTransfer: @unchecked Sendable {
             }
             close(fd)
         }
-        throw HarkError.network(host: host, reason: lastError == ECONNREFUSED ? "connection refused"
+        throw HarkError.network(host: host, reason: lastError == ECONNREFUSED ? NetworkReason.refused
             : String(cString: strerror(lastError)))
     }
 
@@ -152,7 +152,7 @@ final class NativeTransfer: @unchecked Sendable {
             } else if written < 0 && (errno == EAGAIN || errno == EINTR) {
                 _ = try wait(socket, for: Int16(POLLOUT), until: deadline, phase: .idle)
             } else {
-                throw HarkError.network(host: host, reason: "the connection was reset")
+                throw HarkError.network(host: host, reason: NetworkReason.reset)
             }
         }
     }
@@ -170,7 +170,7 @@ final class NativeTransfer: @unchecked Sendable {
             let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
             if count < 0 {
                 if errno == EAGAIN || errno == EINTR { continue }
-                throw HarkError.network(host: host, reason: sawByte ? "the connection broke mid-reply" : "the connection was reset")
+                throw HarkError.network(host: host, reason: sawByte ? "the connection broke mid-reply" : NetworkReason.reset)
             }
             let events: [HTTPResponseParser.Event]
             if count == 0 {
