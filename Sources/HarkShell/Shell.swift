@@ -38,6 +38,9 @@ public final class Shell {
     public func run() -> Int32 {
         TerminalModes.capture()
         defer { TerminalModes.restore() }
+        // Out of cooked mode before the first prompt shows: a Ctrl-D typed the moment it
+        // appears would otherwise meet the kernel's line editing, not libedit, and be lost.
+        TerminalModes.streaming()
         Signals.install()
         editor.wakeDescriptors = [inbox.readFD, Signals.readFD]
         greet()

@@ -140,10 +140,12 @@ def memory():
         subprocess.run([HARK, "version"], env=env, check=True, capture_output=True)
         idle = json.loads(run([sys.executable, f"{HERE}/pty_run.py", "rss", "›", "--", "env",
                                *[f"{k}={v}" for k, v in env.items() if k.startswith(("XDG_", "TERM", "NO_COLOR"))], HARK]))
-        timed = subprocess.run(["/usr/bin/time", "-f", "%M", HARK, "-s", "bench", "--new-thread", "bytes=10000000"],
-                               env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        after = int(timed.stderr.strip().splitlines()[-1])
-        results["memory"] = {"idle_rss_kb": idle["rss_kb"], "idle_peak_kb": idle["peak_rss_kb"], "reply_10mb_peak_kb": after}
+        def peak_kb(size):
+            timed = subprocess.run(["/usr/bin/time", "-f", "%M", HARK, "-s", "bench", "--new-thread", f"bytes={size}"],
+                                   env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            return int(timed.stderr.strip().splitlines()[-1])
+        results["memory"] = {"idle_rss_kb": idle["rss_kb"], "idle_peak_kb": idle["peak_rss_kb"],
+                             "reply_10mb_peak_kb": peak_kb(10_000_000), "reply_100mb_peak_kb": peak_kb(100_000_000)}
 
 os.makedirs(BENCH, exist_ok=True)
 results["machine"] = machine()
