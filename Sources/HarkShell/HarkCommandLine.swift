@@ -37,9 +37,10 @@ public enum HarkCommandLine {
             message = dictated
         }
         if options.speak {
-            // Checked before anything is sent: a missing espeak-ng is one clear error.
+            // Checked before anything is sent: a missing espeak-ng or sound server is one clear error.
             _ = try workspace.voice.replySpeaker(for: workspace.currentConfig, config: workspace.config,
                                                  paths: workspace.paths, forced: true)
+            if !message.isEmpty || isatty(STDIN_FILENO) == 0 { try workspace.voice.prepareOutput() }
         }
         if message.isEmpty && isatty(STDIN_FILENO) == 0 {
             let input = FileHandle.standardInput.readDataToEndOfFile()

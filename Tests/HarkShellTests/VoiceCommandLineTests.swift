@@ -123,6 +123,32 @@ import TestSupport
     }
 
     @Test(.enabled(if: TestPulseAudio.isAvailable, "needs pulseaudio; scripts/setup.sh --test installs it"))
+    func speakReadsTheReplyAloudBeforeExiting() throws {
+        let pulse = try TestPulseAudio()
+        let server = try TestOpenAIServer { _ in [.text("Hello there"), .text(". Here is **more**"), .text(".\n```\nx = 1\n```\n"), .done] }
+        let home = TestHome(config: "[session bot]\nkind = openai\nurl = \(server.baseURL)\n")
+        let trace = home.directory.file("trace")
+        let run = try hark(["-s", "bot", "--speak", "hi"], home: home, environment: pulse.environment([:]).merging(
+            ["HARK_VOICE_TRACE": trace]) { $1 })
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == "Hello there. Here is **more**.\n```\nx = 1\n```\n", "printed exactly as received")
+        // Each sentence reached the sound server, in order, before hark exited.
+        let events = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map { try JSON.parse(String($0)) }
+        let spoken = events.filter { $0["event"]?.string == "audio" }.compactMap { $0["text"]?.string }
+        #expect(spoken == ["Hello there.", "Here is more.", "code block"])
+    }
+
+    @Test func speakWithoutASoundServerSendsNothing() throws {
+        let server = try TestOpenAIServer { _ in [.text("never"), .done] }
+        let home = TestHome(config: "[session bot]\nkind = openai\nurl = \(server.baseURL)\n")
+        let run = try hark(["-s", "bot", "--speak", "hi"], home: home, environment: ["PULSE_SERVER": "unix:/nonexistent/pulse"])
+        #expect(run.status == 1)
+        #expect(run.stderr.hasPrefix("hark: no audio output: PulseAudio: "))
+        #expect(run.stderr.hasSuffix("; start PulseAudio or PipeWire (pulseaudio --start), or write a WAV with --wav FILE\n"))
+        #expect(server.bodies.isEmpty, "checked before the message went out")
+    }
+
+    @Test(.enabled(if: TestPulseAudio.isAvailable, "needs pulseaudio; scripts/setup.sh --test installs it"))
     func listenDictatesSendsAndPrintsTheReply() async throws {
         let pulse = try TestPulseAudio()
         let server = try TestOpenAIServer { body in

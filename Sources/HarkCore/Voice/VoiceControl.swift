@@ -8,6 +8,8 @@ public final class VoiceControl: @unchecked Sendable {
     private var overrides: [String: VoiceOverrides] = [:]
     private var speaker: Speaker?
     private var models: [String: VoskModel] = [:]
+    /// An output opened ahead of the first sentence (`--speak` checks it before sending).
+    private var openedOutput: AudioSink?
     /// Where audio goes and comes from; tests point it at their own sound server.
     public var devices = AudioDevices()
     /// Speech events (failures above all) for whoever shows them: the shell sets this.
@@ -37,10 +39,27 @@ public final class VoiceControl: @unchecked Sendable {
         lock.withLock {
             if let speaker { return speaker }
             let devices = self.devices
-            let made = Speaker(openSink: { rate in try devices.openOutput(sampleRate: rate) },
-                               onEvent: { [weak self] event in self?.onSpeechEvent?(event) })
+            let made = Speaker(openSink: { [weak self] rate in
+                if let opened = self?.takeOpenedOutput(), opened.sampleRate == rate { return opened }
+                return try devices.openOutput(sampleRate: rate)
+            }, onEvent: { [weak self] event in self?.onSpeechEvent?(event) })
             speaker = made
             return made
+        }
+    }
+
+    /// Loads espeak-ng and opens the audio output now, so that a missing part is one clear
+    /// error before anything is sent rather than a failure once the reply is there.
+    public func prepareOutput() throws {
+        let rate = try Espeak.shared.load()
+        let sink = try devices.openOutput(sampleRate: rate)
+        lock.withLock { openedOutput = sink }
+    }
+
+    private func takeOpenedOutput() -> AudioSink? {
+        lock.withLock {
+            defer { openedOutput = nil }
+            return openedOutput
         }
     }
 
