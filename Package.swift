@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // hark: a terminal messenger for agents. No Swift package dependencies: the C libraries it
-// needs (sqlite3, libedit, libcurl; for voice espeak-ng, libvosk, PulseAudio, ALSA) are
+// needs (sqlite3, libedit, libcurl, zlib; for voice espeak-ng, libvosk, PulseAudio, ALSA) are
 // reached through thin targets in Sources/C*.
 import PackageDescription
 
@@ -14,6 +14,7 @@ let package = Package(
         // C interop: system libraries with static-inline shims for variadic calls.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
         .systemLibrary(name: "CEditLine", path: "Sources/CEditLine"),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         // libcurl is loaded with dlopen on the first HTTP request, so `hark version` and the
         // offline shell never pay for loading it and its forty dependent libraries.
         .target(name: "CCurl", path: "Sources/CCurl", linkerSettings: [.linkedLibrary("dl")]),
@@ -22,7 +23,7 @@ let package = Package(
         // that needs it, so nothing voice-related is in memory unless voice is used.
         .target(name: "CVoice", path: "Sources/CVoice", linkerSettings: [.linkedLibrary("dl")]),
 
-        .target(name: "HarkCore", dependencies: ["CSQLite", "CCurl", "CVoice"], path: "Sources/HarkCore"),
+        .target(name: "HarkCore", dependencies: ["CSQLite", "CCurl", "CZlib", "CVoice"], path: "Sources/HarkCore"),
         .target(name: "HarkShell", dependencies: ["HarkCore", "CEditLine"], path: "Sources/HarkShell"),
         .executableTarget(name: "hark", dependencies: ["HarkCore", "HarkShell"], path: "Sources/hark"),
 

@@ -17,7 +17,7 @@ done
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
 # Debian packages: build headers, the voice engines, the tools the tests drive.
-packages=(libedit-dev libsqlite3-dev libcurl4-openssl-dev espeak-ng libespeak-ng-dev python3 python3-venv)
+packages=(libedit-dev libsqlite3-dev libcurl4-openssl-dev zlib1g-dev espeak-ng libespeak-ng-dev python3 python3-venv)
 if [ "$testing" = 1 ]; then packages+=(tmux sqlite3 pulseaudio pulseaudio-utils sox); fi
 missing=()
 for package in "${packages[@]}"; do

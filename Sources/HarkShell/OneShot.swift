@@ -37,6 +37,9 @@ public struct OneShot {
         case .prefill(let text):
             RawOutput.write(text + "\n")
             return 0
+        case .page(let text):
+            RawOutput.write(text)
+            return 0
         case .clearScreen:
             return 0
         case .editDraft, .editConfig:
@@ -61,7 +64,7 @@ public struct OneShot {
     /// (no hop through this thread), which keeps up with a fast stream.
     func watch(_ job: ReplyJob) -> Int32 {
         let format: ReplyView.Format = json ? .json : (capabilities.isTTY ? .terminal : .plain)
-        let view = ReplyView(format: format, capabilities: capabilities)
+        let view = ReplyView(format: format, capabilities: capabilities, markdown: BackendRegistry.repliesAreMarkdown(kind: job.kind))
         let ended = Inbox<ShellEvent>()
         var finished = false
         var outcome: ReplyOutcome = .complete
@@ -105,7 +108,11 @@ public struct OneShot {
         }
         for case .speechFailed(let error) in ended.take() { RawOutput.write("hark: " + error.userMessage + "\n", to: STDERR_FILENO) }
         switch outcome {
-        case .complete: return 0
+        case .complete:
+            if let reason = job.finishReason, BackendRegistry.kind(named: job.kind)?.failingFinishReasons.contains(reason) == true {
+                return HarkError.ExitCode.backend.rawValue
+            }
+            return 0
         case .stopped: return HarkError.ExitCode.interrupted.rawValue
         case .failed(let error, _):
             RawOutput.write("hark: " + error.message + "\n", to: STDERR_FILENO)

@@ -86,8 +86,10 @@ public final class Shell {
         lines.append(ansi.wrap("hark \(HarkVersion.string)", .bold) + ansi.wrap(" · session \(session.name) (\(session.kind))"
             + " · /help for commands, Ctrl-D to quit", .dim))
         if session.kind == "local" && workspace.config.sessions.count == 1 {
-            lines.append(ansi.wrap("Messages here are notes to self, kept and searchable offline. Add an agent with "
-                + "/session add NAME --kind webhook|openai --url URL.", .dim))
+            lines.append(ansi.wrap("This session is offline: messages are notes to self, kept and searchable. "
+                + "/forms lists forms to fill in, /prompts ready-made prompts.", .dim))
+            lines.append(ansi.wrap("Add an agent with /session add NAME --kind webhook|openai --url URL; "
+                + "/help lists every command.", .dim))
         }
         for warning in workspace.warnings { lines.append(ansi.wrap("warning: " + warning, .warning)) }
         RawOutput.write(lines.joined(separator: "\n") + "\n")
@@ -240,6 +242,8 @@ public final class Shell {
             editor.prefill(last)
         case .listen:
             editor.requestListening()
+        case .page(let text):
+            Pager.show(text, capabilities: capabilities)
         case .clearScreen:
             RawOutput.write("\u{1B}[H\u{1B}[2J")
         case .quit:
@@ -273,7 +277,8 @@ public final class Shell {
     /// Shows a reply until it ends. Ctrl-C stops it (keeping what arrived); Ctrl-Z lets it
     /// finish in the background and returns to the prompt.
     func watch(_ job: ReplyJob) {
-        let view = ReplyView(format: capabilities.isTTY ? .terminal : .plain, capabilities: capabilities)
+        let view = ReplyView(format: capabilities.isTTY ? .terminal : .plain, capabilities: capabilities,
+                             markdown: BackendRegistry.repliesAreMarkdown(kind: job.kind))
         if job.session != workspace.currentSession { view.header(job.session) }
         job.attach(speakingObserver(for: job, InboxObserver(inbox: inbox)))
         TerminalModes.streaming()

@@ -143,4 +143,19 @@ import TestSupport
         #expect(try hark(["help", "thread"], home: home).stdout.contains("/thread NAME|ID"))
         #expect(!FileManager.default.fileExists(atPath: home.paths.historyDatabase), "version touches nothing")
     }
+
+    @Test func aFailedBuildExitsNonZeroFromAScript() async throws {
+        let jenkins = try TestJenkinsServer()
+        jenkins.addJob("app")
+        let home = TestHome(config: "[session ci]\nkind = jenkins\nurl = \(jenkins.url)\n"
+            + "auth = basic:\(TestJenkinsServer.user):\(TestJenkinsServer.token)\npoll_interval = 0.005\n")
+        let run = Task.detached { try self.hark(["-s", "ci", "/build app"], home: home) }
+        #expect(await jenkins.until { $0.contains { $0.path.hasSuffix("/api/json") && $0.path.hasPrefix("/queue/item/") } })
+        let number = jenkins.start(try #require(jenkins.lastQueueID))
+        jenkins.append("app", number, "compiling\nerror: undefined symbol main\n")
+        jenkins.finish("app", number, "FAILURE", duration: 1.5)
+        let result = try await run.value
+        #expect(result.stdout.contains("error: undefined symbol main"))
+        #expect(result.status == 6, "a script can tell a failed build: \(result.stderr)")
+    }
 }

@@ -7,13 +7,30 @@ public final class TestHome: @unchecked Sendable {
     public let paths: Paths
 
     /// `config` is the text of the config file; nil leaves hark to write its default.
-    public init(config: String? = nil) {
-        paths = Paths(configDirectory: directory.path + "/config/hark", dataDirectory: directory.path + "/data/hark")
+    /// `sharedPrompts` are the folders of shipped prompts and forms (none unless asked for:
+    /// `[TestHome.shippedPrompts]` is the repository's).
+    public init(config: String? = nil, sharedPrompts: [String] = []) {
+        paths = Paths(configDirectory: directory.path + "/config/hark", dataDirectory: directory.path + "/data/hark",
+                      sharedPromptDirectories: sharedPrompts)
         if let config {
             try? FileManager.default.createDirectory(atPath: paths.configDirectory, withIntermediateDirectories: true)
             _ = FileManager.default.createFile(atPath: paths.configFile, contents: Data(config.utf8),
                                            attributes: [.posixPermissions: 0o600])
         }
+    }
+
+    /// The repository's `prompts/` folder: the prompts and forms hark ships.
+    public static let shippedPrompts = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("prompts").path
+
+    /// Writes a file under the user's prompts folder (`forms/x.json`, `x.md`).
+    @discardableResult
+    public func writePrompt(_ relativePath: String, _ text: String) -> String {
+        let path = paths.configDirectory + "/prompts/" + relativePath
+        try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
+                                                 withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        return path
     }
 
     public func workspace(clock: HarkClock = .system) throws -> Workspace {
@@ -26,6 +43,7 @@ public final class TestHome: @unchecked Sendable {
         environment["XDG_CONFIG_HOME"] = directory.path + "/config"
         environment["XDG_DATA_HOME"] = directory.path + "/data"
         environment["NO_COLOR"] = "1"
+        environment["HARK_PROMPTS"] = paths.sharedPromptDirectories.first
         return environment
     }
 }
@@ -114,6 +132,8 @@ public final class Transcript: @unchecked Sendable {
             append("[input line: \(line)]\n")
         case .listen:
             append("[listening]\n")
+        case .page(let text):
+            append(text)
         case .clearScreen:
             append("[screen cleared]\n")
         case .quit:

@@ -19,6 +19,9 @@ public enum CommandOutcome: Sendable {
     case prefill(String)
     /// Dictate into the input line (the shell listens; checked beforehand that it can).
     case listen
+    /// Long text to read (a finished build's console): through $PAGER on a terminal,
+    /// printed as is elsewhere. Not recorded.
+    case page(String)
     case clearScreen
     case quit
 }

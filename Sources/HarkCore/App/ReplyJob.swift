@@ -39,6 +39,8 @@ public final class ReplyJob: @unchecked Sendable {
     public var interruptDetaches = false
     /// The last notice the backend sent: the one-line summary when it ends unwatched.
     public private(set) var lastNotice: String?
+    /// The backend's reason for the end (`stop`, `length`, a build's `SUCCESS`…).
+    public private(set) var finishReason: String?
     // Recursive: observers are called with it held (to keep replayed and live events in
     // order) and may read the job's properties.
     private let lock = NSRecursiveLock()
@@ -183,7 +185,10 @@ public final class ReplyJob: @unchecked Sendable {
                     break
                 }
                 deliver(event)
-                if case .finished = event { break }
+                if case .finished(let reason) = event {
+                    lock.withLock { finishReason = reason }
+                    break
+                }
             }
             outcome = lock.withLock { stopRequested } ? .stopped : .complete
         } catch is CancellationError {

@@ -99,12 +99,13 @@ public enum Export {
 public enum MessageFormatting {
     public static func document(_ messages: [Message], session: SessionConfig) -> Document {
         var lines: Document = []
+        let replyStyle: Style = BackendRegistry.repliesAreMarkdown(kind: session.kind) ? .markdownBlock : .plain
         for message in messages {
             var header: [Span] = [Span(message.role == .user ? "you" : message.session, message.role == .user ? .user : .accent),
                                   Span(" · " + TimeFormat.short(message.createdAt), .dim)]
             if message.status != .complete { header.append(Span(" · " + message.status.rawValue, .warning)) }
             lines.append(StyledLine(header))
-            lines.append(StyledLine(message.text, message.role == .user ? .plain : .markdownBlock))
+            lines.append(StyledLine(message.text, message.role == .user ? .plain : replyStyle))
             if let error = message.error { lines.append(StyledLine("  " + error, .error)) }
         }
         return lines

@@ -153,7 +153,11 @@ public final class Workspace: @unchecked Sendable {
         if trimmed.hasPrefix("!") {
             return .reply(try send(try commandOutput(String(trimmed.dropFirst())), to: currentSession))
         }
-        return .reply(try send(line.trimmingNewlines, to: currentSession))
+        let message = line.trimmingNewlines
+        if let invocation = try await backend(for: currentSession).command(forMessage: message) {
+            return try await run(invocation)
+        }
+        return .reply(try send(message, to: currentSession))
     }
 
     /// The output of `!COMMAND`, to be sent as a message.
@@ -261,7 +265,7 @@ public final class Workspace: @unchecked Sendable {
         "history": Workspace.showHistory, "search": Workspace.searchCommand, "export": Workspace.exportCommand,
         "retry": Workspace.retry, "stop": Workspace.stopReplies, "continue": Workspace.continueReply,
         "edit": { _ in { _ in .editDraft("") } }, "pipe": Workspace.pipe, "forward": Workspace.forward,
-        "attach": Workspace.attach,
+        "attach": Workspace.attach, "prompts": Workspace.listPrompts, "prompt": Workspace.promptCommand,
         "listen": Workspace.listen, "speak": Workspace.speak, "voice": Workspace.voiceCommand, "mute": Workspace.mute,
     ]
 }

@@ -108,6 +108,11 @@ public protocol Backend: AnyObject, Sendable {
 
     /// A slash-command that this kind declared in its `commands`.
     func run(command: String, arguments: [String], context: CommandContext) async throws -> CommandOutcome
+
+    /// A plain line typed in this session that is really a command (Jenkins' `build app`):
+    /// the command to run instead of sending the line. nil sends it; throwing explains in
+    /// one line what the session understands.
+    func command(forMessage text: String) async throws -> CommandInvocation?
 }
 
 extension Backend {
@@ -120,6 +125,7 @@ extension Backend {
     public func run(command: String, arguments: [String], context: CommandContext) async throws -> CommandOutcome {
         throw HarkError.unknownCommand("/" + command, suggestion: nil)
     }
+    public func command(forMessage text: String) async throws -> CommandInvocation? { nil }
 }
 
 /// A kind of session: its name, settings, extra commands, and how to build its backend.
@@ -130,11 +136,19 @@ public protocol BackendKind {
     static var settings: [SettingSpec] { get }
     /// Slash-commands only this kind has, or its own version of a core command.
     static var commands: [CommandSpec] { get }
+    /// Whether replies are Markdown to render on a colour terminal; a build console is not
+    /// (`+ make` would become a bullet).
+    static var replyIsMarkdown: Bool { get }
+    /// Finish reasons that mean the work failed though the reply arrived whole (a Jenkins
+    /// build's FAILURE): a one-shot run exits non-zero for them, so scripts can tell.
+    static var failingFinishReasons: Set<String> { get }
     static func make(session: SessionConfig, environment: BackendEnvironment) throws -> any Backend
 }
 
 extension BackendKind {
     public static var commands: [CommandSpec] { [] }
+    public static var replyIsMarkdown: Bool { true }
+    public static var failingFinishReasons: Set<String> { [] }
 }
 
 /// Settings every kind accepts.

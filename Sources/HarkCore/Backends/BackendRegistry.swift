@@ -5,6 +5,7 @@ public enum BackendRegistry {
         WebhookBackend.self,
         OpenAIBackend.self,
         NylaBackend.self,
+        JenkinsBackend.self,
         MonicaBackend.self,
     ]
 
@@ -13,6 +14,9 @@ public enum BackendRegistry {
     }
 
     public static var names: [String] { kinds.map { $0.name } }
+
+    /// Whether a kind's replies are rendered as Markdown on a colour terminal.
+    public static func repliesAreMarkdown(kind name: String) -> Bool { kind(named: name)?.replyIsMarkdown ?? true }
 
     /// Checks a session's kind, required keys and known keys. Unknown keys are reported, with a
     /// suggestion, but do not stop hark (a newer config may be read by an older hark).

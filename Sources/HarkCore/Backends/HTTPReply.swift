@@ -5,9 +5,27 @@ import Foundation
 public protocol ReplyDecoder: Sendable {
     /// The response head of a successful (2xx) response.
     mutating func start(head: HTTPResponseHead) throws
-    mutating func feed(_ bytes: [UInt8]) throws -> [ReplyEvent]
-    /// The body ended. Returns the last events; throws when the reply was cut short.
-    mutating func finish() throws -> [ReplyEvent]
+    /// Appends the events these bytes complete. When it throws (an error event, garbage), the
+    /// events appended before the failure still count: one network read can hold both the last
+    /// words of a reply and the error that ends it.
+    mutating func feed(_ bytes: [UInt8], into events: inout [ReplyEvent]) throws
+    /// The body ended: appends the last events; throws when the reply was cut short.
+    mutating func finish(into events: inout [ReplyEvent]) throws
+}
+
+extension ReplyDecoder {
+    /// The events of one feed, for tests (a throw loses them; the pipeline uses `into:`).
+    public mutating func feed(_ bytes: [UInt8]) throws -> [ReplyEvent] {
+        var events: [ReplyEvent] = []
+        try feed(bytes, into: &events)
+        return events
+    }
+
+    public mutating func finish() throws -> [ReplyEvent] {
+        var events: [ReplyEvent] = []
+        try finish(into: &events)
+        return events
+    }
 }
 
 extension ReplyEvent {
@@ -63,7 +81,9 @@ public enum HTTPReply {
                             if received.isSuccess { try decoder.start(head: received) }
                         case .body(let bytes):
                             if head?.isSuccess == true {
-                                for item in ReplyEvent.coalesced(try decoder.feed(bytes)) { continuation.yield(item) }
+                                var produced: [ReplyEvent] = []
+                                defer { for item in ReplyEvent.coalesced(produced) { continuation.yield(item) } }
+                                try decoder.feed(bytes, into: &produced)
                             } else if errorBody.count < 65536 {
                                 errorBody += bytes.prefix(65536 - errorBody.count)
                             }
@@ -74,7 +94,11 @@ public enum HTTPReply {
                         throw ServerMessage.error(status: head.status, host: request.displayHost, body: errorBody,
                                                   contentType: head.header("content-type"))
                     }
-                    for item in ReplyEvent.coalesced(try decoder.finish()) { continuation.yield(item) }
+                    var last: [ReplyEvent] = []
+                    defer { for item in ReplyEvent.coalesced(last) { continuation.yield(item) } }
+                    try decoder.finish(into: &last)
+                    for item in ReplyEvent.coalesced(last) { continuation.yield(item) }
+                    last = []
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)

@@ -7,6 +7,8 @@ public enum ArgumentCompletion: Sendable, Equatable {
     case kinds
     case commands
     case choices([String])
+    /// The names of the prompt library.
+    case prompts
     /// Names only the session's backend knows (job names, form names…), by key.
     case dynamic(String)
 }

@@ -67,6 +67,7 @@ public enum Completion {
             let threads = (try? workspace.store.threads(session: workspace.currentSession)) ?? []
             return threads.map { String($0.id) } + threads.map(\.title).filter { !$0.contains(" ") }
         case .files: return files(matching: word)
+        case .prompts: return PromptLibrary(paths: workspace.paths).names
         case .dynamic(let key):
             return (try? workspace.backend(for: workspace.currentSession))?.completions(for: key) ?? []
         }

@@ -45,6 +45,10 @@ public enum CoreCommands {
         CommandSpec("voice", "[NAME] [rate=WPM] [pitch=0-99]", "list the installed voices, or choose one, its speed and pitch",
                     group: "voice", completions: [.choices(["rate=", "pitch="])]),
         CommandSpec("mute", "", "stop speaking now (Ctrl-C and sending a message do too)", group: "voice"),
+
+        CommandSpec("prompts", "", "list the prompt library (Markdown files in prompts/)", group: "prompts and forms"),
+        CommandSpec("prompt", "NAME [KEY=VALUE…] [--send]", "put a library prompt in the input line, or send it",
+                    group: "prompts and forms", completions: [.prompts, .none]),
     ]
 
     /// Every spec: core plus each kind's own.

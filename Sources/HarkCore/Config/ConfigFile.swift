@@ -278,6 +278,8 @@ public enum ConfigFile {
         # The built-in offline session: notes to self, forms and prompts. Needs nothing.
         [session local]
         kind = local
+        # A model's session (below) that reads several form answers out of one free-text answer:
+        # llm = llama
 
         # An n8n agent behind a Chat Trigger node (copy its Chat URL):
         # [session helpdesk]

@@ -4,30 +4,40 @@ import Foundation
 public struct Paths: Sendable {
     public var configDirectory: String
     public var dataDirectory: String
+    private var explicitPromptDirectories: [String]?
+
     /// Folders searched for shipped prompts and forms, after the user's own config folder.
-    public var sharedPromptDirectories: [String]
+    /// Found on first use: most runs never need them, and the search costs file-system calls.
+    public var sharedPromptDirectories: [String] {
+        get { explicitPromptDirectories ?? Paths.shippedPromptDirectories }
+        set { explicitPromptDirectories = newValue }
+    }
 
     public var configFile: String { configDirectory + "/config" }
     public var historyDatabase: String { dataDirectory + "/history.db" }
 
-    public init(configDirectory: String, dataDirectory: String, sharedPromptDirectories: [String] = []) {
+    public init(configDirectory: String, dataDirectory: String, sharedPromptDirectories: [String]? = nil) {
         self.configDirectory = configDirectory
         self.dataDirectory = dataDirectory
-        self.sharedPromptDirectories = sharedPromptDirectories
+        self.explicitPromptDirectories = sharedPromptDirectories
     }
 
-    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment,
-                                       executable: String = CommandLine.arguments.first ?? "hark") -> Paths {
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        func xdg(_ variable: String, _ fallback: String) -> String {
+    /// From HOME, XDG_CONFIG_HOME and XDG_DATA_HOME (read with getenv: building Foundation's
+    /// whole environment dictionary is a measurable part of start-up).
+    public static func fromEnvironment() -> Paths {
+        func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+        let home = variable("HOME").flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        func xdg(_ name: String, _ fallback: String) -> String {
             // The spec says relative values are invalid and must be ignored.
-            if let value = environment[variable], value.hasPrefix("/") { return value }
+            if let value = variable(name), value.hasPrefix("/") { return value }
             return home + "/" + fallback
         }
         return Paths(configDirectory: xdg("XDG_CONFIG_HOME", ".config") + "/hark",
-                     dataDirectory: xdg("XDG_DATA_HOME", ".local/share") + "/hark",
-                     sharedPromptDirectories: shippedPromptDirectories(executable: executable, environment: environment))
+                     dataDirectory: xdg("XDG_DATA_HOME", ".local/share") + "/hark")
     }
+
+    static let shippedPromptDirectories: [String] = shippedPromptDirectories(
+        executable: CommandLine.arguments.first ?? "hark", environment: ProcessInfo.processInfo.environment)
 
     /// The repository's or the installation's `prompts/`: beside the binary's build folder
     /// (`.build/release/hark` → `prompts/`), or `PREFIX/share/hark/prompts`.

@@ -13,7 +13,19 @@ final class HTTPBodyChannel: @unchecked Sendable {
     private var waiter: CheckedContinuation<HTTPEvent?, Error>?
     private(set) var cancelled = false
     private let limit: Int
-    var onCancel: (@Sendable () -> Void)?
+    private var cancelHandler: (@Sendable () -> Void)?
+
+    /// What to do when the consumer cancels (wake the transfer); runs at once if it already has.
+    var onCancel: (@Sendable () -> Void)? {
+        get { condition.withLock { cancelHandler } }
+        set {
+            condition.lock()
+            cancelHandler = newValue
+            let already = cancelled
+            condition.unlock()
+            if already { newValue?() }
+        }
+    }
 
     init(limit: Int = 8 << 20) {
         self.limit = limit
@@ -60,8 +72,9 @@ final class HTTPBodyChannel: @unchecked Sendable {
         let alreadyCancelled = cancelled
         cancelled = true
         condition.broadcast()
+        let handler = cancelHandler
         condition.unlock()
-        if !alreadyCancelled { onCancel?() }
+        if !alreadyCancelled { handler?() }
     }
 
     func next() async throws -> HTTPEvent? {

@@ -3,16 +3,32 @@ import Foundation
 /// The only way hark talks HTTP. `stream` yields the response head, then body bytes as they
 /// arrive; `fetch` collects a whole (bounded) response.
 public final class HTTPClient: Sendable {
-    public let userAgent: String
-
-    public init(userAgent: String = "hark/\(HarkVersion.string)") {
-        self.userAgent = userAgent
+    public enum Transport: Sendable {
+        /// hark's own for plain http, libcurl for the rest.
+        case automatic
+        /// libcurl for everything (HARK_HTTP=curl does the same).
+        case curl
     }
 
+    public let userAgent: String
+    public let transport: Transport
+
+    public init(userAgent: String = "hark/\(HarkVersion.string)", transport: Transport = .automatic) {
+        self.userAgent = userAgent
+        self.transport = transport
+    }
+
+    /// Plain http goes over hark's own transport; https, proxies, redirects and uploads over
+    /// libcurl (see NativeTransfer for why).
     public func stream(_ request: HTTPRequest) throws -> HTTPStream {
-        try CurlTransfer.loadLibrary()
+        BrokenPipes.ignore()
         let channel = HTTPBodyChannel()
-        CurlTransfer(request: request, channel: channel, userAgent: userAgent).start()
+        if transport == .automatic && NativeTransfer.canCarry(request) {
+            NativeTransfer(request: request, channel: channel, userAgent: userAgent).start()
+        } else {
+            try CurlTransfer.loadLibrary()
+            CurlTransfer(request: request, channel: channel, userAgent: userAgent).start()
+        }
         return HTTPStream(channel: channel)
     }
 

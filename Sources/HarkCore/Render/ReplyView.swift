@@ -24,15 +24,16 @@ public final class ReplyView {
     private let output: (String) -> Void
     private let errorOutput: (String) -> Void
 
-    public init(format: Format, capabilities: TerminalCapabilities,
+    /// `markdown: false` shows the text as it comes even on a colour terminal (a console).
+    public init(format: Format, capabilities: TerminalCapabilities, markdown: Bool = true,
                 output: @escaping (String) -> Void = { RawOutput.write($0) },
                 errorOutput: @escaping (String) -> Void = { RawOutput.write($0, to: STDERR_FILENO) }) {
         self.format = format
         self.output = output
         self.errorOutput = errorOutput
         ansi = ANSI(enabled: capabilities.colors)
-        renderMarkdown = format == .terminal && capabilities.colors
-        markdown = MarkdownRenderer(ansi: ansi)
+        renderMarkdown = markdown && format == .terminal && capabilities.colors
+        self.markdown = MarkdownRenderer(ansi: ansi)
     }
 
     public var wantsSpinner: Bool { format == .terminal && !sawFirstEvent }

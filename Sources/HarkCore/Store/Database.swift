@@ -63,6 +63,10 @@ public final class Database: @unchecked Sendable {
 
     /// All rows of a query.
     public func query(_ sql: String, _ values: SQLValue...) throws -> [Row] {
+        try query(sql, values: values)
+    }
+
+    public func query(_ sql: String, values: [SQLValue]) throws -> [Row] {
         try locked {
             let statement = try Statement(database: self, sql: sql)
             try statement.bind(values)
@@ -86,8 +90,11 @@ public final class Database: @unchecked Sendable {
 
     /// A write transaction taken with BEGIN IMMEDIATE, so that concurrent writers wait on the
     /// busy timeout at the start instead of failing when a read lock cannot be upgraded.
+    /// Inside another transaction it joins that one, so steps that are
+    /// atomic on their own can also be parts of a larger step.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         try locked {
+            if sqlite3_get_autocommit(handle) == 0 { return try body() }
             try execute("BEGIN IMMEDIATE")
             do {
                 let result = try body()

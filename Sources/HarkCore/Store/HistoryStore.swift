@@ -48,6 +48,9 @@ public final class HistoryStore: @unchecked Sendable {
 
     public func ensureSession(_ name: String, kind: String) throws {
         try wrap {
+            // Read first: most starts find the row as it was, and a read takes no write lock.
+            let known = try database.scalar("SELECT kind FROM sessions WHERE name = ?", .text(name))
+            if known.string == kind { return }
             try database.run("""
                 INSERT INTO sessions(name, kind, created_at) VALUES (?, ?, ?)
                 ON CONFLICT(name) DO UPDATE SET kind = excluded.kind
@@ -192,10 +195,13 @@ public final class HistoryStore: @unchecked Sendable {
 
     // MARK: Messages
 
-    /// Text of a message, including the pieces of a reply still streaming or cut off.
+    /// Text of a message: its first segment, the further segments of a long reply, and the
+    /// parts of a reply still streaming or cut off.
     static let messageSelect = """
         SELECT m.id, m.thread_id, m.session, m.role,
-               m.text || coalesce((SELECT group_concat(p.text, '') FROM
+               m.text || coalesce((SELECT group_concat(s.text, '') FROM
+                   (SELECT text FROM message_more WHERE message_id = m.id ORDER BY seq) s), '')
+                      || coalesce((SELECT group_concat(p.text, '') FROM
                    (SELECT text FROM message_parts WHERE message_id = m.id ORDER BY seq) p), ''),
                m.status, m.created_at, m.backend_id, m.prompt_tokens, m.completion_tokens, m.total_tokens,
                m.error, m.model
@@ -313,35 +319,38 @@ public final class HistoryStore: @unchecked Sendable {
 
     // MARK: Search
 
-    /// Full-text search, newest first. Each word of `text` must occur; `word*` matches a prefix.
+    /// Full-text search, newest first. Each word of `text` must occur (within one segment of a
+    /// long reply); `word*` matches a prefix.
     public func search(_ text: String, session: String? = nil, limit: Int = 20) throws -> [SearchHit] {
         let query = Self.ftsQuery(text)
         guard !query.isEmpty else { return [] }
         return try wrap {
-            var sql = """
-                SELECT m.id, m.thread_id, m.session, m.role, m.text, m.status, m.created_at, m.backend_id,
-                       m.prompt_tokens, m.completion_tokens, m.total_tokens, m.error, m.model, t.title,
-                       snippet(messages_fts, 0, char(1), char(2), '…', 12)
-                FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid JOIN threads t ON t.id = m.thread_id
-                WHERE messages_fts MATCH ?
-                """
-            var values: [SQLValue] = [.text(query)]
-            if let session {
-                sql += " AND m.session = ?"
-                values.append(.text(session))
+            // Two index queries, each walking its index newest first and stopping at `limit`:
+            // a union sorted afterwards would compute a snippet for every match.
+            let filter = session == nil ? "" : " AND m.session = ?"
+            let values: [SQLValue] = [.text(query)] + (session.map { [SQLValue.text($0)] } ?? []) + [.integer(Int64(limit))]
+            let first = try database.query("""
+                SELECT m.id, snippet(messages_fts, 0, char(1), char(2), '…', 12)
+                FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
+                WHERE messages_fts MATCH ?\(filter) ORDER BY messages_fts.rowid DESC LIMIT ?
+                """, values: values)
+            let more = try database.query("""
+                SELECT mm.message_id, snippet(message_more_fts, 0, char(1), char(2), '…', 12)
+                FROM message_more_fts JOIN message_more mm ON mm.id = message_more_fts.rowid
+                JOIN messages m ON m.id = mm.message_id
+                WHERE message_more_fts MATCH ?\(filter) ORDER BY message_more_fts.rowid DESC LIMIT ?
+                """, values: values)
+            var snippets: [Int64: String] = [:]
+            for row in first + more {
+                guard let id = row[0].int64, snippets[id] == nil else { continue }
+                snippets[id] = row[1].string ?? ""
             }
-            sql += " ORDER BY messages_fts.rowid DESC LIMIT ?"
-            values.append(.integer(Int64(limit)))
-            return try database.locked {
-                let statement = try database.prepare(sql)
-                try statement.bind(values)
-                var hits: [SearchHit] = []
-                while try statement.step() {
-                    let row = statement.row()
-                    hits.append(SearchHit(message: Self.message(Array(row[0...12])), threadTitle: row[13].string ?? "",
-                                          snippet: row[14].string ?? ""))
-                }
-                return hits
+            return try snippets.keys.sorted(by: >).prefix(limit).compactMap { id -> SearchHit? in
+                guard let row = try database.query(Self.messageSelect + " WHERE m.id = ?", .integer(id)).first
+                else { return nil }
+                let message = Self.message(row)
+                let title = try thread(id: message.threadID)?.title ?? ""
+                return SearchHit(message: message, threadTitle: title, snippet: snippets[id] ?? "")
             }
         }
     }

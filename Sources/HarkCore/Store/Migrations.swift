@@ -90,15 +90,67 @@ public enum Migrations {
             END;
             INSERT INTO messages_fts(messages_fts) VALUES ('rebuild');
             """),
+        // The local session's forms: the template as it was when the form started (a later
+        // edit of the file cannot break a form half-filled), the answers, the open question.
+        // A form lives in a thread and goes when the thread is deleted.
+        Migration(name: "003-local-forms", sql: """
+            CREATE TABLE local_forms (
+                id INTEGER PRIMARY KEY,
+                uid TEXT NOT NULL,
+                session TEXT NOT NULL,
+                thread_id INTEGER NOT NULL REFERENCES threads(id) ON DELETE CASCADE,
+                template TEXT NOT NULL,
+                title TEXT NOT NULL,
+                source TEXT NOT NULL,
+                stage TEXT NOT NULL,
+                current_field TEXT,
+                walking INTEGER NOT NULL DEFAULT 0,
+                answers TEXT NOT NULL DEFAULT '{}',
+                created_at REAL NOT NULL,
+                updated_at REAL NOT NULL,
+                completed_at REAL,
+                submitted_to TEXT,
+                submitted_at REAL
+            );
+            CREATE INDEX local_forms_by_thread ON local_forms(thread_id);
+            CREATE INDEX local_forms_by_session ON local_forms(session, updated_at);
+            """),
+        // A long reply (a 50 MB build console) is kept in segments of about 1 MB: the first in
+        // messages.text, the rest here, each indexed on its own. Folding it into one value
+        // took five times its size in memory.
+        Migration(name: "004-message-segments", sql: """
+            CREATE TABLE message_more (
+                id INTEGER PRIMARY KEY,
+                message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+                seq INTEGER NOT NULL,
+                text TEXT NOT NULL
+            );
+            CREATE UNIQUE INDEX message_more_by_message ON message_more(message_id, seq);
+            CREATE VIRTUAL TABLE message_more_fts USING fts5(
+                text, content='message_more', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
+            );
+            CREATE TRIGGER message_more_fts_insert AFTER INSERT ON message_more BEGIN
+                INSERT INTO message_more_fts(rowid, text) VALUES (new.id, new.text);
+            END;
+            CREATE TRIGGER message_more_fts_delete AFTER DELETE ON message_more BEGIN
+                INSERT INTO message_more_fts(message_more_fts, rowid, text) VALUES ('delete', old.id, old.text);
+            END;
+            """),
     ]
 
     /// Applies every step not yet recorded. Returns the names applied now.
     @discardableResult
     public static func migrate(_ database: Database, steps: [Migration] = Migrations.all) throws -> [String] {
-        try database.execute("""
-            CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at REAL NOT NULL)
-            """)
-        let applied = Set(try database.query("SELECT name FROM schema_migrations").compactMap { $0[0].string })
+        let recorded: [Row]
+        if let rows = try? database.query("SELECT name FROM schema_migrations") {
+            recorded = rows
+        } else {
+            try database.execute("""
+                CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at REAL NOT NULL)
+                """)
+            recorded = []
+        }
+        let applied = Set(recorded.compactMap { $0[0].string })
         var appliedNow: [String] = []
         for step in steps where !applied.contains(step.name) {
             try database.transaction {

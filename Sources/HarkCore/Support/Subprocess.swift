@@ -22,6 +22,7 @@ public enum Subprocess {
     public static func run(_ arguments: [String], environment: [String: String]? = nil,
                            streams: Streams = .captured(input: nil)) throws -> Result {
         precondition(!arguments.isEmpty)
+        BrokenPipes.ignore()
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -163,4 +164,13 @@ public enum Subprocess {
         defer { for pointer in pointers { free(pointer) } }
         return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
     }
+}
+
+/// Writes to a socket or pipe whose reader has gone must fail with EPIPE, not kill the
+/// process: hark runs with SIGPIPE ignored, and anything that writes (HTTP, subprocesses)
+/// makes sure of it, also when hark's code runs inside another process (the tests).
+public enum BrokenPipes {
+    private static let ignored: Void = { signal(SIGPIPE, SIG_IGN) }()
+
+    public static func ignore() { _ = ignored }
 }

@@ -168,7 +168,7 @@ import TestSupport
             > /sesions
             error: unknown command /sesions; did you mean /sessions?
             > /jobs
-            error: unknown command /jobs; /help lists them
+            error: /jobs does not apply to a local session; /help lists what does
             > @nobody hi
             error: no session named "nobody"; `hark sessions` lists them
             > /history many

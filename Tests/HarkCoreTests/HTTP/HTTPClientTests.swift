@@ -3,10 +3,13 @@ import Testing
 import TestSupport
 @testable import HarkCore
 
+/// Every test runs over both transports: hark's own (plain http) and libcurl.
 @Suite struct HTTPClientTests {
-    let client = HTTPClient()
+    static let transports: [HTTPClient.Transport] = [.automatic, .curl]
 
-    @Test func fetchSendsHeadersAndBodyAndReadsTheResponse() async throws {
+    @Test(arguments: HTTPClientTests.transports)
+    func fetchSendsHeadersAndBodyAndReadsTheResponse(_ transport: HTTPClient.Transport) async throws {
+        let client = HTTPClient(transport: transport)
         let server = try TestHTTPServer { request, response in
             response.send(status: 201, headers: [("X-Echo", request.header("x-token") ?? "")], text: request.method + " " + request.text)
         }
@@ -22,7 +25,9 @@ import TestSupport
         #expect(seen.header("user-agent")?.hasPrefix("hark/") == true)
     }
 
-    @Test func bodyBytesArriveBeforeTheResponseEnds() async throws {
+    @Test(arguments: HTTPClientTests.transports)
+    func bodyBytesArriveBeforeTheResponseEnds(_ transport: HTTPClient.Transport) async throws {
+        let client = HTTPClient(transport: transport)
         let gate = Gate()
         let server = try TestHTTPServer { _, response in
             response.startChunked(headers: [("Content-Type", "text/event-stream")])
@@ -42,7 +47,9 @@ import TestSupport
         #expect(received.first == "first")
     }
 
-    @Test func refusedConnectionIsANetworkError() async throws {
+    @Test(arguments: HTTPClientTests.transports)
+    func refusedConnectionIsANetworkError(_ transport: HTTPClient.Transport) async throws {
+        let client = HTTPClient(transport: transport)
         let refusing = try RefusingPort()
         let url = refusing.baseURL
         await #expect(throws: HarkError.network(host: HTTPRequest.displayHost(of: url), reason: "connection refused")) {
@@ -50,7 +57,9 @@ import TestSupport
         }
     }
 
-    @Test func silenceAfterTheFirstByteHitsTheIdleTimeout() async throws {
+    @Test(arguments: HTTPClientTests.transports)
+    func silenceAfterTheFirstByteHitsTheIdleTimeout(_ transport: HTTPClient.Transport) async throws {
+        let client = HTTPClient(transport: transport)
         let gate = Gate()
         let server = try TestHTTPServer { _, response in
             response.startChunked()
@@ -70,7 +79,9 @@ import TestSupport
         }
     }
 
-    @Test func cancellingStopsTheTransferAtOnce() async throws {
+    @Test(arguments: HTTPClientTests.transports)
+    func cancellingStopsTheTransferAtOnce(_ transport: HTTPClient.Transport) async throws {
+        let client = HTTPClient(transport: transport)
         let gate = Gate()
         let closed = Gate()
         let server = try TestHTTPServer { _, response in
@@ -98,7 +109,9 @@ import TestSupport
         #expect(await closed.opened(within: 10), "the server saw the connection close")
     }
 
-    @Test func headerSecretsAndPathsNeverReachErrorMessages() async throws {
+    @Test(arguments: HTTPClientTests.transports)
+    func headerSecretsAndPathsNeverReachErrorMessages(_ transport: HTTPClient.Transport) async throws {
+        let client = HTTPClient(transport: transport)
         let refusing = try RefusingPort()
         let url = refusing.baseURL + "/webhook/secret-path-123?token=abc"
         do {
@@ -111,7 +124,9 @@ import TestSupport
         }
     }
 
-    @Test func multipartUploadsFieldsAndFiles() async throws {
+    @Test(arguments: HTTPClientTests.transports)
+    func multipartUploadsFieldsAndFiles(_ transport: HTTPClient.Transport) async throws {
+        let client = HTTPClient(transport: transport)
         let directory = TemporaryDirectory()
         let path = directory.write("notes.txt", "file body")
         let server = try TestHTTPServer { request, response in
@@ -127,5 +142,25 @@ import TestSupport
         #expect(body.contains("name=\"chatInput\"\r\n\r\nhello"))
         #expect(body.contains("filename=\"notes.txt\""))
         #expect(body.contains("file body"))
+    }
+
+    @Test(arguments: HTTPClientTests.transports)
+    func gzipBodiesAreDecoded(_ transport: HTTPClient.Transport) async throws {
+        let client = HTTPClient(transport: transport)
+        let text = String(repeating: "Started by user ann\nBuilding in workspace\n", count: 500)
+        let compressed = try Subprocess.run(["gzip", "-c"], streams: .captured(input: Data(text.utf8))).stdout
+        let server = try TestHTTPServer { request, response in
+            guard request.header("accept-encoding")?.contains("gzip") == true else {
+                response.send(status: 400, text: "expected Accept-Encoding: gzip")
+                return
+            }
+            response.startChunked(headers: [("Content-Encoding", "gzip"), ("Content-Type", "text/plain")])
+            let bytes = [UInt8](compressed)
+            response.write(Array(bytes[0..<bytes.count / 2]))
+            response.write(Array(bytes[(bytes.count / 2)...]))
+        }
+        let response = try await client.fetch(HTTPRequest(url: server.baseURL + "/job/app/1/logText/progressiveText"))
+        #expect(response.status == 200)
+        #expect(response.text == text)
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import HarkCore
 
 /// Feeds `bytes` to a parser in pieces cut at the given offsets.
@@ -18,18 +19,6 @@ func feedSSE(_ bytes: [UInt8], cuts: [Int]) throws -> [SSEEvent] {
 func randomCuts(count: Int, in length: Int, seed: UInt64) -> [Int] {
     var generator = SplitMix(seed: seed)
     return (0..<count).map { _ in Int(generator.next() % UInt64(max(length, 1))) }
-}
-
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 @Suite struct SSEParserTests {

@@ -1,22 +1,160 @@
-/// The built-in offline session. For now its messages are notes to self: stored and
-/// searchable, with no reply. Nothing here touches the network.
+import Foundation
+
+/// The built-in offline session. Plain messages are notes to self: stored and searchable,
+/// with no reply. `/form NAME` starts a conversational form in a thread of its own; while it
+/// is open, messages in that thread are answers and the reply is the next question. Nothing
+/// here touches the network, unless the user names a model's session in `llm` or a form
+/// template names a session to `submit` to.
 public final class LocalBackend: Backend, BackendKind {
     public static let name = "local"
-    public static let summary = "built in and offline: notes to self"
-    public static let settings: [SettingSpec] = []
+    public static let summary = "built in and offline: forms to fill in, notes to self"
+    public static let settings: [SettingSpec] = [
+        SettingSpec("llm", "a model's session (kind openai, e.g. a local llama.cpp) that reads several answers "
+            + "out of one free-text answer in forms; without it, rules only and no network"),
+    ]
+
+    public static let commands: [CommandSpec] = [
+        CommandSpec("forms", "", "list the forms to fill in, and yours in progress or done", group: "prompts and forms"),
+        CommandSpec("form", "NAME | resume [ID] | export [#ID] [FILE] | submit [#ID] | cancel",
+                    "fill in a form one question at a time; resume, export, send or cancel one",
+                    group: "prompts and forms", completions: [.dynamic("forms")],
+                    subcommands: ["resume": [.dynamic("open-forms")], "export": [.files], "submit": [], "cancel": []]),
+    ]
+
+    let session: SessionConfig
+    let paths: Paths
+    let store: HistoryStore?
+    let sessions: SessionDirectory?
+    let clock: HarkClock
+    /// The session that reads free-text answers, or nil for rules only.
+    let llm: String?
+
+    init(session: SessionConfig, environment: BackendEnvironment) throws {
+        self.session = session
+        paths = environment.paths
+        store = environment.store
+        sessions = environment.sessions
+        clock = environment.clock
+        llm = session["llm"]
+        if llm == session.name {
+            throw HarkError.usage("session \(session.name): llm must name another session, one of kind openai")
+        }
+    }
 
     public static func make(session: SessionConfig, environment: BackendEnvironment) throws -> any Backend {
-        LocalBackend()
+        try LocalBackend(session: session, environment: environment)
+    }
+
+    var library: FormLibrary { FormLibrary(paths: paths) }
+
+    var today: FormDate { FormDate.local(clock.now()) }
+
+    func forms() throws -> FormStore {
+        guard let store else { throw HarkError.unavailable("forms need the history database", hint: "run hark normally") }
+        return FormStore(store: store, now: clock.now)
     }
 
     public func send(_ request: ChatRequest) -> AsyncThrowingStream<ReplyEvent, Error> {
         AsyncThrowingStream { continuation in
-            continuation.yield(.finished(reason: "noted"))
-            continuation.finish()
+            let task = Task { [self] in
+                do {
+                    if store != nil, let record = try forms().open(threadID: request.thread.id) {
+                        try await answer(request.text, record: record) { continuation.yield($0) }
+                        continuation.yield(.finished(reason: nil))
+                    } else {
+                        continuation.yield(.finished(reason: "noted"))
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
         }
     }
 
+    /// One message to an open form: the reply is what the form says next. The progress is
+    /// saved before the reply is shown.
+    func answer(_ text: String, record: FormRecord, emit: @escaping @Sendable (ReplyEvent) -> Void) async throws {
+        var record = record
+        let template = try record.template()
+        var conversation = FormConversation(template: template, progress: record.progress, today: today)
+        let intent = conversation.intent(of: text)
+        var extracted: [String: JSON]?
+        if case .answer(let answer) = intent, let llm, FormModelReader.wants(answer, conversation: conversation) {
+            switch await FormModelReader(sessionName: llm, sessions: sessions).read(answer, conversation: conversation, emit: emit) {
+            case .values(let values): extracted = values
+            case .failed(let reason): emit(.notice(reason))
+            }
+        }
+        let lines = conversation.handle(intent, extracted: extracted)
+        record.progress = conversation.progress
+        try forms().save(&record)
+        var text = lines.joined(separator: "\n")
+        if record.progress.stage == .done {
+            // Shown before the submission starts, which may take a while.
+            emit(.text(text + "\n"))
+            text = try await completed(&record, template: template, emit: emit).joined(separator: "\n")
+        }
+        emit(.text(text))
+    }
+
+    /// What follows a yes in the review: sending to the template's session, or a pointer to
+    /// the export.
+    func completed(_ record: inout FormRecord, template: FormTemplate,
+                   emit: @escaping @Sendable (ReplyEvent) -> Void) async throws -> [String] {
+        guard let target = template.submit else { return ["/form export [FILE] writes it as JSON and Markdown."] }
+        return try await submit(&record, template: template, to: target, emit: emit)
+    }
+
+    /// Sends the answers; a failure is told in the reply and leaves the form done, to send
+    /// again with /form submit.
+    func submit(_ record: inout FormRecord, template: FormTemplate, to target: String,
+                emit: @escaping @Sendable (ReplyEvent) -> Void) async throws -> [String] {
+        do {
+            let reply = try await FormSubmission(sessions: sessions).send(record, template: template, to: target,
+                                                                         at: clock.now(), emit: emit)
+            record.progress.stage = .submitted
+            record.submittedTo = target
+            record.submittedAt = clock.now()
+            try forms().save(&record)
+            return reply.isEmpty ? ["Sent to \(target)."] : ["Sent to \(target), which answered:", reply]
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            return ["Could not send it to \(target) (\(error.userMessage)). The answers are kept: "
+                + "/form submit tries again, /form export writes them to files."]
+        }
+    }
+
+    // MARK: What the shell asks
+
     public func info() async -> [(String, String)] {
-        [("notes", "plain messages here are kept as notes; /search finds them")]
+        let templates = library.names().count
+        let open = ((try? forms().forms(session: session.name)) ?? []).filter { $0.progress.stage.isOpen }.count
+        return [
+            ("forms", "\(templates) template\(templates == 1 ? "" : "s") · \(open) in progress · /forms lists them"),
+            ("answers", llm.map { "read by \($0) (a model), checked by the rules" } ?? "read by rules only; nothing leaves this machine"),
+            ("notes", "plain messages outside a form are kept as notes; /search finds them"),
+        ]
+    }
+
+    /// `form 3/9` while the current thread has a form open, so the prompt tells that a message
+    /// here is an answer.
+    public func promptBadge() -> String? {
+        guard let store, let thread = try? store.currentThread(session: session.name),
+              let record = try? forms().open(threadID: thread.id), let template = try? record.template() else { return nil }
+        if record.progress.stage == .review { return "form: review" }
+        let conversation = FormConversation(template: template, progress: record.progress, today: today)
+        return "form \(conversation.answeredCount)/\(conversation.askedFields.count)"
+    }
+
+    public func completions(for key: String) -> [String] {
+        switch key {
+        case "forms": return library.names()
+        case "open-forms":
+            return ((try? forms().forms(session: session.name)) ?? []).filter { $0.progress.stage.isOpen }.map { String($0.id) }
+        default: return []
+        }
     }
 }

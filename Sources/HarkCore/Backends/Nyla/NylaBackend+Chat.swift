@@ -53,7 +53,16 @@ extension NylaBackend {
         var finished: ReplyEvent?
         reading: while let event = try await iterator.next() {
             guard case .body(let bytes) = event else { continue }
-            for item in ReplyEvent.coalesced(try decoder.feed(bytes)) {
+            // What a read decoded before an error event still reaches the reply.
+            var decoded: [ReplyEvent] = []
+            let failure: Error?
+            do {
+                try decoder.feed(bytes, into: &decoded)
+                failure = nil
+            } catch {
+                failure = error
+            }
+            for item in ReplyEvent.coalesced(decoded) {
                 if case .backendThreadID(let id) = item { state.update { $0.replies[threadID] = (instance, id) } }
                 if case .finished = item {
                     finished = item
@@ -61,6 +70,7 @@ extension NylaBackend {
                 }
                 continuation.yield(item)
             }
+            if let failure { throw failure }
         }
         if finished == nil { _ = try decoder.finish() }
         if feature == .workspace, let notice = await recountEdits(instance) { continuation.yield(.notice(notice)) }

@@ -18,27 +18,24 @@ public struct NylaEventDecoder: ReplyDecoder {
 
     public mutating func start(head: HTTPResponseHead) throws {}
 
-    public mutating func feed(_ bytes: [UInt8]) throws -> [ReplyEvent] {
+    public mutating func feed(_ bytes: [UInt8], into replies: inout [ReplyEvent]) throws {
         let events: [SSEEvent]
         do { events = try parser.feed(bytes) } catch {
             throw HarkError.protocolViolation("the gateway sent an event larger than \(SSEParser.defaultMaxEventBytes >> 20) MB")
         }
-        var replies: [ReplyEvent] = []
         for event in events where !ended {
-            replies += try translate(event)
+            try translate(event, into: &replies)
         }
-        return replies
     }
 
-    public mutating func finish() throws -> [ReplyEvent] {
+    public mutating func finish(into replies: inout [ReplyEvent]) throws {
         parser.finish()
         guard ended else {
             throw HarkError.protocolViolation("the gateway closed the stream before the reply was complete")
         }
-        return []
     }
 
-    private mutating func translate(_ sse: SSEEvent) throws -> [ReplyEvent] {
+    private mutating func translate(_ sse: SSEEvent, into replies: inout [ReplyEvent]) throws {
         let data: JSON
         if let parsed = try? JSON.parse(sse.data) {
             data = parsed
@@ -46,10 +43,9 @@ public struct NylaEventDecoder: ReplyDecoder {
             // A bare text payload: the text is the chunk.
             data = ["type": "chunk", "content": .string(sse.text)]
         } else {
-            return []
+            return
         }
         let (event, eventWorkflow) = NylaWire.event(sseType: sse.type, data: data)
-        var replies: [ReplyEvent] = []
         if let eventWorkflow { replies += learn(workflow: eventWorkflow) }
         switch event {
         case .chunk(let text):
@@ -105,7 +101,6 @@ public struct NylaEventDecoder: ReplyDecoder {
         case .other:
             break
         }
-        return replies
     }
 
     /// The thread's server id, reported once when it is new (a first message creates it).

@@ -21,17 +21,16 @@ public struct ChatCompletionDecoder: ReplyDecoder {
         }
     }
 
-    public mutating func feed(_ bytes: [UInt8]) throws -> [ReplyEvent] {
+    public mutating func feed(_ bytes: [UInt8], into replies: inout [ReplyEvent]) throws {
         guard isEventStream else {
             whole += bytes
             if whole.count > 64 << 20 { throw HarkError.protocolViolation("the completion is larger than 64 MB") }
-            return []
+            return
         }
         let events: [SSEEvent]
         do { events = try parser.feed(bytes) } catch {
             throw HarkError.protocolViolation("an event in the stream is larger than \(SSEParser.defaultMaxEventBytes >> 20) MB")
         }
-        var replies: [ReplyEvent] = []
         for event in events {
             if sawDone { break }
             if event.data == Self.done {
@@ -42,7 +41,6 @@ public struct ChatCompletionDecoder: ReplyDecoder {
                 throw HarkError.protocolViolation("the server sent an event that is not JSON: \(String(decoding: event.data.prefix(60), as: UTF8.self))")
             }
         }
-        return replies
     }
 
     /// The hot path: one streamed chunk read without building it (see JSONScanner).
@@ -124,20 +122,20 @@ public struct ChatCompletionDecoder: ReplyDecoder {
         }
     }
 
-    public mutating func finish() throws -> [ReplyEvent] {
-        var replies: [ReplyEvent] = []
+    public mutating func finish(into replies: inout [ReplyEvent]) throws {
         if !isEventStream {
             let json: JSON
             do { json = try JSON.parse(whole) } catch {
                 throw HarkError.protocolViolation("the server's completion is not JSON")
             }
             try decode(chunk: json, delta: "message", into: &replies)
-            return replies + [.finished(reason: finishReason)]
+            replies.append(.finished(reason: finishReason))
+            return
         }
         parser.finish()
         guard sawDone else {
             throw HarkError.protocolViolation("the stream ended without [DONE]; the reply may be cut short")
         }
-        return [.finished(reason: finishReason)]
+        replies.append(.finished(reason: finishReason))
     }
 }

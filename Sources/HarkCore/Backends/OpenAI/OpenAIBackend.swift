@@ -115,13 +115,9 @@ public final class OpenAIBackend: Backend, BackendKind {
 }
 
 /// Prompt files may start with a `---` front matter block (name, description, variables);
-/// what follows it is the prompt.
+/// what follows it is the prompt, with its variables' defaults filled in.
 public enum PromptFile {
     public static func body(of text: String) -> String {
-        guard text.hasPrefix("---\n") else { return text.trimmed }
-        let rest = text.dropFirst(4)
-        guard let end = rest.range(of: "\n---") else { return text }
-        let after = rest[end.upperBound...].drop(while: { $0 != "\n" })
-        return after.trimmed
+        PromptTemplate.parse(text, fallbackName: "").filled([:]).text
     }
 }

@@ -23,67 +23,94 @@ public struct N8NReplyDecoder: ReplyDecoder {
         contentType = head.header("content-type")
     }
 
-    public mutating func feed(_ bytes: [UInt8]) throws -> [ReplyEvent] {
+    public mutating func feed(_ bytes: [UInt8], into events: inout [ReplyEvent]) throws {
         switch mode {
         case .streaming:
-            return try lines(try splitter.feed(bytes))
+            try lines(try splitter.feed(bytes), into: &events)
         case .whole:
             pending += bytes
             if pending.count > maxWholeBytes {
                 throw HarkError.protocolViolation("the webhook's reply is larger than \(maxWholeBytes >> 20) MB")
             }
-            return []
         case .undecided:
             pending += bytes
-            guard let first = pending.firstIndex(where: { !Self.isSpace($0) }) else { return [] }
+            guard let first = pending.firstIndex(where: { !Self.isSpace($0) }) else { return }
             guard pending[first] == UInt8(ascii: "{") else {
                 mode = .whole
-                return []
+                return
             }
             guard let newline = pending[first...].firstIndex(of: 0x0A) else {
                 if pending.count > maxWholeBytes { mode = .whole }
-                return []
+                return
             }
             if Self.streamChunk(Array(pending[first..<newline])) != nil {
                 mode = .streaming
                 let buffered = pending
                 pending = []
-                return try lines(try splitter.feed(buffered))
+                try lines(try splitter.feed(buffered), into: &events)
+                return
             }
             mode = .whole
-            return []
         }
     }
 
-    public mutating func finish() throws -> [ReplyEvent] {
-        var events: [ReplyEvent] = []
+    public mutating func finish(into events: inout [ReplyEvent]) throws {
         if mode == .streaming {
-            if let last = splitter.finish() { events += try lines([last]) }
+            if let last = splitter.finish() { try lines([last], into: &events) }
             if itemCount == 0 { events.append(.notice("no response")) }
-            return events + [.finished(reason: nil)]
+            events.append(.finished(reason: nil))
+            return
         }
         // A single streamed chunk without a trailing newline is still a stream.
         let trimmed = Array(pending.drop(while: Self.isSpace).reversed().drop(while: Self.isSpace).reversed())
         if Self.streamChunk(trimmed) != nil {
             mode = .streaming
-            events = try lines([trimmed])
+            try lines([trimmed], into: &events)
             if itemCount == 0 { events.append(.notice("no response")) }
-            return events + [.finished(reason: nil)]
+            events.append(.finished(reason: nil))
+            return
         }
-        return Self.whole(trimmed, contentType: contentType) + [.finished(reason: nil)]
+        events += Self.whole(trimmed, contentType: contentType) + [.finished(reason: nil)]
     }
 
     static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
 
-    /// The JSON of a streaming chunk, or nil when the line is not one.
-    static func streamChunk(_ line: [UInt8]) -> JSON? {
-        guard line.first == UInt8(ascii: "{"), let json = try? JSON.parse(line),
-              let type = json["type"]?.string, ["begin", "item", "end", "error"].contains(type) else { return nil }
-        return json
+    /// One streamed chunk: its type, text, and the node run it belongs to.
+    struct Chunk {
+        var type: String
+        var content: String?
+        var run: String
     }
 
-    private mutating func lines(_ lines: [[UInt8]]) throws -> [ReplyEvent] {
-        var events: [ReplyEvent] = []
+    /// The chunk on this line, or nil when the line is not one. Read with JSONScanner: a long
+    /// reply is hundreds of thousands of these.
+    static func streamChunk(_ line: [UInt8]) -> Chunk? {
+        guard line.first == UInt8(ascii: "{") else { return nil }
+        var type: String?
+        var content: String?
+        var node = ""
+        var runIndex = "0"
+        do {
+            try JSONScanner.scan(line) { root in
+                try root.forEachMember { key, value in
+                    if key == "type" { type = try value.string() }
+                    else if key == "content" { content = try value.string() }
+                    else if key == "metadata" {
+                        try value.forEachMember { key, value in
+                            if key == "nodeId" { node = try value.string() ?? "" }
+                            else if key == "runIndex" { runIndex = (try value.int()).map(String.init) ?? "0" }
+                        }
+                    }
+                }
+            }
+        } catch {
+            return nil
+        }
+        guard let type, ["begin", "item", "end", "error"].contains(type) else { return nil }
+        return Chunk(type: type, content: content, run: node + "#" + runIndex)
+    }
+
+    private mutating func lines(_ lines: [[UInt8]], into events: inout [ReplyEvent]) throws {
         for line in lines {
             guard let chunk = Self.streamChunk(line) else {
                 // Not JSON: n8n's own client shows such a line as text.
@@ -91,25 +118,20 @@ public struct N8NReplyDecoder: ReplyDecoder {
                 events.append(.text(String(decoding: line, as: UTF8.self)))
                 continue
             }
-            let metadata = chunk["metadata"]
-            let run = (metadata?["nodeId"]?.text ?? "") + "#" + (metadata?["runIndex"]?.text ?? "0")
-            switch chunk["type"]?.string {
+            switch chunk.type {
             case "item":
-                let content = chunk["content"]?.string ?? chunk["content"]?.text ?? ""
                 itemCount += 1
-                guard !content.isEmpty else { continue }
+                guard let content = chunk.content, !content.isEmpty else { continue }
                 // Several agents (or runs of one) in a reply: keep their texts apart.
-                if let last = lastTextRun, last != run { events.append(.text("\n\n")) }
-                lastTextRun = run
+                if let last = lastTextRun, last != chunk.run { events.append(.text("\n\n")) }
+                lastTextRun = chunk.run
                 events.append(.text(content))
             case "error":
-                let message = chunk["content"]?.string ?? "the workflow failed"
-                throw HarkError.backend("n8n: \(message)")
+                throw HarkError.backend("n8n: \(chunk.content ?? "the workflow failed")")
             default:
                 break
             }
         }
-        return events
     }
 
     /// A reply read whole.

@@ -1,0 +1,135 @@
+import Foundation
+
+/// Follows one build to its end as reply events: the queue item until the build starts
+/// (its reason as status lines: "waiting: In the quiet period…", "blocked: …"), then the
+/// console as it grows (the reply text, stored in the history), then the result as the
+/// closing notice ("app #12 SUCCESS in 1m02s"), which is also the one-line notice when the
+/// build ends in the background. Cancelling the stream stops following, not the build.
+struct BuildFollower: Sendable {
+    enum Start: Sendable {
+        case queued(Int)
+        case build(Int)
+    }
+
+    let server: JenkinsServer
+    let job: JobPath
+    let pollInterval: Double
+    let followed: FollowedBuilds
+
+    func events(from start: Start, preamble: [ReplyEvent] = []) -> AsyncThrowingStream<ReplyEvent, Error> {
+        // Registered before the stream is handed out, so a /stop-build typed at once finds it.
+        let entry: Int
+        switch start {
+        case .queued(let id): entry = followed.begin(job, queueID: id, number: nil)
+        case .build(let number): entry = followed.begin(job, queueID: nil, number: number)
+        }
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                defer { followed.end(entry) }
+                do {
+                    try await follow(from: start, entry: entry, preamble: preamble) { continuation.yield($0) }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    private func follow(from start: Start, entry: Int, preamble: [ReplyEvent], emit: (ReplyEvent) -> Void) async throws {
+        var queueID: Int?
+        var number: Int?
+        switch start {
+        case .queued(let id): queueID = id
+        case .build(let build): number = build
+        }
+        for event in preamble { emit(event) }
+        if let queueID {
+            guard let started = try await waitInQueue(queueID, emit: emit) else {
+                emit(.text("\(job): cancelled while waiting in the queue\n"))
+                emit(.notice("\(job) cancelled in the queue"))
+                emit(.finished(reason: "CANCELLED"))
+                return
+            }
+            number = started
+            followed.started(entry, number: started)
+            emit(.status("started \(job) #\(started)"))
+        }
+        guard let number else { return }
+        emit(.backendMessageID("\(job)#\(number)"))
+        try await streamConsole(number, emit: emit)
+        let build = try await finalState(number)
+        server.cache.invalidate(job)
+        emit(.notice(Self.summary(job, build)))
+        emit(.finished(reason: build.result))
+    }
+
+    /// Polls the queue item until its build starts; nil if it was cancelled. A reason is
+    /// shown when it changes, ignoring the numbers in it ("Expires in 4.9 sec" counts down).
+    private func waitInQueue(_ id: Int, emit: (ReplyEvent) -> Void) async throws -> Int? {
+        var shown: String?
+        while true {
+            guard let item = try await server.queueItem(id) else {
+                // Left items expire after five minutes; the build still names its queue item.
+                if let number = try await server.build(of: job, fromQueueItem: id) { return number }
+                throw HarkError.backend("queue item #\(id) of \(job) is gone and no build came from it; /job \(job) shows its builds")
+            }
+            if let number = item.buildNumber { return number }
+            if item.cancelled { return nil }
+            if let why = item.why {
+                let line = "\(item.state): \(why)"
+                let key = String(line.filter { !$0.isNumber })
+                if key != shown {
+                    shown = key
+                    emit(.status(line))
+                }
+            }
+            try await pause()
+        }
+    }
+
+    /// progressiveText from byte 0 until Jenkins says the log is complete.
+    private func streamConsole(_ number: Int, emit: (ReplyEvent) -> Void) async throws {
+        var start = 0
+        var decoder = ConsoleDecoder()
+        while true {
+            let chunk = try await server.console(job, number, from: start)
+            if chunk.restarted {
+                let held = decoder.finish()
+                if !held.isEmpty { emit(.text(held)) }
+                emit(.status("the console log was replaced; showing it again from the start"))
+            }
+            let text = decoder.feed(chunk.body)
+            if !text.isEmpty { emit(.text(text)) }
+            start = chunk.nextStart
+            if !chunk.moreData { break }
+            try await pause()
+        }
+        let rest = decoder.finish()
+        if !rest.isEmpty { emit(.text(rest)) }
+    }
+
+    /// The build's result. The log is complete only once the build is, so one request
+    /// normally does; a few more cover a server that records the result a moment later.
+    private func finalState(_ number: Int) async throws -> BuildInfo {
+        var build = try await server.build(job, number)
+        var attempts = 0
+        while build.isRunning && attempts < 10 {
+            attempts += 1
+            try await pause()
+            build = try await server.build(job, number)
+        }
+        return build
+    }
+
+    private func pause() async throws {
+        try await Task.sleep(nanoseconds: UInt64(max(0, pollInterval) * 1e9))
+    }
+
+    /// "app #12 SUCCESS in 1m02s".
+    static func summary(_ job: JobPath, _ build: BuildInfo) -> String {
+        guard let result = build.result else { return "\(job) #\(build.number) ended without a result" }
+        return "\(job) #\(build.number) \(result) in \(TimeFormat.duration(build.duration / 1000))"
+    }
+}

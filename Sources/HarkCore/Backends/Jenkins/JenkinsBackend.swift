@@ -1,0 +1,129 @@
+import Foundation
+
+/// A Jenkins server as a session: jobs listed with their status, builds started with typed
+/// parameters and followed from the queue to the end of their console, which streams
+/// inline and is kept in the history like a reply. Typed lines are commands in words
+/// (`build app BRANCH=main`); there is nobody to chat with.
+public final class JenkinsBackend: Backend, BackendKind, @unchecked Sendable {
+    public static let name = "jenkins"
+    public static let summary = "a Jenkins server: jobs, builds with parameters, consoles streamed"
+    public static let replyIsMarkdown = false
+    public static let failingFinishReasons: Set<String> = ["FAILURE", "UNSTABLE", "ABORTED", "NOT_BUILT", "CANCELLED"]
+    public static let settings: [SettingSpec] = [
+        SettingSpec("url", "the Jenkins root URL, e.g. https://ci.example.com/", required: true),
+        SettingSpec("auth", "basic:USER:SECRET with an API token (a password works too; crumbs are then fetched)"),
+        SettingSpec("poll_interval", "seconds between polls of the queue and the console (default 1)"),
+        SettingSpec("crumb", "auto (default) fetches a CSRF crumb when Jenkins asks; on fetches it first; off never"),
+    ]
+
+    public static let commands: [CommandSpec] = [
+        CommandSpec("jobs", "[FILTER]", "list jobs (folders as team/app) with status and a building mark", group: "jenkins"),
+        CommandSpec("job", "NAME", "show a job: description, parameters, last builds", group: "jenkins",
+                    completions: [.dynamic("jobs")]),
+        CommandSpec("build", "JOB [KEY=VALUE…]", "start a build and stream its console (Ctrl-C detaches; the build goes on)",
+                    group: "jenkins", completions: [.dynamic("jobs"), .none]),
+        CommandSpec("status", "JOB", "one line: the job's newest build", group: "jenkins", completions: [.dynamic("jobs")]),
+        CommandSpec("log", "[JOB] [#N]", "a build's console (the newest by default; followed while it runs)",
+                    group: "jenkins", completions: [.dynamic("jobs"), .none]),
+        CommandSpec("stop-build", "[JOB] [#N]", "stop a build, or take it out of the queue", group: "jenkins",
+                    completions: [.dynamic("jobs"), .none]),
+        CommandSpec("queue", "", "show the build queue", group: "jenkins"),
+        CommandSpec("refresh", "", "forget cached jobs (5 min) and build states (30 s)", group: "jenkins"),
+    ]
+
+    let session: SessionConfig
+    let server: JenkinsServer
+    let pollInterval: Double
+    let followed = FollowedBuilds()
+    private let lock = NSLock()
+    private var lastJobName: String?
+
+    init(session: SessionConfig, environment: BackendEnvironment) throws {
+        self.session = session
+        let interval = try session.double("poll_interval") ?? 1
+        guard interval >= 0 else { throw HarkError.usage("session \(session.name): poll_interval must be 0 or more seconds") }
+        pollInterval = interval
+        guard let mode = JenkinsClient.CrumbMode(rawValue: (session["crumb"] ?? "auto").lowercased()) else {
+            throw HarkError.usage("session \(session.name): crumb must be auto, on or off")
+        }
+        guard let url = session.url, url.hasPrefix("http://") || url.hasPrefix("https://") else {
+            throw HarkError.usage("session \(session.name): url must start with http:// or https://")
+        }
+        let client = JenkinsClient(root: url, http: environment.http, auth: try session.auth(),
+                                   timeouts: try session.timeouts(), insecure: session.isInsecure, crumbMode: mode)
+        server = JenkinsServer(session: session.name, client: client, cache: JenkinsCache())
+    }
+
+    public static func make(session: SessionConfig, environment: BackendEnvironment) throws -> any Backend {
+        try JenkinsBackend(session: session, environment: environment)
+    }
+
+    func follower(_ job: JobPath) -> BuildFollower {
+        BuildFollower(server: server, job: job, pollInterval: pollInterval, followed: followed)
+    }
+
+    /// The job named last, for `/log` and `/stop-build` without one.
+    var lastJob: String? {
+        get { lock.withLock { lastJobName } }
+        set { lock.withLock { lastJobName = newValue } }
+    }
+
+    // MARK: Typed lines
+
+    public func command(forMessage text: String) async throws -> CommandInvocation? {
+        try await TypedCommands.invocation(for: text, jobs: { try await self.server.jobs() }, session: session.name)
+    }
+
+    /// A message from elsewhere (`@ci build app`, `/retry`, `/forward`): read like a typed
+    /// line, with nobody to ask for a missing parameter.
+    public func send(_ request: ChatRequest) -> AsyncThrowingStream<ReplyEvent, Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    let text = request.text.trimmed
+                    var invocation = try CommandInvocation.parse(text)
+                    if invocation == nil { invocation = try await command(forMessage: text) }
+                    guard let invocation else { throw HarkError.usage(TypedCommands.explanation) }
+                    switch try await perform(invocation.name, invocation.arguments, interaction: NonInteractive()) {
+                    case .events(let events, _, _):
+                        for try await event in events { continuation.yield(event) }
+                    case .output(let document):
+                        continuation.yield(.text(document.map(\.plainText).joined(separator: "\n") + "\n"))
+                    case .page(let text):
+                        continuation.yield(.text(text))
+                    default:
+                        break
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    public func run(command: String, arguments: [String], context: CommandContext) async throws -> CommandOutcome {
+        try await perform(command, arguments, interaction: context.interaction)
+    }
+
+    // MARK: What the shell asks
+
+    public func info() async -> [(String, String)] {
+        var facts: [(String, String)] = []
+        do {
+            let (user, version) = try await server.whoAmI()
+            facts.append(("jenkins", version ?? "version not reported"))
+            facts.append(("user", user))
+        } catch {
+            facts.append(("jenkins", "unreachable: " + error.userMessage))
+        }
+        let following = followed.all.map(\.label)
+        if !following.isEmpty { facts.append(("following", following.joined(separator: ", "))) }
+        return facts
+    }
+
+    public func completions(for key: String) -> [String] {
+        key == "jobs" ? server.cache.knownJobNames : []
+    }
+}

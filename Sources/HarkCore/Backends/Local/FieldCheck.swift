@@ -1,0 +1,167 @@
+/// Why an answer does not fit its field: one line naming what was wrong and what is expected.
+public struct FieldProblem: Error, Sendable, Equatable {
+    public let message: String
+}
+
+/// The rules that turn a typed answer into a field's value. Every answer goes through them,
+/// whether the user typed it or a model read it out of a longer one.
+public enum FieldCheck {
+    public static func value(_ answer: String, for field: FormField, today: FormDate) -> Result<FormValue, FieldProblem> {
+        let text = answer.trimmed
+        let shown = quoted(text)
+        switch field.type {
+        case .text, .multiline:
+            return checkText(text, field: field).map(FormValue.text)
+        case .email:
+            guard let address = email(text) else {
+                return fail("\(field.label) needs an email address such as name@example.org; \(shown) is not one.")
+            }
+            return checkPattern(address, field: field).map(FormValue.text)
+        case .number:
+            guard let number = number(text, unit: field.unit) else {
+                return fail("\(field.label) needs a number such as \(field.integer ? "42" : "12.50"); \(shown) is not one.")
+            }
+            return checkNumber(number, field: field).map(FormValue.number)
+        case .date:
+            guard let date = FormDate.parse(text, today: today) else {
+                return fail("\(field.label) needs a date such as \(today) (or today, yesterday); \(shown) is not one.")
+            }
+            return checkDate(date, field: field, today: today).map(FormValue.date)
+        case .choice:
+            return choice(text, field: field).map(FormValue.text)
+        case .yesno:
+            guard let flag = yesNo(text) else { return fail("\(field.label) needs yes or no; \(shown) is neither.") }
+            return .success(.bool(flag))
+        }
+    }
+
+    static func fail(_ message: String) -> Result<FormValue, FieldProblem> { .failure(FieldProblem(message: message)) }
+
+    /// The answer as it appears in a message, clipped.
+    static func quoted(_ text: String) -> String {
+        let flat = text.lineSlices(keepingEmpty: false).joined(separator: " ")
+        return "\"" + (flat.count > 40 ? String(flat.prefix(39)) + "…" : flat) + "\""
+    }
+
+    static func checkText(_ text: String, field: FormField) -> Result<String, FieldProblem> {
+        let length = text.count
+        if let minimum = field.minimum, Double(length) < minimum {
+            return .failure(FieldProblem(message: "\(field.label) needs at least \(Int(minimum)) characters; yours has \(length)."))
+        }
+        if let maximum = field.maximum, Double(length) > maximum {
+            return .failure(FieldProblem(message: "\(field.label) can be at most \(Int(maximum)) characters long; yours has \(length)."))
+        }
+        return checkPattern(text, field: field)
+    }
+
+    static func checkPattern(_ text: String, field: FormField) -> Result<String, FieldProblem> {
+        guard let pattern = field.pattern, let regex = try? Regex(pattern) else { return .success(text) }
+        if (try? regex.wholeMatch(in: text)) != nil { return .success(text) }
+        if let example = field.example {
+            return .failure(FieldProblem(message: "\(field.label) should look like \(example); \(quoted(text)) does not."))
+        }
+        return .failure(FieldProblem(message: "\(field.label) must match the pattern \(pattern); \(quoted(text)) does not."))
+    }
+
+    /// A plausible address: one @, something before it, a dotted domain after it, no spaces.
+    /// `mailto:` and angle brackets are taken off; the domain is lower-cased.
+    static func email(_ text: String) -> String? {
+        var address = Substring(text)
+        if address.lowercased().hasPrefix("mailto:") { address = address.dropFirst(7) }
+        if address.hasPrefix("<"), address.hasSuffix(">") { address = address.dropFirst().dropLast() }
+        let parts = address.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !address.contains(where: { $0.isWhitespace || $0 == "," || $0 == ";" }) else {
+            return nil
+        }
+        let labels = parts[1].split(separator: ".", omittingEmptySubsequences: false)
+        guard labels.count >= 2, labels.allSatisfy({ !$0.isEmpty }), let top = labels.last, top.count >= 2,
+              top.allSatisfy(\.isLetter) else { return nil }
+        return parts[0] + "@" + parts[1].lowercased()
+    }
+
+    /// `12.50`, `1,234.50`, `12,50`, `1 234`, `-3`, with the field's unit or a currency sign
+    /// before or after. Not `1e5`, hex or infinity: people do not type those as amounts.
+    static func number(_ text: String, unit: String?) -> Double? {
+        var cleaned = text.lowercased()
+        for mark in [unit?.lowercased(), "€", "$", "£"].compactMap({ $0 }) where !mark.isEmpty {
+            if cleaned.hasSuffix(mark) { cleaned = String(cleaned.dropLast(mark.count)).trimmed }
+            if cleaned.hasPrefix(mark) { cleaned = String(cleaned.dropFirst(mark.count)).trimmed }
+        }
+        cleaned.removeAll { $0 == " " || $0 == "_" || $0 == "'" || $0 == "\u{a0}" }
+        if cleaned.contains(",") {
+            let groups = cleaned.split(separator: ",", omittingEmptySubsequences: false)
+            if cleaned.contains(".") || groups.dropFirst().allSatisfy({ $0.count == 3 }) {
+                cleaned.removeAll { $0 == "," }
+            } else if groups.count == 2 {
+                cleaned = groups.joined(separator: ".")
+            } else {
+                return nil
+            }
+        }
+        guard !cleaned.isEmpty, cleaned.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == "-" || $0 == "+") }),
+              let value = Double(cleaned), value.isFinite else { return nil }
+        return value
+    }
+
+    static func checkNumber(_ number: Double, field: FormField) -> Result<Double, FieldProblem> {
+        let shown = JSONEncoding.format(number)
+        if field.integer, number.rounded() != number {
+            return .failure(FieldProblem(message: "\(field.label) needs a whole number; \(shown) is not one."))
+        }
+        let unit = field.unit.map { " " + $0 } ?? ""
+        switch (field.minimum, field.maximum) {
+        case (let low?, let high?) where number < low || number > high:
+            return .failure(FieldProblem(message: "\(field.label) must be between \(JSONEncoding.format(low)) and "
+                + "\(JSONEncoding.format(high))\(unit); \(shown) is not."))
+        case (let low?, nil) where number < low:
+            return .failure(FieldProblem(message: "\(field.label) must be at least \(JSONEncoding.format(low))\(unit); \(shown) is less."))
+        case (nil, let high?) where number > high:
+            return .failure(FieldProblem(message: "\(field.label) must be at most \(JSONEncoding.format(high))\(unit); \(shown) is more."))
+        default:
+            return .success(number)
+        }
+    }
+
+    static func checkDate(_ date: FormDate, field: FormField, today: FormDate) -> Result<FormDate, FieldProblem> {
+        func named(_ bound: DateBound) -> String {
+            bound == .today ? "today (\(today))" : bound.resolved(today: today).description
+        }
+        if let earliest = field.earliest, date < earliest.resolved(today: today) {
+            return .failure(FieldProblem(message: "\(field.label) cannot be before \(named(earliest)); \(date) is."))
+        }
+        if let latest = field.latest, date > latest.resolved(today: today) {
+            return .failure(FieldProblem(message: "\(field.label) cannot be after \(named(latest)); \(date) is."))
+        }
+        return .success(date)
+    }
+
+    /// A choice by its text (any case), its number in the list, or an unambiguous start.
+    static func choice(_ text: String, field: FormField) -> Result<String, FieldProblem> {
+        let lowered = text.lowercased()
+        if let exact = field.choices.first(where: { $0.lowercased() == lowered }) { return .success(exact) }
+        if let index = Int(text), field.choices.indices.contains(index - 1) { return .success(field.choices[index - 1]) }
+        let starting = field.choices.filter { $0.lowercased().hasPrefix(lowered) }
+        if starting.count == 1, !lowered.isEmpty { return .success(starting[0]) }
+        if starting.count > 1, !lowered.isEmpty {
+            return .failure(FieldProblem(message: "\(quoted(text)) could be \(listed(starting, "or")); type more of it."))
+        }
+        return .failure(FieldProblem(message: "\(field.label) must be one of \(field.choices.joined(separator: ", ")); "
+            + "\(quoted(text)) is not."))
+    }
+
+    static func yesNo(_ text: String) -> Bool? {
+        var word = text.lowercased()
+        while let last = word.last, last == "." || last == "!" { word.removeLast() }
+        switch word {
+        case "yes", "y", "yeah", "yep", "true", "sure": return true
+        case "no", "n", "nope", "false": return false
+        default: return nil
+        }
+    }
+
+    /// "a, b or c".
+    static func listed(_ items: [String], _ conjunction: String) -> String {
+        guard items.count > 1 else { return items.first ?? "" }
+        return items.dropLast().joined(separator: ", ") + " \(conjunction) " + items.last!
+    }
+}

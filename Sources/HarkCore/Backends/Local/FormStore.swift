@@ -1,0 +1,121 @@
+import Foundation
+
+/// One form being filled or filled: its template as it was, where it is, and its thread.
+public struct FormRecord: Sendable, Equatable {
+    public var id: Int64
+    /// A stable id for the outside world: the session id a submission goes with.
+    public var uid: String
+    public var session: String
+    public var threadID: Int64
+    public var templateName: String
+    public var title: String
+    /// The template's JSON text when the form started.
+    public var source: String
+    public var progress: FormProgress
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var completedAt: Date?
+    public var submittedTo: String?
+    public var submittedAt: Date?
+
+    public func template() throws -> FormTemplate {
+        try FormTemplateParser.parse(source, name: templateName, path: "form #\(id) (\(templateName))")
+    }
+}
+
+/// The `local_forms` table (migration 003-local-forms): written after every answer.
+struct FormStore {
+    let store: HistoryStore
+    let now: @Sendable () -> Date
+
+    var database: Database { store.database }
+
+    func create(session: String, threadID: Int64, template: FormTemplate, source: String,
+                progress: FormProgress) throws -> FormRecord {
+        let time = now()
+        let uid = UUID().uuidString.lowercased()
+        let id: Int64 = try store.wrap {
+            try database.transaction {
+                try database.run("""
+                    INSERT INTO local_forms(uid, session, thread_id, template, title, source, stage, current_field, walking,
+                                            answers, created_at, updated_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, .text(uid), .text(session), .integer(threadID), .text(template.name), .text(template.title),
+                    .text(source), .text(progress.stage.rawValue), SQLValue(progress.current), .integer(progress.walking ? 1 : 0),
+                    .text(progress.answersJSON.encoded()), .real(time.timeIntervalSince1970), .real(time.timeIntervalSince1970))
+                return database.lastInsertRowID
+            }
+        }
+        return FormRecord(id: id, uid: uid, session: session, threadID: threadID, templateName: template.name,
+                          title: template.title, source: source, progress: progress, createdAt: time, updatedAt: time)
+    }
+
+    /// Writes the progress; the first time a form is done its completion time is kept.
+    func save(_ record: inout FormRecord) throws {
+        record.updatedAt = now()
+        if record.completedAt == nil, [.done, .submitted].contains(record.progress.stage) { record.completedAt = record.updatedAt }
+        let saved = record
+        try store.wrap {
+            try database.run("""
+                UPDATE local_forms SET stage = ?, current_field = ?, walking = ?, answers = ?, updated_at = ?,
+                                       completed_at = ?, submitted_to = ?, submitted_at = ?
+                WHERE id = ?
+                """, .text(saved.progress.stage.rawValue), SQLValue(saved.progress.current),
+                .integer(saved.progress.walking ? 1 : 0), .text(saved.progress.answersJSON.encoded()),
+                .real(saved.updatedAt.timeIntervalSince1970), SQLValue(saved.completedAt?.timeIntervalSince1970),
+                SQLValue(saved.submittedTo), SQLValue(saved.submittedAt?.timeIntervalSince1970), .integer(saved.id))
+        }
+    }
+
+    static let select = """
+        SELECT id, uid, session, thread_id, template, title, source, stage, current_field, walking, answers,
+               created_at, updated_at, completed_at, submitted_to, submitted_at
+        FROM local_forms
+        """
+
+    static func record(_ row: Row) -> FormRecord {
+        func date(_ value: SQLValue) -> Date? { value.double.map { Date(timeIntervalSince1970: $0) } }
+        var progress = FormProgress()
+        progress.stage = FormProgress.Stage(rawValue: row[7].string ?? "") ?? .cancelled
+        progress.current = row[8].string
+        progress.walking = row[9].int == 1
+        var record = FormRecord(id: row[0].int64 ?? 0, uid: row[1].string ?? "", session: row[2].string ?? "",
+                                threadID: row[3].int64 ?? 0, templateName: row[4].string ?? "", title: row[5].string ?? "",
+                                source: row[6].string ?? "", progress: progress, createdAt: date(row[11]) ?? Date(),
+                                updatedAt: date(row[12]) ?? Date(), completedAt: date(row[13]), submittedTo: row[14].string,
+                                submittedAt: date(row[15]))
+        if let template = try? record.template(), let json = try? JSON.parse(row[10].string ?? "{}") {
+            record.progress.answers = FormProgress.answers(from: json, template: template)
+        }
+        return record
+    }
+
+    /// The form still taking answers in a thread.
+    func open(threadID: Int64) throws -> FormRecord? {
+        try store.wrap {
+            try database.query(Self.select + """
+                 WHERE thread_id = ? AND stage IN ('filling', 'review') ORDER BY id DESC LIMIT 1
+                """, .integer(threadID)).first.map(Self.record)
+        }
+    }
+
+    /// The latest form of a thread that was not cancelled, open or not.
+    func latest(threadID: Int64) throws -> FormRecord? {
+        try store.wrap {
+            try database.query(Self.select + " WHERE thread_id = ? AND stage != 'cancelled' ORDER BY id DESC LIMIT 1",
+                               .integer(threadID)).first.map(Self.record)
+        }
+    }
+
+    /// A session's forms, the most recently touched first.
+    func forms(session: String) throws -> [FormRecord] {
+        try store.wrap {
+            try database.query(Self.select + " WHERE session = ? ORDER BY updated_at DESC, id DESC", .text(session))
+                .map(Self.record)
+        }
+    }
+
+    func form(id: Int64) throws -> FormRecord? {
+        try store.wrap { try database.query(Self.select + " WHERE id = ?", .integer(id)).first.map(Self.record) }
+    }
+}

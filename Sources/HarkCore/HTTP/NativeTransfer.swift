@@ -1,0 +1,256 @@
+import Foundation
+
+/// One plain-HTTP exchange over a socket of its own, on a thread of its own: hark's transport
+/// for `http://` URLs (a local llama.cpp, n8n or Jenkins). Loading libcurl and the forty
+/// libraries it links costs about ten milliseconds per process, more than a whole loopback
+/// round trip; libcurl still carries https, proxies, redirects and multipart uploads.
+final class NativeTransfer: @unchecked Sendable {
+    let request: HTTPRequest
+    let channel: HTTPBodyChannel
+    private let userAgent: String
+    private var wakePipe: [Int32] = [-1, -1]
+    /// Guards the pipe's write end: a cancel may come after the transfer ended and closed it,
+    /// and writing to a closed descriptor number could write into whatever file reuses it.
+    private let wakeLock = NSLock()
+    private var wakeOpen = false
+
+    init(request: HTTPRequest, channel: HTTPBodyChannel, userAgent: String) {
+        self.request = request
+        self.channel = channel
+        self.userAgent = userAgent
+    }
+
+    /// Whether this transport can carry the request; otherwise libcurl does.
+    static func canCarry(_ request: HTTPRequest) -> Bool {
+        guard getenv("HARK_HTTP").map({ String(cString: $0) }) != "curl" else { return false }
+        guard request.url.lowercased().hasPrefix("http://"), !request.followRedirects else { return false }
+        if case .multipart = request.body { return false }
+        guard let host = URLComponents(string: request.url)?.host else { return false }
+        return !ProxySettings.applies(to: host)
+    }
+
+    func start() {
+        let thread = Thread { [self] in
+            let error = perform()
+            channel.finish(throwing: error)
+        }
+        thread.name = "hark-http"
+        thread.start()
+    }
+
+    private var host: String { request.displayHost }
+
+    private func wake() {
+        wakeLock.withLock {
+            guard wakeOpen else { return }
+            var byte: UInt8 = 1
+            _ = write(wakePipe[1], &byte, 1)
+        }
+    }
+
+    private func perform() -> Error? {
+        guard pipe(&wakePipe) == 0 else { return HarkError.io("cannot create a pipe") }
+        for fd in wakePipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC); _ = fcntl(fd, F_SETFL, O_NONBLOCK) }
+        wakeLock.withLock { wakeOpen = true }
+        channel.onCancel = { [weak self] in self?.wake() }
+        var socket: Int32 = -1
+        defer {
+            if socket >= 0 { close(socket) }
+            wakeLock.withLock {
+                wakeOpen = false
+                close(wakePipe[0])
+                close(wakePipe[1])
+            }
+        }
+        do {
+            guard let components = URLComponents(string: request.url), let hostName = components.host else {
+                throw HarkError.usage("the URL \(request.url.prefix(80)) is not a valid http URL")
+            }
+            socket = try connect(to: hostName, port: components.port ?? 80)
+            try send(head(components: components) + body(), on: socket)
+            try receive(on: socket)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    // MARK: Connecting
+
+    private func connect(to hostName: String, port: Int) throws -> Int32 {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_NUMERICSERV | AI_ADDRCONFIG
+        var results: UnsafeMutablePointer<addrinfo>?
+        let lookup = getaddrinfo(hostName.trimmingCharacters(in: ["[", "]"]), String(port), &hints, &results)
+        guard lookup == 0, let first = results else { throw HarkError.network(host: host, reason: "unknown host") }
+        defer { freeaddrinfo(results) }
+        let deadline = Self.now() + request.timeouts.connect
+        var lastError = ECONNREFUSED
+        var address: UnsafeMutablePointer<addrinfo>? = first
+        while let candidate = address {
+            address = candidate.pointee.ai_next
+            let fd = Glibc.socket(candidate.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+                | Int32(SOCK_NONBLOCK.rawValue), 0)
+            guard fd >= 0 else { continue }
+            if Glibc.connect(fd, candidate.pointee.ai_addr, candidate.pointee.ai_addrlen) == 0 || errno == EINPROGRESS {
+                if try wait(fd, for: Int16(POLLOUT), until: deadline, phase: .connect) {
+                    var code: Int32 = 0
+                    var length = socklen_t(MemoryLayout<Int32>.size)
+                    getsockopt(fd, SOL_SOCKET, SO_ERROR, &code, &length)
+                    if code == 0 {
+                        var on: Int32 = 1
+                        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+                        return fd
+                    }
+                    lastError = code
+                }
+            } else {
+                lastError = errno
+            }
+            close(fd)
+        }
+        throw HarkError.network(host: host, reason: lastError == ECONNREFUSED ? "connection refused"
+            : String(cString: strerror(lastError)))
+    }
+
+    // MARK: Sending
+
+    private func head(components: URLComponents) -> [UInt8] {
+        var target = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        if let query = components.percentEncodedQuery { target += "?" + query }
+        var text = "\(request.method) \(target) HTTP/1.1\r\n"
+        let explicit = Set(request.headers.map { $0.name.lowercased() })
+        if !explicit.contains("host") { text += "Host: \(host)\r\n" }
+        if !explicit.contains("user-agent") { text += "User-Agent: \(userAgent)\r\n" }
+        if !explicit.contains("accept") { text += "Accept: */*\r\n" }
+        if !explicit.contains("accept-encoding") { text += "Accept-Encoding: gzip, deflate\r\n" }
+        text += "Connection: close\r\n"
+        for header in request.headers where !header.value.isEmpty {
+            text += "\(header.name): \(header.value)\r\n"
+        }
+        if case .bytes(let bytes) = request.body {
+            text += "Content-Length: \(bytes.count)\r\n"
+        } else if request.method == "POST" || request.method == "PUT" || request.method == "PATCH" {
+            text += "Content-Length: 0\r\n"
+        }
+        return Array((text + "\r\n").utf8)
+    }
+
+    private func body() -> [UInt8] {
+        if case .bytes(let bytes) = request.body { return bytes }
+        return []
+    }
+
+    private func send(_ bytes: [UInt8], on socket: Int32) throws {
+        var offset = 0
+        let deadline = Self.now() + request.timeouts.idle
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written > 0 {
+                offset += written
+            } else if written < 0 && (errno == EAGAIN || errno == EINTR) {
+                _ = try wait(socket, for: Int16(POLLOUT), until: deadline, phase: .idle)
+            } else {
+                throw HarkError.network(host: host, reason: "the connection was reset")
+            }
+        }
+    }
+
+    // MARK: Receiving
+
+    private func receive(on socket: Int32) throws {
+        var parser = HTTPResponseParser(requestWasHead: request.method == "HEAD")
+        var gzip: GzipDecoder?
+        var sawByte = false
+        var buffer = [UInt8](repeating: 0, count: 128 * 1024)
+        var deadline = Self.now() + request.timeouts.firstByte
+        while !parser.isDone {
+            _ = try wait(socket, for: Int16(POLLIN), until: deadline, phase: sawByte ? .idle : .firstByte)
+            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            if count < 0 {
+                if errno == EAGAIN || errno == EINTR { continue }
+                throw HarkError.network(host: host, reason: sawByte ? "the connection broke mid-reply" : "the connection was reset")
+            }
+            let events: [HTTPResponseParser.Event]
+            if count == 0 {
+                do { events = try parser.finish() } catch let error as HarkError {
+                    if case .network(_, let reason) = error { throw HarkError.network(host: host, reason: reason) }
+                    throw error
+                }
+            } else {
+                sawByte = true
+                events = try buffer.withUnsafeBufferPointer { try parser.feed(UnsafeBufferPointer(rebasing: $0[0..<count])) }
+            }
+            for event in events {
+                switch event {
+                case .head(let head):
+                    if let encoding = head.header("content-encoding")?.lowercased(), encoding == "gzip" || encoding == "deflate" {
+                        gzip = try GzipDecoder()
+                    }
+                    guard channel.push(.head(head)) else { throw CancellationError() }
+                case .body(let bytes):
+                    let decoded = try gzip.map { decoder in try bytes.withUnsafeBufferPointer { try decoder.decode($0) } } ?? bytes
+                    if !decoded.isEmpty, !channel.push(.body(decoded)) { throw CancellationError() }
+                case .end:
+                    return
+                }
+            }
+            if count == 0 { return }
+            deadline = Self.now() + request.timeouts.idle
+        }
+    }
+
+    enum Phase { case connect, firstByte, idle }
+
+    /// Waits until the socket is ready, the deadline passes (an error naming the phase), or the
+    /// consumer cancels (CancellationError).
+    private func wait(_ socket: Int32, for events: Int16, until deadline: Double, phase: Phase) throws -> Bool {
+        while true {
+            if channel.cancelled { throw CancellationError() }
+            let remaining = deadline - Self.now()
+            if remaining <= 0 {
+                switch phase {
+                case .connect: throw HarkError.timeout(host: host, phase: "while connecting", seconds: request.timeouts.connect)
+                case .firstByte:
+                    throw HarkError.timeout(host: host, phase: "waiting for the first byte", seconds: request.timeouts.firstByte)
+                case .idle: throw HarkError.timeout(host: host, phase: "with no data", seconds: request.timeouts.idle)
+                }
+            }
+            var fds = [pollfd(fd: socket, events: events, revents: 0), pollfd(fd: wakePipe[0], events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&fds, 2, Int32(min(remaining * 1000 + 1, 60_000)))
+            if ready < 0 && errno != EINTR { throw HarkError.io("poll failed: \(String(cString: strerror(errno)))") }
+            if fds[1].revents != 0 || channel.cancelled { throw CancellationError() }
+            if fds[0].revents != 0 { return true }
+        }
+    }
+
+    static func now() -> Double { Double(CurlTransfer.monotonicNanoseconds()) / 1e9 }
+}
+
+/// Which requests the environment's proxy settings (http_proxy, all_proxy, no_proxy) route
+/// through a proxy; those go to libcurl, which implements proxies.
+enum ProxySettings {
+    static func value(_ names: String...) -> String? {
+        for name in names {
+            if let raw = getenv(name) {
+                let value = String(cString: raw)
+                if !value.isEmpty { return value }
+            }
+        }
+        return nil
+    }
+
+    static func applies(to host: String) -> Bool {
+        guard value("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY") != nil else { return false }
+        let lowered = host.lowercased()
+        if ["127.0.0.1", "localhost", "::1"].contains(lowered) || lowered.hasPrefix("127.") { return false }
+        let exclusions = (value("no_proxy", "NO_PROXY") ?? "").split(separator: ",").map { $0.trimmingSpaces.lowercased() }
+        for exclusion in exclusions where !exclusion.isEmpty {
+            if exclusion == "*" { return false }
+            let suffix = exclusion.hasPrefix(".") ? exclusion : "." + exclusion
+            if lowered == exclusion || lowered.hasSuffix(suffix) { return false }
+        }
+        return true
+    }
+}

@@ -1,0 +1,66 @@
+import Testing
+@testable import HarkCore
+
+@Suite struct HTTPResponseParserTests {
+    func parse(_ text: String, cuts: [Int] = [], head: Bool = false) throws -> (HTTPResponseHead?, String, Bool) {
+        let bytes = Array(text.utf8)
+        var parser = HTTPResponseParser(requestWasHead: head)
+        var events: [HTTPResponseParser.Event] = []
+        var start = 0
+        for cut in cuts.sorted() + [bytes.count] where cut >= start {
+            events += try parser.feed(Array(bytes[start..<cut]))
+            start = cut
+        }
+        if !parser.isDone { events += try parser.finish() }
+        var responseHead: HTTPResponseHead?
+        var body: [UInt8] = []
+        var ended = false
+        for event in events {
+            switch event {
+            case .head(let value): responseHead = value
+            case .body(let bytes): body += bytes
+            case .end: ended = true
+            }
+        }
+        return (responseHead, String(decoding: body, as: UTF8.self), ended)
+    }
+
+    static let chunked = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+        + "Set-Cookie: a=1\r\nSet-Cookie: b=2\r\nTransfer-Encoding: chunked\r\n\r\n"
+        + "5;ext=1\r\nhello\r\n8\r\n, wörld\r\n0\r\nTrailer: x\r\n\r\n"
+
+    @Test func chunkedBodiesSkippingInterimResponses() throws {
+        let (head, body, ended) = try parse(Self.chunked)
+        #expect(head?.status == 200)
+        #expect(head?.header("set-cookie") == "a=1\nb=2")
+        #expect(body == "hello, wörld")
+        #expect(ended)
+    }
+
+    @Test func anyCutGivesTheSameResponse() throws {
+        let whole = try parse(Self.chunked)
+        for cut in 0...Self.chunked.utf8.count {
+            let split = try parse(Self.chunked, cuts: [cut])
+            #expect(split.0 == whole.0 && split.1 == whole.1 && split.2, "cut at \(cut)")
+        }
+    }
+
+    @Test func contentLengthAndCloseDelimitedBodies() throws {
+        #expect(try parse("HTTP/1.1 201 Created\r\nContent-Length: 3\r\n\r\nabcEXTRA").1 == "abc")
+        #expect(try parse("HTTP/1.0 200 OK\r\n\r\nuntil close").1 == "until close")
+        #expect(try parse("HTTP/1.1 204 No Content\r\n\r\n").2)
+        #expect(try parse("HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\n", head: true).2)
+    }
+
+    @Test func truncatedBodiesAreErrors() {
+        #expect(throws: HarkError.self) { try parse("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc") }
+        #expect(throws: HarkError.self) { try parse("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab") }
+        #expect(throws: HarkError.self) { try parse("HTTP/1.1 200") }
+    }
+
+    @Test(arguments: ["garbage\r\n\r\n", "HTTP/1.1 abc OK\r\n\r\n", "HTTP/1.1 200 OK\r\nno colon\r\n\r\n",
+                      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"])
+    func malformedResponsesAreOneLineErrors(_ text: String) {
+        #expect(throws: HarkError.self) { try parse(text) }
+    }
+}

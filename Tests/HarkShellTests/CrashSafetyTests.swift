@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import HarkCore
+
+/// The history survives `kill -9`: hark is killed at random moments of 100 streamed replies.
+/// Afterwards the database is intact, every message the server received is in it, and every
+/// stored reply is a prefix of what the server sent and holds at least what hark had printed.
+@Suite struct CrashSafetyTests {
+    static let words = (0..<300).map { "w\($0) " }
+    static let fullReply = words.joined()
+
+    final class Holds: @unchecked Sendable {
+        private let lock = NSLock()
+        private var gates: [String: (gate: Gate, sendFirst: Int)] = [:]
+        func set(_ question: String, gate: Gate, sendFirst: Int) { lock.withLock { gates[question] = (gate, sendFirst) } }
+        func get(_ question: String) -> (gate: Gate, sendFirst: Int)? { lock.withLock { gates[question] } }
+    }
+
+    @Test func killedAtRandomMomentsTheHistoryKeepsWhatArrived() throws {
+        let holds = Holds()
+        // Each reply sends its first K words, then holds the stream until the test has killed hark.
+        let server = try TestOpenAIServer { body in
+            let question = body["messages"]?.array?.last?["content"]?.string ?? ""
+            guard let hold = holds.get(question) else { return [.text("?"), .done] }
+            let first = Self.words.prefix(hold.sendFirst).map { TestOpenAIServer.Step.text($0) }
+            let rest = Self.words.dropFirst(hold.sendFirst).map { TestOpenAIServer.Step.text($0) }
+            return first + [.wait(hold.gate)] + rest + [.done]
+        }
+        let home = TestHome(config: "[session bot]\nkind = openai\nurl = \(server.baseURL)\n")
+        var generator = SplitMix(seed: 20261122)
+        var printed: [String: String] = [:]
+        for round in 0..<100 {
+            let question = "question \(round)"
+            let gate = Gate()
+            let sendFirst = Int(generator.next() % UInt64(Self.words.count))
+            holds.set(question, gate: gate, sendFirst: sendFirst)
+            let sentBytes = Self.words.prefix(sendFirst).joined().utf8.count
+            // Kill after a random part of what will have been printed (0: as soon as it starts).
+            let killAfter = sentBytes == 0 ? 0 : Int(generator.next() % UInt64(sentBytes + 1))
+            let process = try RunningProcess([BuiltProducts.hark, "-s", "bot", "--new-thread", question],
+                                             environment: home.environment)
+            _ = process.readStdout(atLeast: killAfter)
+            process.kill(SIGKILL)
+            #expect(process.wait() == 128 + SIGKILL)
+            gate.open()
+            printed[question] = process.stdoutText
+        }
+
+        let store = try HistoryStore(path: home.paths.historyDatabase)  // folds what the killed ones left
+        #expect(try store.database.scalar("PRAGMA integrity_check").string == "ok")
+        let asked = Set(server.bodies.compactMap { $0["messages"]?.array?.last?["content"]?.string })
+        var replies = 0
+        for thread in try store.threads(session: "bot") {
+            let messages = try store.messages(threadID: thread.id)
+            guard let user = messages.first(where: { $0.role == .user }) else { continue }
+            let shown = printed[user.text] ?? ""
+            for reply in messages where reply.role == .assistant {
+                replies += 1
+                #expect(Self.fullReply.hasPrefix(reply.text), "\(user.text): stored text is not what the server sent")
+                #expect(reply.text.hasPrefix(shown), "\(user.text): stored less than hark had printed")
+                #expect(reply.status == .partial || reply.status == .complete)
+            }
+        }
+        let stored = Set(try store.recentMessages(session: "bot", limit: 1000).filter { $0.role == .user }.map(\.text))
+        #expect(asked.isSubset(of: stored), "every message the server received is in the history")
+        #expect(replies > 50, "most rounds were killed mid-reply (\(replies) replies)")
+        #expect(try store.database.scalar("SELECT count(*) FROM messages WHERE writer_pid IS NOT NULL").int == 0)
+    }
+
+    @Test func fourProcessesSendingAtOnceStoreExactlyEveryMessage() async throws {
+        let server = try TestOpenAIServer(script: TestOpenAIServer.streaming(["fine"]))
+        let home = TestHome(config: "[session bot]\nkind = openai\nurl = \(server.baseURL)\n")
+        try await withThrowingTaskGroup(of: [String].self) { group in
+            for worker in 0..<4 {
+                group.addTask {
+                    var problems: [String] = []
+                    for index in 0..<100 {
+                        let result = try Subprocess.run([BuiltProducts.hark, "-s", "bot", "w\(worker) m\(index)"],
+                                                        environment: home.environment, streams: .captured(input: Data()))
+                        let stderr = String(decoding: result.stderr, as: UTF8.self)
+                        if result.status != 0 || !stderr.isEmpty { problems.append("w\(worker) m\(index): \(result.status) \(stderr)") }
+                    }
+                    return problems
+                }
+            }
+            for try await problems in group { #expect(problems.isEmpty, "\(problems.prefix(3))") }
+        }
+        let store = try HistoryStore(path: home.paths.historyDatabase)
+        #expect(try store.messageCount() == 800)
+        #expect(try store.database.scalar("SELECT count(*) FROM messages WHERE role = 'assistant' AND status = 'complete'").int == 400)
+        #expect(try store.database.scalar("PRAGMA integrity_check").string == "ok")
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import HarkCore
+
+/// A program started in the background with its stdout and stderr on pipes the test reads as
+/// they fill, so it can act at a chosen moment (kill -9 after N bytes were printed) and then
+/// collect the exit status.
+public final class RunningProcess: @unchecked Sendable {
+    public let pid: pid_t
+    private let stdoutFD: Int32
+    private let stderrFD: Int32
+    public private(set) var stdout: [UInt8] = []
+    public private(set) var stderr: [UInt8] = []
+    private var reaped: Int32?
+    /// The child's peak resident memory, from wait4, once it has ended.
+    public private(set) var maxRSSKilobytes: Int = 0
+
+    public init(_ arguments: [String], environment: [String: String]) throws {
+        BrokenPipes.ignore()
+        var out: [Int32] = [-1, -1]
+        var err: [Int32] = [-1, -1]
+        guard pipe(&out) == 0, pipe(&err) == 0 else { throw HarkError.io("pipe failed") }
+        for fd in out + err { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, out[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, err[1], 2)
+        var pid: pid_t = 0
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        let code = posix_spawn(&pid, arguments[0], &actions, nil, argv, envp)
+        close(out[1])
+        close(err[1])
+        guard code == 0 else {
+            close(out[0])
+            close(err[0])
+            throw HarkError.io("cannot start \(arguments[0]): \(String(cString: strerror(code)))")
+        }
+        self.pid = pid
+        stdoutFD = out[0]
+        stderrFD = err[0]
+    }
+
+    deinit {
+        if reaped == nil {
+            _ = Glibc.kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+        close(stdoutFD)
+        close(stderrFD)
+    }
+
+    /// Reads stdout until it holds at least `count` bytes or ends; false if it ended first.
+    public func readStdout(atLeast count: Int) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while stdout.count < count {
+            let read = Glibc.read(stdoutFD, &buffer, min(buffer.count, max(1, count - stdout.count)))
+            if read < 0 && errno == EINTR { continue }
+            if read <= 0 { return false }
+            stdout += buffer[0..<read]
+        }
+        return true
+    }
+
+    public func kill(_ signal: Int32 = SIGKILL) {
+        _ = Glibc.kill(pid, signal)
+    }
+
+    /// Reads both pipes to their end and waits for the exit status (128+N for signal N).
+    @discardableResult
+    public func wait() -> Int32 {
+        if let reaped { return reaped }
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var open = [stdoutFD, stderrFD]
+        while !open.isEmpty {
+            var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            if poll(&fds, nfds_t(fds.count), -1) < 0 { if errno == EINTR { continue } else { break } }
+            for entry in fds where entry.revents != 0 {
+                let count = Glibc.read(entry.fd, &buffer, buffer.count)
+                if count > 0 {
+                    if entry.fd == stdoutFD { stdout += buffer[0..<count] } else { stderr += buffer[0..<count] }
+                } else if count == 0 || errno != EINTR {
+                    open.removeAll { $0 == entry.fd }
+                }
+            }
+        }
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        maxRSSKilobytes = Int(usage.ru_maxrss)
+        let result = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        reaped = result
+        return result
+    }
+
+    public var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+    public var stderrText: String { String(decoding: stderr, as: UTF8.self) }
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Measures hark beside its references (curl, llm, sqlite3, /bin/true) on this machine and
+# writes .bench/report.md (the figures behind BENCHMARKS.md). Everything stays on loopback.
+# Usage: scripts/bench.sh [section…]   sections: startup roundtrip throughput history memory voice
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh --release
+
+missing=()
+for package in hyperfine curl sqlite3; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  runner=(); [ "$(id -u)" != 0 ] && runner=(sudo)
+  DEBIAN_FRONTEND=noninteractive "${runner[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${runner[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# llm, the reference CLI, in its own git-ignored virtualenv.
+if [ ! -x .bench/venv/bin/llm ]; then
+  mkdir -p .bench
+  python3 -m venv .bench/venv
+  .bench/venv/bin/pip install -q --disable-pip-version-check llm
+fi
+
+swift build -c release --product hark-bench-server 2>&1 | grep -E 'error|warning: ' >&2 || true
+exec python3 scripts/bench/run.py "$@"

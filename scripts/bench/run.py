@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""The benchmark harness: every figure is a whole-process timing, medians of several runs after
+a warm-up, with its reference run in the same script so ratios compare like with like."""
+import json, os, platform, shutil, subprocess, sys, tempfile, time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BENCH = os.path.join(ROOT, ".bench")
+HARK = os.path.join(ROOT, ".build/release/hark")
+SERVER = os.path.join(ROOT, ".build/release/hark-bench-server")
+LLM = os.path.join(BENCH, "venv/bin/llm")
+HERE = os.path.dirname(__file__)
+SECTIONS = sys.argv[1:] or ["startup", "roundtrip", "throughput", "history", "memory"]
+results = {}
+
+def run(command, **kwargs):
+    return subprocess.run(command, check=True, capture_output=True, text=True, **kwargs).stdout
+
+def hyperfine(name, commands, runs=20, warmup=3, env=None, extra=()):
+    path = os.path.join(BENCH, f"{name}.json")
+    subprocess.run(["hyperfine", "-N", "--style", "none", "--warmup", str(warmup), "--runs", str(runs),
+                    "--export-json", path, *extra, *commands], check=True, env=env, stdout=subprocess.DEVNULL)
+    data = json.load(open(path))["results"]
+    return {result["command"]: result for result in data}
+
+def median_ms(result):
+    return result["median"] * 1000
+
+def machine():
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
+    memory = next((line.split()[1] for line in open("/proc/meminfo") if line.startswith("MemTotal")), "0")
+    return {"cpu": cpu, "cores": os.cpu_count(), "memory_gb": round(int(memory) / 1048576, 1),
+            "kernel": platform.release(), "hark": run([HARK, "version"]).strip(),
+            "curl": run(["curl", "--version"]).split("\n")[0].split(" (")[0],
+            "llm": run([LLM, "--version"]).strip(), "sqlite3": run(["sqlite3", "--version"]).split()[0]}
+
+class Server:
+    def __enter__(self):
+        self.process = subprocess.Popen([SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.port = int(self.process.stdout.readline())
+        return self
+
+    def __exit__(self, *error):
+        self.process.stdin.close()
+        self.process.wait(timeout=10)
+
+def home(port):
+    path = tempfile.mkdtemp(prefix="home-", dir=BENCH)
+    os.makedirs(f"{path}/config/hark")
+    with open(f"{path}/config/hark/config", "w") as config:
+        config.write(f"[session bench]\nkind = openai\nurl = http://127.0.0.1:{port}/v1\nmodel = bench\n\n"
+                     f"[session n8n]\nkind = webhook\nurl = http://127.0.0.1:{port}/webhook/bench/chat\n")
+    os.chmod(f"{path}/config/hark/config", 0o600)
+    os.makedirs(f"{path}/llm")
+    with open(f"{path}/llm/extra-openai-models.yaml", "w") as models:
+        models.write(f"- model_id: bench\n  model_name: bench\n  api_base: \"http://127.0.0.1:{port}/v1\"\n")
+    env = dict(os.environ, XDG_CONFIG_HOME=f"{path}/config", XDG_DATA_HOME=f"{path}/data", LLM_USER_PATH=f"{path}/llm",
+               NO_COLOR="1", TERM="xterm-256color")
+    return path, env
+
+def curl_chat(port, content):
+    body = json.dumps({"model": "bench", "messages": [{"role": "user", "content": content}], "stream": True})
+    return f"curl -sN -o /dev/null -H 'Content-Type: application/json' -d '{body}' http://127.0.0.1:{port}/v1/chat/completions"
+
+def startup():
+    found = hyperfine("startup", [f"{HARK} version", f"{LLM} --version", "/bin/true"], runs=30)
+    hark, llm = median_ms(found[f"{HARK} version"]), median_ms(found[f"{LLM} --version"])
+    with Server() as server:
+        _, env = home(server.port)
+        subprocess.run([HARK, "version"], env=env, check=True, capture_output=True)
+        prompt = json.loads(run([sys.executable, f"{HERE}/pty_run.py", "prompt", "20", "›", "--", "env",
+                                 *[f"{k}={v}" for k, v in env.items() if k.startswith(("XDG_", "TERM", "NO_COLOR"))], HARK]))
+    results["startup"] = {"hark_version_ms": hark, "llm_version_ms": llm, "true_ms": median_ms(found["/bin/true"]),
+                          "first_prompt_ms": prompt["median_ms"], "ratio_llm_over_hark": llm / hark}
+
+def roundtrip():
+    with Server() as server:
+        _, env = home(server.port)
+        commands = [f"{HARK} -s bench --new-thread hi", curl_chat(server.port, "hi"), f"{LLM} -m bench hi"]
+        found = hyperfine("roundtrip", commands, runs=30, env=env)
+        hark, curl, llm = (median_ms(found[c]) for c in commands)
+        results["roundtrip"] = {"hark_ms": hark, "curl_ms": curl, "llm_ms": llm, "hark_over_curl": hark / curl}
+
+def throughput():
+    size = 50_000_000
+    with Server() as server:
+        _, env = home(server.port)
+        n8n_body = json.dumps({"action": "sendMessage", "sessionId": "b", "chatInput": f"bytes={size}"})
+        commands = [f"{HARK} -s bench --new-thread bytes={size}", curl_chat(server.port, f"bytes={size}"),
+                    f"{HARK} -s n8n --new-thread bytes={size}",
+                    f"curl -sN -o /dev/null -H 'Content-Type: application/json' -d '{n8n_body}' http://127.0.0.1:{server.port}/webhook/bench/chat"]
+        found = hyperfine("throughput", commands, runs=5, warmup=1, env=env, extra=["--output", "null"])
+        mb = size / 1e6
+        sse_hark, sse_curl, nd_hark, nd_curl = (found[c]["median"] for c in commands)
+        rendered = json.loads(run([sys.executable, f"{HERE}/pty_run.py", "drain", "3", "--", "env",
+                                   *[f"{k}={v}" for k, v in env.items() if k.startswith(("XDG_", "TERM"))],
+                                   HARK, "-s", "bench", "--new-thread", f"bytes={size}"]))
+        results["throughput"] = {
+            "sse_hark_mb_s": mb / sse_hark, "sse_curl_mb_s": mb / sse_curl, "sse_ratio": sse_curl / sse_hark,
+            "ndjson_hark_mb_s": mb / nd_hark, "ndjson_curl_mb_s": mb / nd_curl, "ndjson_ratio": nd_curl / nd_hark,
+            "pty_markdown_mb_s": mb / rendered["median_s"]}
+
+def history():
+    count = 1_000_000
+    with Server() as server:
+        path, env = home(server.port)
+        subprocess.run([HARK, "-s", "bench", "hi"], env=env, check=True, capture_output=True)  # creates the schema
+        database = f"{path}/data/hark/history.db"
+        started = time.monotonic()
+        run([sys.executable, f"{HERE}/make_history.py", database, str(count)])
+        fill_s = time.monotonic() - started
+        query = "xylophone"
+        fts = '"xylophone"'
+        sql = ("SELECT m.id, m.thread_id, m.session, m.role, m.text, m.status, m.created_at, m.backend_id, "
+               "m.prompt_tokens, m.completion_tokens, m.total_tokens, m.error, m.model, t.title, "
+               "snippet(messages_fts, 0, char(1), char(2), '…', 12) FROM messages_fts "
+               "JOIN messages m ON m.id = messages_fts.rowid JOIN threads t ON t.id = m.thread_id "
+               f"WHERE messages_fts MATCH '{fts}' ORDER BY messages_fts.rowid DESC LIMIT 20")
+        commands = [f"{HARK} search {query}", f"sqlite3 {database} \"{sql}\""]
+        hyperfine("search", commands, runs=100, env=env, extra=["--output", "null", "-i"])
+        percentiles = json.loads(run([sys.executable, f"{HERE}/percentiles.py", os.path.join(BENCH, "search.json")]))
+        hark, cli = percentiles[commands[0]], percentiles[commands[1]]
+        # Inserts while streaming: the parts a 50 MB reply writes, per second of the reply.
+        before = int(run(["sqlite3", database, "SELECT coalesce(max(id), 0) FROM messages"]))
+        started = time.monotonic()
+        subprocess.run([HARK, "-s", "bench", "--new-thread", "bytes=50000000"], env=env, check=True, stdout=subprocess.DEVNULL)
+        stream_s = time.monotonic() - started
+        one_shots = 50
+        started = time.monotonic()
+        for index in range(one_shots):
+            subprocess.run([HARK, "-s", "bench", f"one-shot {index}"], env=env, check=True, stdout=subprocess.DEVNULL)
+        per_message_ms = (time.monotonic() - started) / one_shots * 1000
+        results["history"] = {"messages": count, "fill_s": fill_s, "search_p50_ms": hark["p50_ms"],
+                              "search_p99_ms": hark["p99_ms"], "sqlite3_p50_ms": cli["p50_ms"], "sqlite3_p99_ms": cli["p99_ms"],
+                              "p50_ratio": hark["p50_ms"] / cli["p50_ms"], "stream_50mb_into_1m_db_s": stream_s,
+                              "one_shot_message_ms": per_message_ms, "first_new_id": before + 1}
+
+def memory():
+    with Server() as server:
+        _, env = home(server.port)
+        subprocess.run([HARK, "version"], env=env, check=True, capture_output=True)
+        idle = json.loads(run([sys.executable, f"{HERE}/pty_run.py", "rss", "›", "--", "env",
+                               *[f"{k}={v}" for k, v in env.items() if k.startswith(("XDG_", "TERM", "NO_COLOR"))], HARK]))
+        timed = subprocess.run(["/usr/bin/time", "-f", "%M", HARK, "-s", "bench", "--new-thread", "bytes=10000000"],
+                               env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        after = int(timed.stderr.strip().splitlines()[-1])
+        results["memory"] = {"idle_rss_kb": idle["rss_kb"], "idle_peak_kb": idle["peak_rss_kb"], "reply_10mb_peak_kb": after}
+
+os.makedirs(BENCH, exist_ok=True)
+results["machine"] = machine()
+for section in SECTIONS:
+    print(f"== {section}", file=sys.stderr)
+    globals()[section]()
+with open(os.path.join(BENCH, "results.json"), "w") as out:
+    json.dump(results, out, indent=1)
+print(json.dumps(results, indent=1))
+for leftover in os.listdir(BENCH):
+    if leftover.startswith("home-"):
+        shutil.rmtree(os.path.join(BENCH, leftover), ignore_errors=True)
