@@ -113,6 +113,21 @@ import TestSupport
         #expect(lines[4].hasPrefix("missing  microphone    no microphone: "))
     }
 
+    @Test func doctorFindsLibvoskByItselfAndChecksEachSessionsModel() throws {
+        // No libvosk in the config: the repository's .local/venv (where scripts/setup.sh puts
+        // the wheel) is found from the binary. A session in another language has its own model.
+        let home = TestHome(config: "[session ko]\nkind = local\nvosk_model = \(try VoiceTestAssets.koreanModelPath)\n"
+            + "[session de]\nkind = local\nvosk_model = /nonexistent/de\n")
+        let run = try hark(["doctor"], home: home, environment: ["PULSE_SERVER": "unix:/nonexistent/pulse"])
+        // The columns widen with the session names: compare with single spaces.
+        let lines = run.stdout.split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
+        let library = try VoiceTestAssets.libvoskPath, model = try VoiceTestAssets.koreanModelPath
+        #expect(lines.contains("ok dictation libvosk \(library)"), "\(run.stdout)")
+        #expect(lines.contains { $0.hasPrefix("missing vosk model dictation needs a Vosk model, and none is set; download") })
+        #expect(lines.contains { $0.hasPrefix("ok vosk model (ko) ") && $0.hasSuffix("\(model) (16000 Hz)") })
+        #expect(lines.contains { $0.hasPrefix("missing vosk model (de) ") && $0.contains("no Vosk model at /nonexistent/de; download") })
+    }
+
     @Test(.enabled(if: TestPulseAudio.isAvailable, "needs pulseaudio; scripts/setup.sh --test installs it"))
     func doctorIsAllGreenWithASoundServer() throws {
         let pulse = try TestPulseAudio()

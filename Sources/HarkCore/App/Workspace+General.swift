@@ -60,6 +60,7 @@ extension Workspace {
         if let backend = try? backend(for: session.name) {
             for (label, value) in await backend.info() { rows.append([Span(label, .dim), Span(value)]) }
         }
+        rows += voiceInfo(session)
         rows.append([Span("history", .dim), Span(store.database.path)])
         rows.append([Span("config", .dim), Span(config.path)])
         return .output(Table.render(rows))

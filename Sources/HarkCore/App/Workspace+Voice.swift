@@ -85,6 +85,25 @@ extension Workspace {
         return .output([StyledLine("\(name) speaks with " + Self.describe(try voiceSettings().parameters), .dim)])
     }
 
+    /// /info's voice rows: how replies are read and which model dictation uses. Settings only:
+    /// no library is loaded and no device opened for this.
+    func voiceInfo(_ session: SessionConfig) -> [[Span]] {
+        let settings: VoiceSettings
+        do {
+            settings = try voice.settings(for: session, config: config, paths: paths)
+        } catch {
+            return [[Span("speech", .dim), Span(error.userMessage, .error)]]
+        }
+        let speech = "\(settings.speak ? "on" : "off") · " + Self.describe(settings.parameters)
+        let model: Span
+        if let path = try? VoiceControl.modelPath(settings, paths: paths) {
+            model = VoskModel.looksLikeModel(path) ? Span(path) : Span("\(path) (not a Vosk model; hark doctor)", .warning)
+        } else {
+            model = Span("none (set vosk_model to dictate)", .dim)
+        }
+        return [[Span("speech", .dim), Span(speech)], [Span("vosk", .dim), model]]
+    }
+
     static func number(_ argument: String, in range: ClosedRange<Int>) throws -> Int {
         let key = argument.prefix(while: { $0 != "=" })
         guard let value = Int(argument.drop(while: { $0 != "=" }).dropFirst()), range.contains(value) else {

@@ -108,7 +108,7 @@ public enum CLICommands {
             jsonOption.with(summary: "one JSON object: text, and words with start, end and confidence"),
         ]),
         CLICommand("doctor", "", "check the voice parts: espeak-ng, audio output, libvosk, models, microphone"),
-        CLICommand("version", "", "print the version"),
+        CLICommand("version", "", "print the version (hark doctor checks the voice parts)"),
         CLICommand("help", "[COMMAND]", "explain a command (or a /command of the shell)", completion: .commands),
         CLICommand("completions", "bash|zsh|fish", "print a shell completion script",
                    completion: .choices(["bash", "zsh", "fish"])),

@@ -47,6 +47,25 @@ import TestSupport
         #expect(try workspace.voiceSettings().parameters == VoiceParameters(voice: nil, rate: nil, pitch: 40))
     }
 
+    @Test func infoTellsHowTheSessionSpeaksAndWhichModelItDictatesWith() async throws {
+        let model = try VoiceTestAssets.koreanModelPath
+        let home = TestHome(config: "[hark]\nrate = 150\n\n[session ko]\nkind = local\nvosk_model = \(model)\n"
+            + "[session bad]\nkind = local\nvosk_model = /nonexistent/model\n")
+        let workspace = try home.workspace()
+        let transcript = Transcript(workspace)
+        let plain = await transcript.type("/info")
+        #expect(plain.contains("\nspeech   off · voice en, rate 150, pitch 50\n"), "\(plain)")
+        #expect(plain.contains("\nvosk     none (set vosk_model to dictate)\n"))
+        try workspace.switchSession(to: "ko")
+        await transcript.type("/speak on")
+        await transcript.type("/voice ko")
+        let korean = await transcript.type("/info")
+        #expect(korean.contains("\nspeech   on · voice ko, rate 150, pitch 50\n"), "\(korean)")
+        #expect(korean.contains("\nvosk     \(model)\n"))
+        try workspace.switchSession(to: "bad")
+        #expect(await transcript.type("/info").contains("\nvosk     /nonexistent/model (not a Vosk model; hark doctor)\n"))
+    }
+
     @Test func voiceListsTheInstalledVoicesAndRejectsUnknownOnes() async throws {
         let workspace = try TestHome(config: "[session bot]\nkind = local\n").workspace()
         try workspace.switchSession(to: "bot")
