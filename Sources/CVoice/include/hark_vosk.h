@@ -22,7 +22,6 @@ VoskRecognizer *hark_vosk_recognizer_new(VoskModel *model, float sample_rate);
 VoskRecognizer *hark_vosk_recognizer_new_grm(VoskModel *model, float sample_rate, const char *grammar);
 void hark_vosk_recognizer_free(VoskRecognizer *recognizer);
 void hark_vosk_recognizer_set_words(VoskRecognizer *recognizer, int words);
-void hark_vosk_recognizer_set_partial_words(VoskRecognizer *recognizer, int words);
 /// 1 when an utterance ended (read the result), 0 to go on, -1 on error.
 int hark_vosk_recognizer_accept_waveform_s(VoskRecognizer *recognizer, const short *data, int length);
 const char *hark_vosk_recognizer_result(VoskRecognizer *recognizer);

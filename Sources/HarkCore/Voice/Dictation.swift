@@ -70,7 +70,9 @@ public final class Dictation: SpeechInput, @unchecked Sendable {
 
     private func listen(_ onEvent: @Sendable (DictationEvent) -> Void) throws {
         let trace = VoiceTrace.shared
-        let recognizer = try VoskRecognizer(model: model, grammar: grammar, partialWords: trace != nil)
+        // No word times in partial results: asking for them makes Vosk hold each word back
+        // until it is aligned, about a second and a half later.
+        let recognizer = try VoskRecognizer(model: model, grammar: grammar)
         let source = try devices.openInput(sampleRate: model.sampleRate)
         onEvent(.listening(source.label))
         var block = [Int16](repeating: 0, count: model.sampleRate / 20)
@@ -89,21 +91,18 @@ public final class Dictation: SpeechInput, @unchecked Sendable {
             }
             try block.withUnsafeMutableBufferPointer { try source.read(into: $0) }
             samplesRead += block.count
-            trace?.record("chunk", ["samples": .number(Double(samplesRead)), "rate": .number(Double(model.sampleRate))])
             let level = block.withUnsafeBufferPointer { PCM.level($0) }
+            trace?.record("chunk", ["samples": .number(Double(samplesRead)), "rate": .number(Double(model.sampleRate)),
+                                    "level": .number(level)])
             noiseFloor = min(noiseFloor, level)
             if block.withUnsafeBufferPointer({ recognizer.accept($0) }) {
                 finished.append(recognizer.result())
                 current = ""
             } else {
-                let partial = recognizer.partial()
-                current = partial.text
-                if let trace, !partial.text.isEmpty {
-                    trace.record("partial", ["text": .string(partial.text),
-                                             "ends": .array(partial.words.map { .number($0.end) })])
-                }
+                current = recognizer.partial().text
             }
             let text = [finished.text, current].filter { !$0.isEmpty }.joined(separator: " ")
+            if text != heard { trace?.record("heard", ["text": .string(text)]) }
             let now = Date()
             if text != heard || level > max(-40, noiseFloor + 15) { lastActivity = now }
             heard = text

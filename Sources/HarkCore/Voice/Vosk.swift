@@ -161,7 +161,7 @@ public final class VoskRecognizer {
 
     /// `grammar`: limit recognition to these phrases (Vosk's grammar recogniser); every word
     /// of them must be in the model's vocabulary.
-    public init(model: VoskModel, grammar: [String] = [], partialWords: Bool = false) throws {
+    public init(model: VoskModel, grammar: [String] = []) throws {
         self.model = model
         if grammar.isEmpty {
             guard let made = hark_vosk_recognizer_new(model.handle, Float(model.sampleRate)) else {
@@ -184,7 +184,6 @@ public final class VoskRecognizer {
             handle = made
         }
         hark_vosk_recognizer_set_words(handle, 1)
-        if partialWords { hark_vosk_recognizer_set_partial_words(handle, 1) }
     }
 
     deinit { hark_vosk_recognizer_free(handle) }
