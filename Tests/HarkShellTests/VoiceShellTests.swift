@@ -22,22 +22,15 @@ struct VoiceShellTests {
     /// The levels (dBFS) of 50 ms blocks of what the sound server plays, for `seconds`.
     func recordLevels(_ pulse: TestPulseAudio, seconds: Double) async throws -> [Double] {
         let server = pulse.server
-        return try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                do {
-                    let source = try AudioDevices(pulseServer: server).openInput(sampleRate: 16000)
-                    var levels: [Double] = []
-                    var block = [Int16](repeating: 0, count: 800)
-                    for _ in 0..<Int(seconds * 20) {
-                        try block.withUnsafeMutableBufferPointer { try source.read(into: $0) }
-                        levels.append(block.withUnsafeBufferPointer { PCM.level($0) })
-                    }
-                    continuation.resume(returning: levels)
-                } catch {
-                    continuation.resume(throwing: error)
-                }
+        return try await offThePool {
+            let source = try AudioDevices(pulseServer: server).openInput(sampleRate: 16000)
+            var levels: [Double] = []
+            var block = [Int16](repeating: 0, count: 800)
+            for _ in 0..<Int(seconds * 20) {
+                try block.withUnsafeMutableBufferPointer { try source.read(into: $0) }
+                levels.append(block.withUnsafeBufferPointer { PCM.level($0) })
             }
-            thread.start()
+            return levels
         }
     }
 

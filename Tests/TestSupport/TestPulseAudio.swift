@@ -63,22 +63,8 @@ public final class TestPulseAudio: @unchecked Sendable {
     /// Plays a WAV file into the null sink and returns when it has been played.
     public func play(_ path: String) async throws {
         let environment = self.environment()
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
-            // paplay blocks until the sound has been played: on a thread of its own, never on
-            // one of the concurrency pool's.
-            let thread = Thread {
-                do {
-                    let result = try Subprocess.run(["/usr/bin/paplay", path], environment: environment)
-                    if result.status == 0 {
-                        continuation.resume()
-                    } else {
-                        continuation.resume(throwing: Failure.play(String(decoding: result.stderr, as: UTF8.self)))
-                    }
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-            thread.start()
-        }
+        // paplay blocks until the sound has been played.
+        let result = try await offThePool { try Subprocess.run(["/usr/bin/paplay", path], environment: environment) }
+        guard result.status == 0 else { throw Failure.play(String(decoding: result.stderr, as: UTF8.self)) }
     }
 }

@@ -96,7 +96,7 @@ struct SoundServerTests {
         let directory = TemporaryDirectory()
         let wav = try VoiceTestAssets.koreanWAV("\(VoiceTestAssets.hello). \(VoiceTestAssets.thanks).", in: directory,
                                                 name: "said.wav")
-        let model = try VoiceTestAssets.koreanModel()
+        let model = try await offThePool { try VoiceTestAssets.koreanModel() }
         let dictation = Dictation(model: model, grammar: [VoiceTestAssets.hello, VoiceTestAssets.thanks], pause: 1.0,
                                   devices: AudioDevices(pulseServer: pulse.server))
         let listening = Gate(), ended = Gate()

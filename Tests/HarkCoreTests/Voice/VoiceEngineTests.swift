@@ -5,16 +5,18 @@ import TestSupport
 
 /// The real engines, no stand-ins: espeak-ng speaks, libvosk with the Korean model listens.
 @Suite(.serialized) struct VoiceEngineTests {
-    @Test func espeakSpeaksKoreanThatVoskRecognisesWordForWord() throws {
+    // Loading the model and recognising take seconds: off the concurrency pool.
+    @Test func espeakSpeaksKoreanThatVoskRecognisesWordForWord() async throws {
         let directory = TemporaryDirectory()
         let path = try VoiceTestAssets.koreanWAV("\(VoiceTestAssets.hello). \(VoiceTestAssets.thanks).", in: directory,
                                                  name: "ko.wav")
-        let model = try VoiceTestAssets.koreanModel()
+        let model = try await offThePool { try VoiceTestAssets.koreanModel() }
         #expect(model.sampleRate == 16000)
         // espeak-ng makes 22050 Hz: hark resamples it to the model's 16 kHz on the way in.
         #expect(try WAVReader(path: path).format.sampleRate == 22050)
-        let recognition = try Transcriber.transcribe(file: path, model: model,
-                                                     grammar: [VoiceTestAssets.hello, VoiceTestAssets.thanks])
+        let recognition = try await offThePool {
+            try Transcriber.transcribe(file: path, model: model, grammar: [VoiceTestAssets.hello, VoiceTestAssets.thanks])
+        }
         #expect(recognition.text == "\(VoiceTestAssets.hello) \(VoiceTestAssets.thanks)")
         #expect(recognition.words.map(\.word) == [VoiceTestAssets.hello, VoiceTestAssets.thanks])
         let first = try #require(recognition.words.first)
@@ -23,19 +25,20 @@ import TestSupport
         #expect(recognition.words.allSatisfy { $0.confidence > 0.5 })
     }
 
-    @Test func anyRateAndChannelCountIsMixedDownAndResampled() throws {
+    @Test func anyRateAndChannelCountIsMixedDownAndResampled() async throws {
         let directory = TemporaryDirectory()
         let path = try VoiceTestAssets.koreanWAV(VoiceTestAssets.thanks, in: directory, name: "mono.wav")
-        let model = try VoiceTestAssets.koreanModel()
+        let model = try await offThePool { try VoiceTestAssets.koreanModel() }
         // sox, an independent program, makes the other formats.
         for (name, options) in [("stereo44k24.wav", ["-r", "44100", "-c", "2", "-b", "24"]),
                                 ("stereo48kfloat.wav", ["-r", "48000", "-c", "2", "-e", "floating-point", "-b", "32"]),
                                 ("mono32k32.wav", ["-r", "32000", "-c", "1", "-b", "32"])] {
             let converted = directory.file(name)
-            let sox = try Subprocess.run(["sox", path] + options + [converted])
+            let sox = try await offThePool { try Subprocess.run(["sox", path] + options + [converted]) }
             try #require(sox.status == 0, "sox is installed by scripts/setup.sh --test: \(String(decoding: sox.stderr, as: UTF8.self))")
-            let recognition = try Transcriber.transcribe(file: converted, model: model,
-                                                         grammar: [VoiceTestAssets.hello, VoiceTestAssets.thanks])
+            let recognition = try await offThePool {
+                try Transcriber.transcribe(file: converted, model: model, grammar: [VoiceTestAssets.hello, VoiceTestAssets.thanks])
+            }
             #expect(recognition.text == VoiceTestAssets.thanks, "\(name)")
         }
     }
@@ -86,8 +89,8 @@ import TestSupport
         }
     }
 
-    @Test func aGrammarWordTheModelDoesNotKnowIsNamed() throws {
-        let model = try VoiceTestAssets.koreanModel()
+    @Test func aGrammarWordTheModelDoesNotKnowIsNamed() async throws {
+        let model = try await offThePool { try VoiceTestAssets.koreanModel() }
         do {
             _ = try VoskRecognizer(model: model, grammar: ["hello"])
             Issue.record("an unknown word was accepted")
