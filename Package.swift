@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
 // hark: a terminal messenger for agents. No Swift package dependencies: the C libraries it
-// needs (sqlite3, libedit, libcurl, zlib) are reached through thin targets in Sources/C*.
+// needs (sqlite3, libedit, libcurl, zlib; for voice espeak-ng, libvosk, PulseAudio, ALSA) are
+// reached through thin targets in Sources/C*.
 import PackageDescription
 
 let package = Package(
@@ -18,7 +19,11 @@ let package = Package(
         // offline shell never pay for loading it and its forty dependent libraries.
         .target(name: "CCurl", path: "Sources/CCurl", linkerSettings: [.linkedLibrary("dl")]),
 
-        .target(name: "HarkCore", dependencies: ["CSQLite", "CCurl", "CZlib"], path: "Sources/HarkCore"),
+        // espeak-ng, libvosk, PulseAudio and ALSA, each loaded with dlopen by the voice feature
+        // that needs it, so nothing voice-related is in memory unless voice is used.
+        .target(name: "CVoice", path: "Sources/CVoice", linkerSettings: [.linkedLibrary("dl")]),
+
+        .target(name: "HarkCore", dependencies: ["CSQLite", "CCurl", "CZlib", "CVoice"], path: "Sources/HarkCore"),
         .target(name: "HarkShell", dependencies: ["HarkCore", "CEditLine"], path: "Sources/HarkShell"),
         .executableTarget(name: "hark", dependencies: ["HarkCore", "HarkShell"], path: "Sources/hark"),
 

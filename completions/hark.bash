@@ -7,20 +7,20 @@ _hark() {
         --session|-s) COMPREPLY=($(compgen -W "$(_hark_sessions)" -- "$cur")); return ;;
         --kind) COMPREPLY=($(compgen -W "local webhook openai nyla jenkins monica" -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W "md json" -- "$cur")); return ;;
-        --output|--system|-o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --auth|--model|--set|--thread|--url|-n) COMPREPLY=(); return ;;
+        --output|--system|--wav|-o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --auth|--grammar|--model|--pause|--pitch|--rate|--set|--thread|--url|--voice|-n) COMPREPLY=(); return ;;
     esac
     local command="" sub="" i skip=0
     for ((i = 1; i < COMP_CWORD; i++)); do
         if ((skip)); then skip=0; continue; fi
         case "${COMP_WORDS[i]}" in
-            --auth|--format|--kind|--model|--output|--session|--set|--system|--thread|--url|-n|-o|-s) skip=1 ;;
+            --auth|--format|--grammar|--kind|--model|--output|--pause|--pitch|--rate|--session|--set|--system|--thread|--url|--voice|--wav|-n|-o|-s) skip=1 ;;
             -*) ;;
             *) if [[ -z $command ]]; then command="${COMP_WORDS[i]}"; elif [[ -z $sub ]]; then sub="${COMP_WORDS[i]}"; fi ;;
         esac
     done
     case "$command" in
-        "") COMPREPLY=($(compgen -W "sessions session history search export version help completions -s --session --thread --new-thread --json -h --help --version" -- "$cur")) ;;
+        "") COMPREPLY=($(compgen -W "sessions session history search export speak transcribe listen doctor version help completions -s --session --thread --new-thread --json --speak --listen -h --help --version" -- "$cur")) ;;
         sessions)
             COMPREPLY=($(compgen -W "--names --json" -- "$cur")) ;;
         session)
@@ -36,10 +36,18 @@ _hark() {
             COMPREPLY=($(compgen -W "-s --session -n --json" -- "$cur")) ;;
         export)
             COMPREPLY=($(compgen -W "-s --session --thread --format -o --output" -- "$cur")) ;;
+        speak)
+            COMPREPLY=($(compgen -W "-s --session --voice --rate --pitch --wav --voices" -- "$cur")) ;;
+        transcribe)
+            COMPREPLY=($(compgen -f -- "$cur")) ;;
+        listen)
+            COMPREPLY=($(compgen -W "-s --session --model --grammar --pause --json" -- "$cur")) ;;
+        doctor)
+            COMPREPLY=($(compgen -W "" -- "$cur")) ;;
         version)
             COMPREPLY=($(compgen -W "" -- "$cur")) ;;
         help)
-            COMPREPLY=($(compgen -W "accept activities attach build clear completions contact contacts continue download edit edits export file files form forms forward gifts help history info instance instances job jobs log login logout more next notes pipe prompt prompts queue quit refresh reject retry search session sessions status stop stop-build tag tags tasks thread threads upload version" -- "$cur")) ;;
+            COMPREPLY=($(compgen -W "accept activities attach build clear completions contact contacts continue doctor download edit edits export file files form forms forward gifts help history info instance instances job jobs listen log login logout more mute next notes pipe prompt prompts queue quit refresh reject retry search session sessions speak status stop stop-build tag tags tasks thread threads transcribe upload version voice" -- "$cur")) ;;
         completions)
             COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")) ;;
     esac

@@ -31,6 +31,17 @@ public enum HarkCommandLine {
         if let session = options.session { try workspace.switchSession(to: session) }
         try selectThread(options, workspace: workspace)
         var message = options.words.joined(separator: " ")
+        if options.listen {
+            guard message.isEmpty else { throw HarkError.usage("give a message or --listen, not both") }
+            guard let dictated = try dictateMessage(workspace) else { return HarkError.ExitCode.interrupted.rawValue }
+            message = dictated
+        }
+        if options.speak {
+            // Checked before anything is sent: a missing espeak-ng or sound server is one clear error.
+            _ = try workspace.voice.replySpeaker(for: workspace.currentConfig, config: workspace.config,
+                                                 paths: workspace.paths, forced: true)
+            if !message.isEmpty || isatty(STDIN_FILENO) == 0 { try workspace.voice.prepareOutput() }
+        }
         if message.isEmpty && isatty(STDIN_FILENO) == 0 {
             let input = FileHandle.standardInput.readDataToEndOfFile()
             message = String(decoding: input, as: UTF8.self)
@@ -42,9 +53,33 @@ public enum HarkCommandLine {
         let capabilities = TerminalCapabilities.detect()
         if message.isEmpty {
             if options.json { throw HarkError.usage("--json needs a message") }
+            if options.speak {
+                var overrides = workspace.voice.overrides(for: workspace.currentSession)
+                overrides.speak = true
+                workspace.voice.setOverrides(overrides, for: workspace.currentSession)
+            }
             return Shell(workspace: workspace, capabilities: capabilities).run()
         }
-        return OneShot(workspace: workspace, capabilities: capabilities, json: options.json).run(message)
+        return OneShot(workspace: workspace, capabilities: capabilities, json: options.json, speak: options.speak).run(message)
+    }
+
+    /// `--listen`: the message, dictated; nil when cancelled (Ctrl-C or the cancel word).
+    static func dictateMessage(_ workspace: Workspace) throws -> String? {
+        let settings = try workspace.voiceSettings()
+        _ = try workspace.voice.checkDictation(settings, paths: workspace.paths)
+        if isatty(STDERR_FILENO) == 1 { RawOutput.write("loading the Vosk model…\r", to: STDERR_FILENO) }
+        let model = try workspace.voice.model(for: settings, paths: workspace.paths)
+        guard let recognition = try CLIDictation.run(model: model, settings: settings, devices: workspace.voice.devices) else {
+            return nil
+        }
+        switch settings.interpret(recognition.text) {
+        case .cancel: return nil
+        case .send, .mute: throw HarkError.usage("heard only a command word (\(recognition.text)); nothing to send")
+        case .text(let text):
+            guard !text.isEmpty else { throw HarkError.io("heard nothing, so nothing was sent; speak after \"listening…\"") }
+            if isatty(STDERR_FILENO) == 1 { RawOutput.write("› \(text)\n", to: STDERR_FILENO) }
+            return text
+        }
     }
 
     static func selectThread(_ options: MessageOptions, workspace: Workspace) throws {
@@ -67,6 +102,8 @@ public enum HarkCommandLine {
         var thread: String?
         var newThread = false
         var json = false
+        var speak = false
+        var listen = false
         var help = false
         var version = false
         var words: [String] = []
@@ -94,6 +131,8 @@ public enum HarkCommandLine {
                     case "-s", "--session", "--thread": try set(argument, try value(argument))
                     case "--new-thread": newThread = true
                     case "--json": json = true
+                    case "--speak": speak = true
+                    case "--listen": listen = true
                     case "-h", "--help": help = true
                     case "--version": version = true
                     default:

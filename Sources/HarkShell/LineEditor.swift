@@ -36,6 +36,19 @@ final class LineEditor {
     /// this thread between keystrokes and returns true when the line was interrupted.
     var wakeDescriptors: [Int32] = []
     var onWake: () -> Bool = { false }
+    /// Dictation into the line (`hark-listen`); runs inside libedit until it ends.
+    var onListen: () -> ListenEnd = { .keep }
+
+    enum ListenEnd {
+        /// Back to editing the line.
+        case keep
+        /// Send the line now (auto-send, or the send word).
+        case send
+    }
+
+    /// A key sequence no keyboard sends, bound to `hark-listen` so /listen can start
+    /// dictation by pushing it, whatever keys the user bound.
+    static let listenSequence = "\u{1B}[7469~"
 
     init(program: String = "hark") {
         LineEditor.configureLocale()
@@ -68,12 +81,20 @@ final class LineEditor {
         hark_el_add_function(editLine, "hark-edit", "edit the message in $EDITOR") { editLine, _ in
             LineEditor.from(editLine)?.request("edit") ?? UInt8(CC_ERROR)
         }
+        hark_el_add_function(editLine, "hark-listen", "dictate into the line") { editLine, _ in
+            guard let editor = LineEditor.from(editLine) else { return UInt8(CC_ERROR) }
+            return editor.onListen() == .send ? UInt8(CC_NEWLINE) : UInt8(CC_REFRESH)
+        }
         hark_el_bind(editLine, "^I", "hark-complete")
         hark_el_bind(editLine, "\\e[200~", "hark-paste")
         hark_el_bind(editLine, "^X^E", "hark-edit")
+        hark_el_bind(editLine, "^G", "hark-listen")
+        hark_el_bind(editLine, "\\e[15~", "hark-listen")  // F5
         hark_el_bind(editLine, "^R", "em-inc-search-prev")
         // The user's ~/.editrc (or $EDITRC) comes last so it can override all of the above.
         el_source(editLine, nil)
+        // Bound again after it, in whatever mode (emacs or vi) it chose.
+        hark_el_bind(editLine, "\\e[7469~", "hark-listen")
     }
 
     deinit {
@@ -106,7 +127,9 @@ final class LineEditor {
         let result = el_gets(editLine, &count)
         if interrupted { return .interrupted }
         guard let result, count > 0 else { return .endOfFile }
-        var line = String(cString: result)
+        // `count` bytes, not up to a NUL: a bound function that shortened the line and ends it
+        // (dictation's send word) leaves old characters after the end, unterminated.
+        var line = String(decoding: UnsafeRawBufferPointer(start: result, count: Int(count)), as: UTF8.self)
         if line.hasSuffix("\n") { line.removeLast() }
         if let action = requestedAction { return .action(action.name, line: action.line) }
         return .line(line)
@@ -278,6 +301,37 @@ final class LineEditor {
     /// Repaints the prompt and line after something was printed above them.
     func refresh() {
         hark_el_refresh(editLine)
+    }
+
+    /// Starts dictation at the next read, as if its key were pressed.
+    func requestListening() {
+        push(Self.listenSequence)
+    }
+
+    /// Changes the line (or the prompt) from within a bound function and repaints both in
+    /// place: back to where the prompt starts (`promptWidth` is the prompt on screen now),
+    /// clear, draw anew. `above` is printed on a line of its own first.
+    func update(promptWidth: Int, above: String? = nil, _ change: () -> Void = {}) {
+        let (before, _) = lineAroundCursor()
+        let columns = max(TerminalCapabilities.width(), 1)
+        let row = (promptWidth + TextWidth.of(before)) / columns
+        change()
+        RawOutput.write("\r" + (row > 0 ? "\u{1B}[\(row)A" : "") + "\u{1B}[J" + (above.map { $0 + "\n" } ?? ""))
+        hark_el_refresh(editLine)
+    }
+
+    /// Ends the line as Enter would, before a bound function returns CC_NEWLINE: the cursor
+    /// to the end of the text, then a new line below it.
+    func endLine(promptWidth: Int) {
+        let (_, after) = lineAroundCursor()
+        if !after.isEmpty { update(promptWidth: promptWidth) { el_cursor(editLine, Int32(after.unicodeScalars.count)) } }
+        RawOutput.write("\r\n")
+    }
+
+    /// Deletes `count` characters before the cursor.
+    func deleteBeforeCursor(_ count: Int) {
+        guard count > 0 else { return }
+        el_deletestr(editLine, Int32(count))
     }
 
     // MARK: History

@@ -7,11 +7,14 @@ public struct OneShot {
     let workspace: Workspace
     let capabilities: TerminalCapabilities
     let json: Bool
+    /// Also read the reply aloud (`--speak`), and wait until it has been heard.
+    let speak: Bool
 
-    public init(workspace: Workspace, capabilities: TerminalCapabilities, json: Bool) {
+    public init(workspace: Workspace, capabilities: TerminalCapabilities, json: Bool, speak: Bool = false) {
         self.workspace = workspace
         self.capabilities = capabilities
         self.json = json
+        self.speak = speak
     }
 
     public func run(_ line: String) -> Int32 {
@@ -41,6 +44,8 @@ public struct OneShot {
             return 0
         case .editDraft, .editConfig:
             return fail(HarkError.usage("that command needs the interactive shell"))
+        case .listen:
+            return fail(HarkError.usage("/listen needs the interactive shell; hark --listen dictates a message from a script"))
         case .reply(let job):
             return watch(job)
         }
@@ -63,11 +68,22 @@ public struct OneShot {
         let ended = Inbox<ShellEvent>()
         var finished = false
         var outcome: ReplyOutcome = .complete
-        if format == .terminal {
-            job.attach(InboxObserver(inbox: ended))
-        } else {
-            job.attach(DirectObserver(view: view, done: ended))
+        let observer: ReplyObserver = format == .terminal ? InboxObserver(inbox: ended) : DirectObserver(view: view, done: ended)
+        var speaker: ReplySpeaker?
+        if speak {
+            workspace.voice.onSpeechEvent = { event in
+                if case .failed(let error) = event { ended.post(.speechFailed(error)) }
+            }
+            do {
+                let session = try workspace.session(named: job.session)
+                speaker = try workspace.voice.replySpeaker(for: session, config: workspace.config, paths: workspace.paths,
+                                                           forced: true)
+            } catch {
+                job.stop()
+                return fail(error)
+            }
         }
+        job.attach(speaker.map { SpeakingObserver(observer, speaker: $0) } ?? observer)
         while !finished {
             var fds = [pollfd(fd: ended.readFD, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: Signals.readFD, events: Int16(POLLIN), revents: 0)]
@@ -80,12 +96,17 @@ public struct OneShot {
                     outcome = result
                     finished = true
                 case .backgroundEnded: break
+                case .speechFailed(let error): RawOutput.write("hark: " + error.userMessage + "\n", to: STDERR_FILENO)
                 }
             }
             view.tickSpinner()
         }
         view.end(outcome, messageID: job.replyMessageID)
         if let id = job.replyMessageID { try? workspace.store.markRead(session: job.session, upTo: id) }
+        if speaker != nil, outcome != .stopped, !HarkCommandLine.waitForSpeech(workspace.voice.speechOutput()) {
+            return HarkError.ExitCode.interrupted.rawValue
+        }
+        for case .speechFailed(let error) in ended.take() { RawOutput.write("hark: " + error.userMessage + "\n", to: STDERR_FILENO) }
         switch outcome {
         case .complete:
             if let reason = job.finishReason, BackendRegistry.kind(named: job.kind)?.failingFinishReasons.contains(reason) == true {

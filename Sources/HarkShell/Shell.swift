@@ -15,6 +15,10 @@ public final class Shell {
     var quitRequested = false
     var typeAhead: [UInt8] = []
     var exitCode: Int32 = 0
+    /// Shown before the prompt while dictating: "loading the model…" or the level meter.
+    var listenIndicator: String?
+    /// Columns the prompt last drawn takes (dictation redraws the line in place).
+    var promptWidth = 0
 
     public init(workspace: Workspace, capabilities: TerminalCapabilities = .detect()) {
         self.workspace = workspace
@@ -30,9 +34,13 @@ public final class Shell {
         }
         editor.wakeDescriptors = [inbox.readFD, Signals.readFD].filter { $0 >= 0 }
         editor.onWake = { [unowned self] in wakeAtPrompt() }
+        editor.onListen = { [unowned self] in dictate() }
         workspace.interaction = TerminalInteraction()
         let inbox = self.inbox
         workspace.onBackgroundReplyEnded = { job in inbox.post(.backgroundEnded(job)) }
+        workspace.voice.onSpeechEvent = { event in
+            if case .failed(let error) = event { inbox.post(.speechFailed(error)) }
+        }
     }
 
     public func run() -> Int32 {
@@ -58,6 +66,7 @@ public final class Shell {
                 if quitRequested { break }
                 RawOutput.write(ansi.wrap("^C", .dim) + "\n")
                 draft = []
+                workspace.voice.stopSpeaking()
             case .action(let action, let line):
                 if action == "edit" { editAndSend(startingWith: (draft + [line]).joined(separator: "\n")) }
             case .line(let line):
@@ -100,8 +109,21 @@ public final class Shell {
     // MARK: Prompt
 
     func prompt() -> String {
-        if !draft.isEmpty { return visible(ansi.start(.dim)) + "… " + visible(ANSI.reset) }
-        var text = ""
+        let text = composePrompt()
+        promptWidth = TextWidth.of(Self.visibleText(text))
+        return text
+    }
+
+    /// The prompt without the sequences bracketed by "\u{1}" (what takes columns).
+    static func visibleText(_ prompt: String) -> String {
+        prompt.split(separator: "\u{1}", omittingEmptySubsequences: false).enumerated()
+            .filter { $0.offset % 2 == 0 }.map { String($0.element) }.joined()
+    }
+
+    private func composePrompt() -> String {
+        let indicator = listenIndicator.map { styled($0 + " ", .accent) } ?? ""
+        if !draft.isEmpty { return indicator + visible(ansi.start(.dim)) + "… " + visible(ANSI.reset) }
+        var text = indicator
         let unread = ((try? workspace.store.unreadCounts()) ?? [:]).filter { $0.key != workspace.currentSession && $0.value > 0 }
         if !unread.isEmpty {
             let counts = unread.keys.sorted().map { "\($0) \(unread[$0]!)" }.joined(separator: " · ")
@@ -150,7 +172,11 @@ public final class Shell {
         }
         var notices: [String] = []
         for event in inbox.take() {
-            if case .backgroundEnded(let job) = event { notices.append(notice(for: job)) }
+            switch event {
+            case .backgroundEnded(let job): notices.append(notice(for: job))
+            case .speechFailed(let error): notices.append(ansi.wrap("hark: " + error.userMessage, .error))
+            default: break
+            }
         }
         if !notices.isEmpty {
             RawOutput.write("\r\u{1B}[K" + notices.joined(separator: "\n") + "\n\u{7}")
@@ -168,6 +194,8 @@ public final class Shell {
 
     func handle(_ line: String) {
         guard !line.trimmed.isEmpty else { return }
+        // A new message silences the reply still being read out; a command does not.
+        if !line.hasPrefix("/") || line.hasPrefix("//") { workspace.voice.stopSpeaking() }
         let session = workspace.currentSession
         try? workspace.store.addInputLine(session: session, line: line)
         editor.addHistory(line)
@@ -215,6 +243,8 @@ public final class Shell {
                 for line in lines { RawOutput.write(ansi.wrap("… ", .dim) + line + "\n") }
             }
             editor.prefill(last)
+        case .listen:
+            editor.requestListening()
         case .page(let text):
             Pager.show(text, capabilities: capabilities)
         case .clearScreen:
@@ -253,7 +283,7 @@ public final class Shell {
         let view = ReplyView(format: capabilities.isTTY ? .terminal : .plain, capabilities: capabilities,
                              markdown: BackendRegistry.repliesAreMarkdown(kind: job.kind))
         if job.session != workspace.currentSession { view.header(job.session) }
-        job.attach(InboxObserver(inbox: inbox))
+        job.attach(speakingObserver(for: job, InboxObserver(inbox: inbox)))
         TerminalModes.streaming()
         var laterNotices: [ReplyJob] = []
         var finished = false
@@ -297,6 +327,8 @@ public final class Shell {
                     finished = true
                 case .backgroundEnded(let other):
                     laterNotices.append(other)
+                case .speechFailed(let error):
+                    view.aside("hark: " + error.userMessage)
                 default:
                     break
                 }

@@ -6,6 +6,8 @@ enum ShellEvent: Sendable {
     case reply(ReplyJob, ReplyEvent)
     case replyEnded(ReplyJob, ReplyOutcome)
     case backgroundEnded(ReplyJob)
+    /// Speaking a reply failed (no audio output…): said once, above the prompt.
+    case speechFailed(HarkError)
 }
 
 /// Forwards a watched reply's events to the shell thread.

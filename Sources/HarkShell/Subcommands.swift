@@ -7,6 +7,8 @@ extension HarkCommandLine {
         var values: [String: String] = [:]
         var flags: Set<String> = []
         var words: [String] = []
+        /// Options that take every word up to the next option (`--grammar yes no`).
+        var lists: [String: [String]] = [:]
 
         init(_ arguments: [String], command: CLICommand) throws {
             var index = 0
@@ -19,7 +21,15 @@ extension HarkCommandLine {
                             + (Suggest.closest(to: argument, in: names).map { "; did you mean \($0)?" } ?? ""))
                     }
                     let key = option.names.last!
-                    if option.value != nil {
+                    if CLICommands.multiWordOptions.contains(key) {
+                        var list: [String] = []
+                        while index + 1 < arguments.count, !arguments[index + 1].hasPrefix("-") {
+                            index += 1
+                            list.append(arguments[index])
+                        }
+                        guard !list.isEmpty else { throw HarkError.usage("\(argument) needs at least one word") }
+                        lists[key, default: []] += list
+                    } else if option.value != nil {
                         index += 1
                         guard index < arguments.count else { throw HarkError.usage("\(argument) needs a value") }
                         values[key] = arguments[index]
@@ -59,6 +69,8 @@ extension HarkCommandLine {
             return 0
         case "session":
             return try session(arguments)
+        case "speak", "transcribe", "listen", "doctor":
+            return try voiceSubcommand(command, try Parsed(arguments, command: command))
         default:
             break
         }

@@ -123,7 +123,8 @@ import TestSupport
                 group.addTask {
                     var failures: Int32 = 0
                     for index in 0..<25 {
-                        let run = try self.hark(["-s", "notes", "w\(worker) n\(index)"], home: home)
+                        // Each run blocks until hark exits: off the concurrency pool, which other tests need.
+                        let run = try await offThePool { try self.hark(["-s", "notes", "w\(worker) n\(index)"], home: home) }
                         if run.status != 0 || !run.stderr.isEmpty { failures += 1 }
                     }
                     return failures

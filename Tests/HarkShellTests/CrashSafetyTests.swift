@@ -17,7 +17,7 @@ import TestSupport
         func get(_ question: String) -> (gate: Gate, sendFirst: Int)? { lock.withLock { gates[question] } }
     }
 
-    @Test func killedAtRandomMomentsTheHistoryKeepsWhatArrived() throws {
+    @Test func killedAtRandomMomentsTheHistoryKeepsWhatArrived() async throws {
         let holds = Holds()
         // Each reply sends its first K words, then holds the stream until the test has killed hark.
         let server = try TestOpenAIServer { body in
@@ -40,9 +40,13 @@ import TestSupport
             let killAfter = sentBytes == 0 ? 0 : Int(generator.next() % UInt64(sentBytes + 1))
             let process = try RunningProcess([BuiltProducts.hark, "-s", "bot", "--new-thread", question],
                                              environment: home.environment)
-            _ = process.readStdout(atLeast: killAfter)
-            process.kill(SIGKILL)
-            #expect(process.wait() == 128 + SIGKILL)
+            // Reading and waiting block: off the concurrency pool, which other tests need.
+            let status = try await offThePool {
+                _ = process.readStdout(atLeast: killAfter)
+                process.kill(SIGKILL)
+                return process.wait()
+            }
+            #expect(status == 128 + SIGKILL)
             gate.open()
             printed[question] = process.stdoutText
         }
@@ -71,13 +75,16 @@ import TestSupport
     @Test func fourProcessesSendingAtOnceStoreExactlyEveryMessage() async throws {
         let server = try TestOpenAIServer(script: TestOpenAIServer.streaming(["fine"]))
         let home = TestHome(config: "[session bot]\nkind = openai\nurl = \(server.baseURL)\n")
+        let environment = home.environment
         try await withThrowingTaskGroup(of: [String].self) { group in
             for worker in 0..<4 {
                 group.addTask {
                     var problems: [String] = []
                     for index in 0..<100 {
-                        let result = try Subprocess.run([BuiltProducts.hark, "-s", "bot", "w\(worker) m\(index)"],
-                                                        environment: home.environment, streams: .captured(input: Data()))
+                        let result = try await offThePool {
+                            try Subprocess.run([BuiltProducts.hark, "-s", "bot", "w\(worker) m\(index)"],
+                                               environment: environment, streams: .captured(input: Data()))
+                        }
                         let stderr = String(decoding: result.stderr, as: UTF8.self)
                         if result.status != 0 || !stderr.isEmpty { problems.append("w\(worker) m\(index): \(result.status) \(stderr)") }
                     }

@@ -130,6 +130,8 @@ public final class Transcript: @unchecked Sendable {
             append("[editor opens on the config]\n")
         case .prefill(let line):
             append("[input line: \(line)]\n")
+        case .listen:
+            append("[listening]\n")
         case .page(let text):
             append(text)
         case .clearScreen:

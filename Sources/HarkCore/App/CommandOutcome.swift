@@ -17,6 +17,8 @@ public enum CommandOutcome: Sendable {
     case editConfig
     /// Put this text in the input line for the user to edit and send.
     case prefill(String)
+    /// Dictate into the input line (the shell listens; checked beforehand that it can).
+    case listen
     /// Long text to read (a finished build's console): through $PAGER on a terminal,
     /// printed as is elsewhere. Not recorded.
     case page(String)

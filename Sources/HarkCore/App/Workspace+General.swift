@@ -31,6 +31,7 @@ extension Workspace {
             [Span("  //TEXT", .accent), Span("send text that starts with /")],
             [Span("  Ctrl-C", .accent), Span("stop a reply (keeps what arrived); clear the line")],
             [Span("  Ctrl-Z", .accent), Span("while a reply streams: let it finish in the background")],
+            [Span("  Ctrl-G  F5", .accent), Span("dictate into the line (/listen); a pause or a key ends it")],
             [Span("  Ctrl-D", .accent), Span("quit, on an empty line")],
             [Span("  Tab  Up/Down  Ctrl-R", .accent), Span("complete; walk and search this session's input history")],
         ]
@@ -59,6 +60,7 @@ extension Workspace {
         if let backend = try? backend(for: session.name) {
             for (label, value) in await backend.info() { rows.append([Span(label, .dim), Span(value)]) }
         }
+        rows += voiceInfo(session)
         rows.append([Span("history", .dim), Span(store.database.path)])
         rows.append([Span("config", .dim), Span(config.path)])
         return .output(Table.render(rows))

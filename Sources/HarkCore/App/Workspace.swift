@@ -14,6 +14,8 @@ public final class Workspace: @unchecked Sendable {
     /// Called when a reply nobody is watching ends (from any thread).
     public var onBackgroundReplyEnded: (@Sendable (ReplyJob) -> Void)?
     public let commandTable: [CommandSpec]
+    /// Speech and dictation: /speak and /voice choices, the speaker, loaded models.
+    public let voice = VoiceControl()
 
     let lock = NSRecursiveLock()
     private var backends: [String: any Backend] = [:]
@@ -264,5 +266,6 @@ public final class Workspace: @unchecked Sendable {
         "retry": Workspace.retry, "stop": Workspace.stopReplies, "continue": Workspace.continueReply,
         "edit": { _ in { _ in .editDraft("") } }, "pipe": Workspace.pipe, "forward": Workspace.forward,
         "attach": Workspace.attach, "prompts": Workspace.listPrompts, "prompt": Workspace.promptCommand,
+        "listen": Workspace.listen, "speak": Workspace.speak, "voice": Workspace.voiceCommand, "mute": Workspace.mute,
     ]
 }

@@ -1,5 +1,12 @@
 /// An option of the `hark` command line.
 public struct CLIOption: Sendable, Equatable {
+    /// The same option with another summary (for a subcommand where it means more).
+    public func with(summary: String) -> CLIOption {
+        var copy = self
+        copy.summary = summary
+        return copy
+    }
+
     public var names: [String]
     /// The value's placeholder, or nil for a flag.
     public var value: String?
@@ -46,6 +53,8 @@ public enum CLICommands {
         CLIOption(["--thread"], "NAME|ID", "send in this thread (created when new)"),
         CLIOption(["--new-thread"], nil, "start a new thread for this message"),
         CLIOption(["--json"], nil, "print the reply as JSON lines: text deltas, status, done with usage, error"),
+        CLIOption(["--speak"], nil, "also read the reply aloud (in the shell: speak this session's replies)"),
+        CLIOption(["--listen"], nil, "dictate the message from the microphone, send it, print the reply"),
         CLIOption(["-h", "--help"], nil, "show this help"),
         CLIOption(["--version"], nil, "print the version"),
     ]
@@ -77,13 +86,38 @@ public enum CLICommands {
             CLIOption(["--format"], "md|json", "the format (default md)", completion: .choices(["md", "json"])),
             CLIOption(["-o", "--output"], "FILE", "write to FILE instead of stdout", completion: .files),
         ]),
-        CLICommand("version", "", "print the version and what the optional parts need"),
+        CLICommand("speak", "[TEXT…]", "read text aloud (stdin without TEXT), or write it as a WAV", options: [
+            sessionOption,
+            CLIOption(["--voice"], "NAME", "the espeak-ng voice, e.g. en-us (--voices lists them)"),
+            CLIOption(["--rate"], "WPM", "words per minute, 80 to 450 (default 175)"),
+            CLIOption(["--pitch"], "N", "0 to 99 (default 50)"),
+            CLIOption(["--wav"], "FILE", "write a WAV file (- for stdout) instead of playing", completion: .files),
+            CLIOption(["--voices"], nil, "list the installed voices"),
+        ]),
+        CLICommand("transcribe", "FILE.wav", "print the words spoken in a WAV file (any rate, any channels)", options: [
+            sessionOption,
+            CLIOption(["--model"], "DIR", "the Vosk model folder (default: the config's vosk_model)", completion: .files),
+            CLIOption(["--grammar"], "WORD…", "recognise only these words or phrases (the words up to the next option)"),
+            jsonOption.with(summary: "one JSON object: text, and words with start, end and confidence"),
+        ], completion: .files),
+        CLICommand("listen", "", "dictate from the microphone and print the text", options: [
+            sessionOption,
+            CLIOption(["--model"], "DIR", "the Vosk model folder (default: the config's vosk_model)", completion: .files),
+            CLIOption(["--grammar"], "WORD…", "recognise only these words or phrases (the words up to the next option)"),
+            CLIOption(["--pause"], "SECONDS", "the silence that ends dictation (default 1.5)"),
+            jsonOption.with(summary: "one JSON object: text, and words with start, end and confidence"),
+        ]),
+        CLICommand("doctor", "", "check the voice parts: espeak-ng, audio output, libvosk, models, microphone"),
+        CLICommand("version", "", "print the version (hark doctor checks the voice parts)"),
         CLICommand("help", "[COMMAND]", "explain a command (or a /command of the shell)", completion: .commands),
         CLICommand("completions", "bash|zsh|fish", "print a shell completion script",
                    completion: .choices(["bash", "zsh", "fish"])),
     ]
 
     public static func command(named name: String) -> CLICommand? { commands.first { $0.name == name } }
+
+    /// Options whose value is every word up to the next option (`--grammar yes no`).
+    public static let multiWordOptions: Set<String> = ["--grammar"]
 
     public static func usage() -> [String] {
         var lines = [

@@ -38,6 +38,14 @@ public enum CoreCommands {
 
         CommandSpec("attach", "PATH", "send a file with the next message", group: "files", completions: [.files]),
 
+        CommandSpec("listen", "", "dictate into the input line; a pause or a key ends it (Ctrl-G does this too)",
+                    group: "voice"),
+        CommandSpec("speak", "[on|off]", "read this session's replies aloud as they stream (this run)", group: "voice",
+                    completions: [.choices(["on", "off"])]),
+        CommandSpec("voice", "[NAME] [rate=WPM] [pitch=0-99]", "list the installed voices, or choose one, its speed and pitch",
+                    group: "voice", completions: [.choices(["rate=", "pitch="])]),
+        CommandSpec("mute", "", "stop speaking now (Ctrl-C and sending a message do too)", group: "voice"),
+
         CommandSpec("prompts", "", "list the prompt library (Markdown files in prompts/)", group: "prompts and forms"),
         CommandSpec("prompt", "NAME [KEY=VALUE…] [--send]", "put a library prompt in the input line, or send it",
                     group: "prompts and forms", completions: [.prompts, .none]),

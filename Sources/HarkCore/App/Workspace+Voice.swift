@@ -1,0 +1,118 @@
+import Foundation
+
+/// /listen, /speak, /voice and /mute. What they change lasts for this run and this session;
+/// `speak`, `voice`, `rate` and `pitch` in the config keep it.
+extension Workspace {
+    public func voiceSettings(for name: String? = nil) throws -> VoiceSettings {
+        let session = try name.map { try self.session(named: $0) } ?? currentConfig
+        return try voice.settings(for: session, config: config, paths: paths)
+    }
+
+    func listen(_ invocation: CommandInvocation) async throws -> CommandOutcome {
+        guard invocation.arguments.isEmpty else { throw HarkError.usage("usage: /listen (then speak; a pause ends it)") }
+        voice.stopSpeaking()
+        _ = try voice.checkDictation(try voiceSettings(), paths: paths)
+        return .listen
+    }
+
+    func speak(_ invocation: CommandInvocation) async throws -> CommandOutcome {
+        let name = currentSession
+        var overrides = voice.overrides(for: name)
+        switch invocation.arguments.first?.lowercased() {
+        case nil:
+            let settings = try voiceSettings()
+            return .output([StyledLine("speech is \(settings.speak ? "on" : "off") in \(name) ("
+                + Self.describe(settings.parameters) + ")", .dim)])
+        case "on" where invocation.arguments.count == 1:
+            try Espeak.shared.load()
+            overrides.speak = true
+            voice.setOverrides(overrides, for: name)
+            return .output([StyledLine("replies in \(name) are read aloud (\(Self.describe(try voiceSettings().parameters))); "
+                + "/mute stops one, /speak off all", .dim)])
+        case "off" where invocation.arguments.count == 1:
+            overrides.speak = false
+            voice.setOverrides(overrides, for: name)
+            voice.stopSpeaking()
+            return .output([StyledLine("replies in \(name) are no longer read aloud", .dim)])
+        default:
+            throw HarkError.usage("usage: /speak on|off")
+        }
+    }
+
+    func mute(_ invocation: CommandInvocation) async throws -> CommandOutcome {
+        let wasSpeaking = voice.stopSpeaking()
+        return .output([StyledLine(wasSpeaking ? "speech stopped" : "nothing is being said", .dim)])
+    }
+
+    func voiceCommand(_ invocation: CommandInvocation) async throws -> CommandOutcome {
+        let name = currentSession
+        let espeak = Espeak.shared
+        if invocation.arguments.isEmpty {
+            let voices = try espeak.voices
+            let current = try voiceSettings().parameters
+            let chosen = try current.voice.flatMap { try espeak.voice(named: $0) }
+            var rows: [[Span]] = [[Span("language", .heading), Span("name", .heading), Span("file", .heading)]]
+            for entry in voices.sorted(by: { $0.language < $1.language }) {
+                let mark = entry == chosen || (chosen == nil && current.voice == nil && entry.language == "en")
+                rows.append([Span(entry.language, mark ? .accent : .plain), Span(entry.name), Span(entry.identifier, .dim)])
+            }
+            var lines = Table.render(rows)
+            lines.append(StyledLine("\(voices.count) voices; \(name) speaks with " + Self.describe(current)
+                + ". /voice NAME [rate=80-450] [pitch=0-99] changes it", .dim))
+            return .output(lines)
+        }
+        var parameters = voice.overrides(for: name).parameters
+        for argument in invocation.arguments {
+            let lowered = argument.lowercased()
+            if lowered.hasPrefix("rate=") {
+                parameters.rate = try Self.number(argument, in: VoiceParameters.rateRange)
+            } else if lowered.hasPrefix("pitch=") {
+                parameters.pitch = try Self.number(argument, in: VoiceParameters.pitchRange)
+            } else if argument.contains("=") {
+                throw HarkError.usage("unknown \(argument.prefix(while: { $0 != "=" })); use /voice [NAME] [rate=N] [pitch=N]")
+            } else {
+                guard try espeak.voice(named: argument) != nil else {
+                    let names = try espeak.voices.flatMap { [$0.language, $0.name] }
+                    throw HarkError.usage("espeak-ng has no voice \"\(argument)\""
+                        + (Suggest.closest(to: argument, in: names).map { "; did you mean \($0)?" } ?? "; /voice lists them"))
+                }
+                parameters.voice = argument
+            }
+        }
+        var overrides = voice.overrides(for: name)
+        overrides.parameters = parameters
+        voice.setOverrides(overrides, for: name)
+        return .output([StyledLine("\(name) speaks with " + Self.describe(try voiceSettings().parameters), .dim)])
+    }
+
+    /// /info's voice rows: how replies are read and which model dictation uses. Settings only:
+    /// no library is loaded and no device opened for this.
+    func voiceInfo(_ session: SessionConfig) -> [[Span]] {
+        let settings: VoiceSettings
+        do {
+            settings = try voice.settings(for: session, config: config, paths: paths)
+        } catch {
+            return [[Span("speech", .dim), Span(error.userMessage, .error)]]
+        }
+        let speech = "\(settings.speak ? "on" : "off") · " + Self.describe(settings.parameters)
+        let model: Span
+        if let path = try? VoiceControl.modelPath(settings, paths: paths) {
+            model = VoskModel.looksLikeModel(path) ? Span(path) : Span("\(path) (not a Vosk model; hark doctor)", .warning)
+        } else {
+            model = Span("none (set vosk_model to dictate)", .dim)
+        }
+        return [[Span("speech", .dim), Span(speech)], [Span("vosk", .dim), model]]
+    }
+
+    static func number(_ argument: String, in range: ClosedRange<Int>) throws -> Int {
+        let key = argument.prefix(while: { $0 != "=" })
+        guard let value = Int(argument.drop(while: { $0 != "=" }).dropFirst()), range.contains(value) else {
+            throw HarkError.usage("\(key) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+
+    static func describe(_ parameters: VoiceParameters) -> String {
+        "voice \(parameters.voice ?? "en"), rate \(parameters.rate ?? 175), pitch \(parameters.pitch ?? 50)"
+    }
+}

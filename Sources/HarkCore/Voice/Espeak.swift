@@ -1,0 +1,127 @@
+import CVoice
+import Foundation
+
+/// espeak-ng, loaded on first use (nothing of it is in memory before). Its state is global to
+/// the process and not thread-safe, so every call holds `lock`; synthesis is synchronous and
+/// hands each buffer of samples to the caller as it is made.
+public final class Espeak: @unchecked Sendable {
+    public static let shared = Espeak()
+
+    /// One installed voice, as `/voice` lists them.
+    public struct Voice: Sendable, Equatable {
+        public var name: String
+        /// The file id, e.g. "gmw/en-US".
+        public var identifier: String
+        /// The main language, e.g. "en-us": what `voice =` usually names.
+        public var language: String
+        public var gender: String
+    }
+
+    public static let missing = HarkError.unavailable("speech needs espeak-ng, which is not installed",
+                                                      hint: "install it with: sudo apt-get install espeak-ng")
+
+    private let lock = NSLock()
+    private var loaded: (rate: Int, voices: [Voice])?
+    private var current = VoiceParameters()
+
+    /// Loads the library; the sample rate of what it makes.
+    @discardableResult
+    public func load() throws -> Int {
+        try lock.withLock { try loadLocked().rate }
+    }
+
+    private func loadLocked() throws -> (rate: Int, voices: [Voice]) {
+        if let loaded { return loaded }
+        // 40 ms buffers: speech reaches the sink (and can be stopped) in small steps.
+        if let error = hark_espeak_load(40) {
+            let reason = String(cString: error)
+            if reason.contains("not installed") { throw Self.missing }
+            throw HarkError.unavailable("espeak-ng does not work: \(reason)",
+                                        hint: "reinstall it with: sudo apt-get install --reinstall espeak-ng espeak-ng-data")
+        }
+        var voices: [Voice] = []
+        for index in 0..<hark_espeak_voice_count() {
+            var name: UnsafePointer<CChar>?, identifier: UnsafePointer<CChar>?, language: UnsafePointer<CChar>?
+            var gender: Int32 = 0
+            guard hark_espeak_voice_at(index, &name, &identifier, &language, &gender) == 0 else { continue }
+            voices.append(Voice(name: name.map { String(cString: $0) } ?? "",
+                                identifier: identifier.map { String(cString: $0) } ?? "",
+                                language: language.map { String(cString: $0) } ?? "",
+                                gender: gender == 1 ? "male" : gender == 2 ? "female" : ""))
+        }
+        let result = (rate: Int(hark_espeak_sample_rate()), voices: voices)
+        loaded = result
+        return result
+    }
+
+    public var version: String {
+        get throws { try lock.withLock { _ = try loadLocked(); return String(cString: hark_espeak_version()) } }
+    }
+
+    public var dataPath: String {
+        get throws { try lock.withLock { _ = try loadLocked(); return String(cString: hark_espeak_data_path()) } }
+    }
+
+    public var voices: [Voice] {
+        get throws { try lock.withLock { try loadLocked().voices } }
+    }
+
+    /// The installed voice a name means: a language ("en-us"), a file id ("gmw/en-US" or
+    /// "en-US") or a voice name ("English (America)"), any case, with or without a variant
+    /// ("en-us+f3").
+    public func voice(named name: String) throws -> Voice? {
+        let base = (name.split(separator: "+", maxSplits: 1).first.map(String.init) ?? name).lowercased()
+        return try voices.first { voice in
+            voice.language.lowercased() == base || voice.identifier.lowercased() == base || voice.name.lowercased() == base
+                || voice.identifier.split(separator: "/").last.map { $0.lowercased() == base } == true
+        }
+    }
+
+    /// Synthesizes `text`, calling `consume` with each buffer of 16-bit samples as it is made;
+    /// `consume` returns false to stop at once.
+    public func synthesize(_ text: String, parameters: VoiceParameters,
+                           consume: (UnsafeBufferPointer<Int16>) -> Bool) throws {
+        try lock.withLock {
+            _ = try loadLocked()
+            try apply(parameters)
+            final class Box {
+                let consume: (UnsafeBufferPointer<Int16>) -> Bool
+                init(_ consume: @escaping (UnsafeBufferPointer<Int16>) -> Bool) { self.consume = consume }
+            }
+            try withoutActuallyEscaping(consume) { consume in
+                let box = Box(consume)
+                let result = withExtendedLifetime(box) {
+                    hark_espeak_synth(text, { context, samples, count in
+                        guard let context, let samples else { return 0 }
+                        let box = Unmanaged<Box>.fromOpaque(context).takeUnretainedValue()
+                        return box.consume(UnsafeBufferPointer(start: samples, count: Int(count))) ? 0 : 1
+                    }, Unmanaged.passUnretained(box).toOpaque())
+                }
+                // EE_INTERNAL_ERROR (-1) is espeak-ng's only failure here; an abort is not one.
+                if result == -1 { throw HarkError.unavailable("espeak-ng failed to speak", hint: "try another voice with /voice") }
+            }
+        }
+    }
+
+    /// Sets voice, rate and pitch where they differ from what espeak-ng has. A new voice
+    /// resets rate and pitch, so those are set again after it.
+    private func apply(_ wanted: VoiceParameters) throws {
+        let voice = wanted.voice ?? "en"
+        if voice != current.voice {
+            guard hark_espeak_set_voice(voice) == 0 else {
+                throw HarkError.usage("espeak-ng has no voice \"\(voice)\"; /voice lists the installed ones")
+            }
+            current = VoiceParameters(voice: voice)
+        }
+        let rate = wanted.rate ?? 175
+        if rate != current.rate {
+            _ = hark_espeak_set_rate(Int32(rate))
+            current.rate = rate
+        }
+        let pitch = wanted.pitch ?? 50
+        if pitch != current.pitch {
+            _ = hark_espeak_set_pitch(Int32(pitch))
+            current.pitch = pitch
+        }
+    }
+}

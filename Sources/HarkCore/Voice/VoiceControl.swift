@@ -1,0 +1,130 @@
+import Foundation
+
+/// The voice side of a running hark: what /speak and /voice changed for this run, the one
+/// speaker (espeak-ng has one global state), and the Vosk models loaded so far (each takes
+/// seconds to load, so it is kept). Nothing here loads a library until a voice feature asks.
+public final class VoiceControl: @unchecked Sendable {
+    private let lock = NSLock()
+    private var overrides: [String: VoiceOverrides] = [:]
+    private var speaker: Speaker?
+    private var models: [String: VoskModel] = [:]
+    /// An output opened ahead of the first sentence (`--speak` checks it before sending).
+    private var openedOutput: AudioSink?
+    /// Where audio goes and comes from; tests point it at their own sound server.
+    public var devices = AudioDevices()
+    /// Speech events (failures above all) for whoever shows them: the shell sets this.
+    public var onSpeechEvent: (@Sendable (SpeechEvent) -> Void)?
+
+    public init() {}
+
+    // MARK: Settings
+
+    public func overrides(for session: String) -> VoiceOverrides {
+        lock.withLock { overrides[session] ?? VoiceOverrides() }
+    }
+
+    public func setOverrides(_ value: VoiceOverrides, for session: String) {
+        lock.withLock { overrides[session] = value }
+    }
+
+    public func settings(for session: SessionConfig, config: Config, paths: Paths) throws -> VoiceSettings {
+        try VoiceSettings.resolve(session: session, config: config, paths: paths, overrides: overrides(for: session.name))
+    }
+
+    // MARK: Speaking
+
+    /// The speaker, made on first use; it loads espeak-ng and opens the audio output only when
+    /// it first speaks.
+    public func speechOutput() -> Speaker {
+        lock.withLock {
+            if let speaker { return speaker }
+            let devices = self.devices
+            let made = Speaker(openSink: { [weak self] rate in
+                if let opened = self?.takeOpenedOutput(), opened.sampleRate == rate { return opened }
+                return try devices.openOutput(sampleRate: rate)
+            }, onEvent: { [weak self] event in self?.onSpeechEvent?(event) })
+            speaker = made
+            return made
+        }
+    }
+
+    /// Loads espeak-ng and opens the audio output now, so that a missing part is one clear
+    /// error before anything is sent rather than a failure once the reply is there.
+    public func prepareOutput() throws {
+        let rate = try Espeak.shared.load()
+        let sink = try devices.openOutput(sampleRate: rate)
+        lock.withLock { openedOutput = sink }
+    }
+
+    private func takeOpenedOutput() -> AudioSink? {
+        lock.withLock {
+            defer { openedOutput = nil }
+            return openedOutput
+        }
+    }
+
+    /// Silences speech now; true when something was being said.
+    @discardableResult
+    public func stopSpeaking() -> Bool {
+        guard let speaker = lock.withLock({ speaker }) else { return false }
+        let wasSpeaking = speaker.isSpeaking
+        speaker.stop()
+        return wasSpeaking
+    }
+
+    public var isSpeaking: Bool { lock.withLock { speaker }?.isSpeaking ?? false }
+
+    /// A speaker for one reply of `session` when its replies are to be read aloud (`speak`),
+    /// after checking that espeak-ng is there. Nil when speech is off for it.
+    public func replySpeaker(for session: SessionConfig, config: Config, paths: Paths,
+                             forced: Bool = false) throws -> ReplySpeaker? {
+        let settings = try self.settings(for: session, config: config, paths: paths)
+        guard settings.speak || forced else { return nil }
+        try Espeak.shared.load()
+        if let voice = settings.parameters.voice, try Espeak.shared.voice(named: voice) == nil {
+            throw HarkError.usage("espeak-ng has no voice \"\(voice)\" (voice of session \(session.name)); /voice lists them")
+        }
+        return ReplySpeaker(output: speechOutput(), parameters: settings.parameters)
+    }
+
+    // MARK: Dictation
+
+    /// The model folder a session dictates with: its `vosk_model`, `[hark]`'s, or the default
+    /// folder in hark's data directory when that exists.
+    public static func modelPath(_ settings: VoiceSettings, paths: Paths) throws -> String {
+        if let configured = settings.voskModel { return configured }
+        let fallback = paths.dataDirectory + "/vosk-model"
+        if VoskModel.looksLikeModel(fallback) { return fallback }
+        throw HarkError.unavailable("dictation needs a Vosk model, and none is set", hint: VoskModel.missingHint)
+    }
+
+    /// Checks what dictation needs before anything slow happens: libvosk loads and the model
+    /// folder is there. Returns the model's folder.
+    public func checkDictation(_ settings: VoiceSettings, paths: Paths) throws -> String {
+        try VoskLibrary.load(configured: settings.libvosk, paths: paths)
+        let path = try Self.modelPath(settings, paths: paths)
+        guard VoskModel.looksLikeModel(path) else {
+            _ = try VoskModel(path: path)  // throws the precise reason
+            return path
+        }
+        return path
+    }
+
+    /// The loaded model for a session's settings (loaded once per folder, then kept).
+    public func model(for settings: VoiceSettings, paths: Paths) throws -> VoskModel {
+        let path = try checkDictation(settings, paths: paths)
+        if let loaded = lock.withLock({ models[path] }) { return loaded }
+        let model = try VoskModel(path: path)
+        return lock.withLock {
+            if let raced = models[path] { return raced }
+            models[path] = model
+            return model
+        }
+    }
+
+    /// True when the session's model is loaded already (the shell says "loading…" otherwise).
+    public func hasLoadedModel(for settings: VoiceSettings, paths: Paths) -> Bool {
+        guard let path = try? Self.modelPath(settings, paths: paths) else { return false }
+        return lock.withLock { models[path] != nil }
+    }
+}

@@ -1,0 +1,223 @@
+import Foundation
+import HarkCore
+
+/// `hark speak`, `hark transcribe`, `hark listen` and `hark doctor`: voice for scripts. They
+/// read the config for the voice settings (of `-s SESSION`, else the default session) but
+/// never open the history.
+extension HarkCommandLine {
+    static func voiceSubcommand(_ command: CLICommand, _ parsed: Parsed) throws -> Int32 {
+        Signals.install([SIGINT, SIGTERM, SIGHUP])
+        let paths = Paths.fromEnvironment()
+        let config = try ConfigFile.load(paths: paths)
+        let name = parsed.values["--session"] ?? config.defaultSession
+        guard let session = config.session(named: name) else {
+            throw HarkError.unknownSession(name, suggestion: Suggest.closest(to: name, in: config.sessionNames))
+        }
+        var settings = try VoiceSettings.resolve(session: session, config: config, paths: paths)
+        switch command.name {
+        case "speak":
+            return try speak(parsed, settings: settings)
+        case "doctor":
+            return doctor(config: config, paths: paths)
+        default:
+            if let model = parsed.values["--model"] { settings.voskModel = paths.resolveUserPath(model) }
+            let grammar = (parsed.lists["--grammar"] ?? []).flatMap(VoiceSettings.phrases)
+            try VoskLibrary.load(configured: settings.libvosk, paths: paths)
+            let model = try VoskModel(path: try VoiceControl.modelPath(settings, paths: paths))
+            let json = parsed.flags.contains("--json")
+            if command.name == "transcribe" {
+                return try transcribe(parsed, model: model, grammar: grammar, json: json)
+            }
+            if let pause = parsed.values["--pause"] {
+                guard let seconds = Double(pause), (0.3...10).contains(seconds) else {
+                    throw HarkError.usage("--pause needs seconds from 0.3 to 10")
+                }
+                settings.pause = seconds
+            }
+            if !grammar.isEmpty { settings.grammar = grammar }
+            guard let recognition = try CLIDictation.run(model: model, settings: settings, devices: AudioDevices()) else {
+                return HarkError.ExitCode.interrupted.rawValue
+            }
+            RawOutput.write((json ? recognitionJSON(recognition).encoded() : recognition.text) + "\n")
+            return 0
+        }
+    }
+
+    // MARK: speak
+
+    static func speak(_ parsed: Parsed, settings: VoiceSettings) throws -> Int32 {
+        let espeak = Espeak.shared
+        let rate = try espeak.load()
+        if parsed.flags.contains("--voices") {
+            for voice in try espeak.voices.sorted(by: { $0.language < $1.language }) {
+                RawOutput.write("\(voice.language)\t\(voice.name)\n")
+            }
+            return 0
+        }
+        var parameters = settings.parameters
+        if let voice = parsed.values["--voice"] {
+            guard try espeak.voice(named: voice) != nil else {
+                throw HarkError.usage("espeak-ng has no voice \"\(voice)\"; hark speak --voices lists them")
+            }
+            parameters.voice = voice
+        }
+        if let text = parsed.values["--rate"] { parameters.rate = try number(text, "--rate", VoiceParameters.rateRange) }
+        if let text = parsed.values["--pitch"] { parameters.pitch = try number(text, "--pitch", VoiceParameters.pitchRange) }
+        let wav = parsed.values["--wav"]
+        // The output is opened first, so a missing sound server is one clear error up front.
+        let sink: AudioSink = try wav.map { _ in PCMRecorder(sampleRate: rate) } ?? AudioDevices().openOutput(sampleRate: rate)
+        let failures = Inbox<HarkError>()
+        let speaker = Speaker(openSink: { _ in sink }, onEvent: { event in
+            if case .failed(let error) = event { failures.post(error) }
+        })
+        let reply = ReplySpeaker(output: speaker, parameters: parameters)
+        if parsed.words.isEmpty {
+            guard isatty(STDIN_FILENO) == 0 else { throw HarkError.usage("usage: hark speak TEXT, or pipe the text in") }
+            // Sentences are spoken as lines arrive, so `tail -f log | hark speak` talks along.
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            var pending: [UInt8] = []
+            while true {
+                let count = read(STDIN_FILENO, &buffer, buffer.count)
+                if count < 0 && errno == EINTR {
+                    if !Signals.drain().isEmpty { speaker.stop(); return HarkError.ExitCode.interrupted.rawValue }
+                    continue
+                }
+                guard count > 0 else { break }
+                pending += buffer[0..<count]
+                // Only whole UTF-8 characters: a multi-byte one may be cut between reads.
+                let complete = UTF8Prefix.completeLength(pending)
+                reply.feed(.text(String(decoding: pending[0..<complete], as: UTF8.self)))
+                pending.removeFirst(complete)
+            }
+            if !pending.isEmpty { reply.feed(.text(String(decoding: pending, as: UTF8.self))) }
+        } else {
+            reply.feed(.text(parsed.words.joined(separator: " ")))
+        }
+        reply.finish()
+        guard waitForSpeech(speaker) else { return HarkError.ExitCode.interrupted.rawValue }
+        if let error = failures.take().first { throw error }
+        if let wav, let recorder = sink as? PCMRecorder {
+            try WAVWriter.write(recorder.samples, sampleRate: rate, to: wav)
+        }
+        return 0
+    }
+
+    static func number(_ text: String, _ option: String, _ range: ClosedRange<Int>) throws -> Int {
+        guard let value = Int(text), range.contains(value) else {
+            throw HarkError.usage("\(option) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+
+    /// Waits until everything queued has been heard; Ctrl-C silences it. False when interrupted.
+    static func waitForSpeech(_ speaker: SpeechOutput) -> Bool {
+        let done = Inbox<Bool>()
+        let waiter = Thread {
+            speaker.waitUntilDone()
+            done.post(true)
+        }
+        waiter.start()
+        while done.isEmpty {
+            var fds = [pollfd(fd: done.readFD, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: Signals.readFD, events: Int16(POLLIN), revents: 0)]
+            _ = poll(&fds, 2, -1)
+            if !Signals.drain().isEmpty {
+                speaker.stop()
+                return false
+            }
+        }
+        return true
+    }
+
+    // MARK: transcribe
+
+    static func transcribe(_ parsed: Parsed, model: VoskModel, grammar: [String], json: Bool) throws -> Int32 {
+        var words = parsed.words
+        // `--grammar a b FILE`: the file was taken as a grammar word.
+        var grammar = grammar
+        if words.isEmpty, let last = grammar.last, FileManager.default.fileExists(atPath: last) {
+            words = [last]
+            grammar.removeLast()
+        }
+        guard words.count == 1, let file = words.first else {
+            throw HarkError.usage("usage: hark transcribe FILE.wav [--model DIR] [--grammar WORD…] [--json]")
+        }
+        let recognition = try Transcriber.transcribe(file: file, model: model, grammar: grammar)
+        RawOutput.write((json ? recognitionJSON(recognition).encoded() : recognition.text) + "\n")
+        return 0
+    }
+
+    static func recognitionJSON(_ recognition: Recognition) -> JSON {
+        .object(["text": .string(recognition.text), "words": .array(recognition.words.map { word in
+            ["word": .string(word.word), "start": .number(word.start), "end": .number(word.end),
+             "confidence": .number(word.confidence)]
+        })])
+    }
+
+    // MARK: doctor
+
+    static func doctor(config: Config, paths: Paths) -> Int32 {
+        let parts = VoiceDoctor.check(config: config, paths: paths, devices: AudioDevices())
+        let ansi = ANSI(enabled: TerminalCapabilities.detect().colors)
+        let width = (parts.map(\.name.count).max() ?? 0) + 2
+        for part in parts {
+            let mark = part.ok ? ansi.wrap("ok     ", .success) : ansi.wrap("missing", .error)
+            RawOutput.write("\(mark)  \(part.name)\(String(repeating: " ", count: width - part.name.count))\(part.detail)\n")
+        }
+        return parts.allSatisfy(\.ok) ? 0 : 1
+    }
+}
+
+/// Dictation for scripts (`hark listen`, `hark --listen`): feedback on stderr ("listening…",
+/// and the words as they come when stderr is a terminal), Ctrl-C cancels.
+enum CLIDictation {
+    /// The words heard, or nil when cancelled.
+    static func run(model: VoskModel, settings: VoiceSettings, devices: AudioDevices) throws -> Recognition? {
+        Signals.install([SIGINT, SIGTERM, SIGHUP])
+        let live = isatty(STDERR_FILENO) == 1
+        let events = Inbox<DictationEvent>()
+        let dictation = Dictation(model: model, grammar: settings.grammar, pause: settings.pause, devices: devices)
+        dictation.start { events.post($0) }
+        while true {
+            var fds = [pollfd(fd: events.readFD, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: Signals.readFD, events: Int16(POLLIN), revents: 0)]
+            _ = poll(&fds, 2, -1)
+            if !Signals.drain().isEmpty { dictation.cancel() }
+            for event in events.take() {
+                switch event {
+                case .listening:
+                    RawOutput.write("listening… (a pause of \(format(settings.pause)) s ends it; Ctrl-C cancels)\n",
+                                    to: STDERR_FILENO)
+                case .heard(let text, let level):
+                    if live { RawOutput.write("\r\u{1B}[K" + Shell.meter(level) + " " + text, to: STDERR_FILENO) }
+                case .failed(let error):
+                    if live { RawOutput.write("\r\u{1B}[K", to: STDERR_FILENO) }
+                    throw error
+                case .ended(let recognition, let reason):
+                    if live { RawOutput.write("\r\u{1B}[K", to: STDERR_FILENO) }
+                    return reason == .cancelled ? nil : recognition
+                }
+            }
+        }
+    }
+
+    static func format(_ seconds: Double) -> String {
+        seconds.rounded() == seconds ? String(Int(seconds)) : String(seconds)
+    }
+}
+
+enum UTF8Prefix {
+    /// How many bytes form whole UTF-8 characters: a character cut at the end is left out.
+    static func completeLength(_ bytes: [UInt8]) -> Int {
+        var index = bytes.count - 1
+        var continuation = 0
+        while index >= 0, bytes[index] & 0xC0 == 0x80, continuation < 3 {
+            index -= 1
+            continuation += 1
+        }
+        guard index >= 0 else { return bytes.count }
+        let lead = bytes[index]
+        let length = lead < 0x80 ? 1 : lead >> 5 == 0b110 ? 2 : lead >> 4 == 0b1110 ? 3 : lead >> 3 == 0b11110 ? 4 : 1
+        return continuation + 1 >= length ? bytes.count : index
+    }
+}

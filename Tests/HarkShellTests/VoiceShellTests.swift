@@ -1,0 +1,195 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import HarkCore
+
+/// Voice in the real shell, in a real terminal, with a private PulseAudio as the sound card:
+/// dictation into the input line, command words, replies read aloud, /mute, and a shell that
+/// keeps working when a voice part is missing.
+@Suite(.serialized, .enabled(if: TerminalDriver.isAvailable, "needs tmux; scripts/setup.sh --test installs it"))
+struct VoiceShellTests {
+    func environment(_ home: TestHome, pulse: TestPulseAudio?, editrc: String = "") -> [String: String] {
+        var environment = pulse?.environment(home.environment) ?? home.environment
+        environment["TERM"] = "xterm-256color"
+        environment["EDITRC"] = home.directory.write("editrc", editrc)
+        return environment
+    }
+
+    func echoServer() throws -> TestOpenAIServer {
+        try TestOpenAIServer { body in [.text("got: " + (body["messages"]?.array?.last?["content"]?.string ?? "")), .done] }
+    }
+
+    /// The levels (dBFS) of 50 ms blocks of what the sound server plays, for `seconds`.
+    func recordLevels(_ pulse: TestPulseAudio, seconds: Double) async throws -> [Double] {
+        let server = pulse.server
+        return try await offThePool {
+            let source = try AudioDevices(pulseServer: server).openInput(sampleRate: 16000)
+            var levels: [Double] = []
+            var block = [Int16](repeating: 0, count: 800)
+            for _ in 0..<Int(seconds * 20) {
+                try block.withUnsafeMutableBufferPointer { try source.read(into: $0) }
+                levels.append(block.withUnsafeBufferPointer { PCM.level($0) })
+            }
+            return levels
+        }
+    }
+
+    @Test(.enabled(if: TestPulseAudio.isAvailable, "needs pulseaudio; scripts/setup.sh --test installs it"))
+    func dictationFillsTheLineAndTheSendWordSendsIt() async throws {
+        let pulse = try TestPulseAudio()
+        let server = try echoServer()
+        let hello = VoiceTestAssets.hello, thanks = VoiceTestAssets.thanks
+        let home = TestHome(config: """
+            [hark]
+            default = bot
+            libvosk = \(try VoiceTestAssets.libvoskPath)
+            vosk_model = \(try VoiceTestAssets.koreanModelPath)
+            vosk_grammar = \(hello), \(thanks)
+            listen_pause = 1
+            send_word = \(thanks)
+
+            [session bot]
+            kind = openai
+            url = \(server.baseURL)
+            """)
+        let helloWAV = try VoiceTestAssets.koreanWAV(hello, in: home.directory, name: "hello.wav")
+        let thanksWAV = try VoiceTestAssets.koreanWAV(thanks, in: home.directory, name: "thanks.wav")
+        let terminal = try TerminalDriver([BuiltProducts.hark], environment: environment(home, pulse: pulse))
+        try await terminal.waitFor(text: "bot ›")
+
+        try terminal.type("/listen")
+        try terminal.press("Enter")
+        // "◌ loading the Vosk model…" shows while the model loads; then the meter: listening.
+        try await terminal.waitFor(text: "● ", seconds: 120)
+        try await pulse.play(helloWAV)
+        // The word shows in the line while dictation still listens (the meter is there)…
+        try await terminal.waitFor("the word while listening") { $0.contains("● ") && $0.contains("bot › \(hello)") }
+        // …and stays there to edit once a pause has ended dictation.
+        try await terminal.waitFor("the end of dictation") { !$0.contains("● ") && $0.contains("bot › \(hello)") }
+        #expect(server.bodies.isEmpty, "nothing is sent before Enter or the send word")
+
+        // Ctrl-G dictates again; the send word said alone sends the line instead of being typed.
+        try terminal.press("C-g")
+        try await terminal.waitFor(text: "● ")
+        try await pulse.play(thanksWAV)
+        try await terminal.waitFor(text: "got: \(hello)")
+        #expect(server.bodies.last?["messages"]?.array?.last?["content"]?.string == hello)
+
+        try terminal.press("C-d")
+        #expect(try await terminal.waitForExit() == 0)
+    }
+
+    @Test(.enabled(if: TestPulseAudio.isAvailable, "needs pulseaudio; scripts/setup.sh --test installs it"))
+    func speechStopsOnMuteCtrlCAndANewMessage() async throws {
+        let pulse = try TestPulseAudio()
+        let sentence = "This reply is read aloud, one sentence after another, for quite a while. "
+        // Each reply ends by naming the message, so the test knows which one is on screen;
+        // "quiet" gets a reply with nothing to say.
+        let server = try TestOpenAIServer { body in
+            let message = body["messages"]?.array?.last?["content"]?.string ?? ""
+            if message == "quiet" { return [.text("…"), .done] }
+            return [.text(String(repeating: sentence, count: 8) + "That was \(message)."), .done]
+        }
+        let home = TestHome(config: "[hark]\ndefault = bot\n\n[session bot]\nkind = openai\nurl = \(server.baseURL)\n")
+        let terminal = try TerminalDriver([BuiltProducts.hark], environment: environment(home, pulse: pulse))
+        try await terminal.waitFor(text: "bot ›")
+        try terminal.type("/speak on")
+        try terminal.press("Enter")
+        try await terminal.waitFor(text: "replies in bot are read aloud (voice en, rate 175, pitch 50)")
+
+        /// Sends `message`, hears its reply, does `silence`, and hears nothing after it.
+        func talk(_ message: String, then what: String, _ silence: () async throws -> Void) async throws {
+            try terminal.type(message)
+            try terminal.press("Enter")
+            try await terminal.waitFor(text: "That was \(message).")
+            let speaking = try await recordLevels(pulse, seconds: 1.5)
+            #expect(speaking.filter { $0 > -40 }.count >= 5, "\(message): the reply is heard: \(speaking.map { Int($0) })")
+            try await silence()
+            let after = try await recordLevels(pulse, seconds: 1)
+            #expect(after.dropFirst(4).allSatisfy { $0 < -60 }, "silence after \(what): \(after.map { Int($0) })")
+        }
+        try await talk("talk to me", then: "/mute") {
+            try terminal.type("/mute")
+            try terminal.press("Enter")
+            try await terminal.waitFor(text: "speech stopped")
+        }
+        try await talk("talk again", then: "Ctrl-C") {
+            try terminal.press("C-c")
+            try await terminal.waitFor(text: "^C")
+        }
+        try await talk("one more time", then: "a new message") {
+            try terminal.type("quiet")
+            try terminal.press("Enter")
+            try await terminal.waitFor("the quiet reply") { $0.contains("› quiet\n…\n") }
+        }
+
+        try terminal.type("/speak off")
+        try terminal.press("Enter")
+        try await terminal.waitFor(text: "replies in bot are no longer read aloud")
+        try terminal.press("C-d")
+        #expect(try await terminal.waitForExit() == 0)
+    }
+
+    @Test(.enabled(if: TestPulseAudio.isAvailable, "needs pulseaudio; scripts/setup.sh --test installs it"))
+    func autoSendSendsWhatWasDictated() async throws {
+        let pulse = try TestPulseAudio()
+        let server = try echoServer()
+        let hello = VoiceTestAssets.hello
+        let home = TestHome(config: """
+            [hark]
+            default = bot
+            libvosk = \(try VoiceTestAssets.libvoskPath)
+
+            [session bot]
+            kind = openai
+            url = \(server.baseURL)
+            vosk_model = \(try VoiceTestAssets.koreanModelPath)
+            vosk_grammar = \(hello), \(VoiceTestAssets.thanks)
+            listen_pause = 1
+            auto_send = on
+            """)
+        let helloWAV = try VoiceTestAssets.koreanWAV(hello, in: home.directory, name: "hello.wav")
+        let terminal = try TerminalDriver([BuiltProducts.hark], environment: environment(home, pulse: pulse))
+        try await terminal.waitFor(text: "bot ›")
+        try terminal.press("F5")
+        try await terminal.waitFor(text: "● ", seconds: 120)
+        try await pulse.play(helloWAV)
+        // The pause ends dictation and the words go out without Enter.
+        try await terminal.waitFor(text: "got: \(hello)")
+        #expect(server.bodies.count == 1)
+        try terminal.press("C-d")
+        #expect(try await terminal.waitForExit() == 0)
+    }
+
+    @Test func aMissingLibvoskIsOneLineAndTheShellGoesOn() async throws {
+        let server = try echoServer()
+        let home = TestHome(config: """
+            [hark]
+            default = bot
+            libvosk = /nonexistent/libvosk.so
+
+            [session bot]
+            kind = openai
+            url = \(server.baseURL)
+            """)
+        // hark-listen rebound in ~/.editrc (on top of Ctrl-G and F5).
+        let terminal = try TerminalDriver([BuiltProducts.hark],
+                                          environment: environment(home, pulse: nil, editrc: "hark:bind ^T hark-listen\n"))
+        try await terminal.waitFor(text: "bot ›")
+        let message = "hark: dictation needs libvosk, which is not at /nonexistent/libvosk.so (libvosk in [hark]); install"
+        try terminal.type("/listen")
+        try terminal.press("Enter")
+        try await terminal.waitFor(text: message)
+        try terminal.type("draft")
+        try terminal.press("C-t")
+        try await terminal.waitFor("the message again, the draft kept") { screen in
+            screen.components(separatedBy: message).count == 3 && screen.contains("bot › draft")
+        }
+        try terminal.press("C-u")
+        try terminal.type("hi")
+        try terminal.press("Enter")
+        try await terminal.waitFor(text: "got: hi")
+        try terminal.press("C-d")
+        #expect(try await terminal.waitForExit() == 0)
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+
+/// A program running beside the test, whose output can be waited on as it appears: a reader
+/// thread collects stdout and stderr and wakes whoever waits for a text or for the exit.
+public final class ChildProcess: @unchecked Sendable {
+    public let pid: pid_t
+    private let lock = NSLock()
+    private var out: [UInt8] = []
+    private var err: [UInt8] = []
+    private var status: Int32?
+    private var waiters: [(condition: (Snapshot) -> Bool, resume: (Bool) -> Void)] = []
+
+    /// What the program has done so far, as conditions see it.
+    struct Snapshot {
+        var stdout: String
+        var stderr: String
+        var status: Int32?
+    }
+
+    /// Call with the lock held.
+    private var snapshot: Snapshot {
+        Snapshot(stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self), status: status)
+    }
+
+    public enum Failure: Error, CustomStringConvertible {
+        case spawn(String)
+        case timeout(String, stdout: String, stderr: String)
+        public var description: String {
+            switch self {
+            case .spawn(let reason): return "cannot start: \(reason)"
+            case .timeout(let what, let stdout, let stderr): return "timed out waiting for \(what); stdout: \(stdout)\nstderr: \(stderr)"
+            }
+        }
+    }
+
+    public init(_ arguments: [String], environment: [String: String]) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        var outPipe: [Int32] = [-1, -1], errPipe: [Int32] = [-1, -1]
+        guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw Failure.spawn("no pipe") }
+        for fd in outPipe + errPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        var pid: pid_t = 0
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        let code = posix_spawn(&pid, arguments[0], &actions, nil, argv, envp)
+        close(outPipe[1])
+        close(errPipe[1])
+        guard code == 0 else {
+            close(outPipe[0])
+            close(errPipe[0])
+            throw Failure.spawn("\(arguments[0]): \(String(cString: strerror(code)))")
+        }
+        self.pid = pid
+        let (outRead, errRead) = (outPipe[0], errPipe[0])
+        let reader = Thread { [self] in pump(outRead, errRead) }
+        reader.start()
+    }
+
+    public var stdout: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
+    public var stderr: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
+    public var exitStatus: Int32? { lock.withLock { status } }
+
+    public func signal(_ number: Int32) { kill(pid, number) }
+
+    /// Waits until stderr holds `text`.
+    public func waitFor(stderr text: String, seconds: Double = 120) async throws {
+        try await wait("stderr \"\(text)\"", seconds: seconds) { $0.stderr.contains(text) || $0.status != nil }
+        guard stderr.contains(text) else { throw Failure.timeout("stderr \"\(text)\" (it exited)", stdout: stdout, stderr: stderr) }
+    }
+
+    /// Waits for the program to end; its exit status.
+    public func waitForExit(seconds: Double = 120) async throws -> Int32 {
+        try await wait("the exit", seconds: seconds) { $0.status != nil }
+        return exitStatus ?? -1
+    }
+
+    private func wait(_ what: String, seconds: Double, until condition: @escaping (Snapshot) -> Bool) async throws {
+        let met: Bool = await withCheckedContinuation { continuation in
+            let once = Once(continuation)
+            lock.lock()
+            let already = condition(snapshot)
+            if !already { waiters.append((condition, { once.resume($0) })) }
+            lock.unlock()
+            if already { once.resume(true) } else {
+                DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { once.resume(false) }
+            }
+        }
+        if !met { throw Failure.timeout(what, stdout: stdout, stderr: stderr) }
+    }
+
+    private func pump(_ outFD: Int32, _ errFD: Int32) {
+        var open = [outFD, errFD]
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while !open.isEmpty {
+            var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            if poll(&fds, nfds_t(fds.count), -1) < 0 { if errno == EINTR { continue } else { break } }
+            for entry in fds where entry.revents != 0 {
+                let count = read(entry.fd, &buffer, buffer.count)
+                if count > 0 {
+                    lock.withLock { if entry.fd == outFD { out += buffer[0..<count] } else { err += buffer[0..<count] } }
+                    notify()
+                } else if count == 0 || errno != EINTR {
+                    close(entry.fd)
+                    open.removeAll { $0 == entry.fd }
+                }
+            }
+        }
+        var raw: Int32 = 0
+        while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
+        lock.withLock { status = (raw & 0x7F) == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F) }
+        notify()
+    }
+
+    private func notify() {
+        lock.lock()
+        var ready: [(Bool) -> Void] = []
+        let now = snapshot
+        waiters.removeAll { waiter in
+            guard waiter.condition(now) else { return false }
+            ready.append(waiter.resume)
+            return true
+        }
+        lock.unlock()
+        for resume in ready { resume(true) }
+    }
+}
+
+/// Resumes a continuation once, whichever of its callers comes first.
+final class Once<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<T, Never>?
+
+    init(_ continuation: CheckedContinuation<T, Never>) {
+        self.continuation = continuation
+    }
+
+    func resume(_ value: T) {
+        let pending: CheckedContinuation<T, Never>? = lock.withLock {
+            defer { continuation = nil }
+            return continuation
+        }
+        pending?.resume(returning: value)
+    }
+}
