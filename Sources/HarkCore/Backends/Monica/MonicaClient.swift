@@ -61,7 +61,8 @@ final class MonicaClient: Sendable {
             try Task.checkCancellation()
             let outcome: Result<HTTPResponse, HarkError>
             do {
-                outcome = .success(try await http.fetch(try request(target), maxBytes: 16 << 20))
+                // This loop is the retry policy for Monica (it tells the user about each wait).
+                outcome = .success(try await http.fetch(try request(target), maxBytes: 16 << 20, retry: .never))
             } catch let error as HarkError {
                 outcome = .failure(error)
             }
