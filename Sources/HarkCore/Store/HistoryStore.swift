@@ -393,7 +393,12 @@ public final class HistoryStore: @unchecked Sendable {
         for row in rows {
             guard let id = row[0].int64, let pid = row[1].int64.map({ pid_t($0) }) else { continue }
             let alive = pid != own && (kill(pid, 0) == 0 || errno == EPERM)
-            if !alive {
+            guard !alive else { continue }
+            // Checked again under the write lock: the writer may have finished its reply and
+            // exited since the rows were read, and a finished reply must stay `complete`.
+            try database.transaction {
+                let current = try database.scalar("SELECT writer_pid FROM messages WHERE id = ?", .integer(id))
+                guard current.int64 == Int64(pid) else { return }
                 try ReplyWriter.fold(database: database, messageID: id, status: .partial, error: nil, usage: nil,
                                      backendID: nil, model: nil, now: timestamp)
             }
