@@ -11,8 +11,10 @@ public enum SecretValues {
     /// secret that short is not one anybody relies on.
     static let shortest = 6
 
-    public static func remember(_ value: String) {
-        guard value.utf8.count >= shortest else { return }
+    /// `atLeast` raises the bar for values that are usually not secret (most cookies), so that
+    /// only token-like ones are masked.
+    public static func remember(_ value: String, atLeast: Int = 6) {
+        guard value.utf8.count >= max(atLeast, shortest) else { return }
         lock.withLock { _ = values.insert(value) }
     }
 

@@ -58,7 +58,7 @@ public struct CookieJar: Sendable, Equatable {
         var value = pair[pair.index(after: equals)...].trimmingSpaces
         if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
         guard !name.isEmpty else { return nil }
-        SecretValues.remember(value)  // a session cookie is as good as the password
+        SecretValues.remember(value, atLeast: 16)  // a session cookie is as good as the password
         var cookie = Cookie(name: name, value: value, path: defaultPath(requestPath), expires: nil, secure: false)
         var maxAge: Double?
         for attribute in parts.dropFirst() {
