@@ -8,7 +8,7 @@
 #   scripts/fuzz.sh all [RUNS]          every target in turn
 #   scripts/fuzz.sh --ci                each target briefly on the committed corpus; fails on a crash
 #                                       (skips, saying why, where the toolchain has no libFuzzer)
-#   scripts/fuzz.sh --merge TARGET      minimize the working corpus into Tests/Fuzz/corpus/TARGET
+#   scripts/fuzz.sh --merge TARGET      add the working corpus's new edges to Tests/Fuzz/corpus/TARGET
 #   scripts/fuzz.sh --coverage TARGET   line coverage of the committed corpus (llvm-cov)
 #
 # Everything built or found goes under .build-fuzz/ (git-ignored): bin/ the fuzzers,
@@ -57,20 +57,24 @@ sources() {
 # -O for speed, yet -assert-config Debug keeps the bounds checks of unsafe buffers, which the
 # parsers use; AddressSanitizer catches what those checks cannot see.
 build() {
-  local target=$1 variant=${2:-} files output flags
+  local target=$1 variant=${2:-} files output flags command
   files="$(sources "$target") Tests/Fuzz/Support/FuzzSupport.swift $(ls Tests/Fuzz/"$target"/*.swift)"
   output=.build-fuzz/bin/$target$variant
   flags=(-sanitize=fuzzer,address)
   [ "$variant" = -noasan ] && flags=(-sanitize=fuzzer)
   [ "$variant" = -coverage ] && flags=(-sanitize=fuzzer -profile-generate -profile-coverage-mapping)
+  flags+=(-O -assert-config Debug -g -parse-as-library -swift-version 6 -module-name HarkFuzz)
+  command="swiftc ${flags[*]} $files"
   mkdir -p .build-fuzz/bin
+  # Up to date when no source is newer and it was built the same way (the command is kept beside it).
   # shellcheck disable=SC2086
-  if [ -x "$output" ] && [ -z "$(find $files scripts/fuzz.sh -newer "$output" 2>/dev/null)" ]; then return 0; fi
+  if [ -x "$output" ] && [ "$(cat "$output.command" 2>/dev/null)" = "$command" ] \
+    && [ -z "$(find $files -newer "$output" 2>/dev/null)" ]; then return 0; fi
   echo "fuzz.sh: building $target$variant" >&2
   # ld.gold warns "Cannot export local symbol" for each libFuzzer hook: harmless, so hidden.
   # shellcheck disable=SC2086
-  swiftc "${flags[@]}" -O -assert-config Debug -g -parse-as-library -swift-version 6 -module-name HarkFuzz \
-    $files -o "$output" 2> >(grep -v "Cannot export local symbol" >&2)
+  swiftc "${flags[@]}" $files -o "$output" 2> >(grep -v "Cannot export local symbol" >&2)
+  echo "$command" >"$output.command"
 }
 
 # The libFuzzer flags every run shares: a dictionary of the format's tokens when there is one.
@@ -113,10 +117,10 @@ supported() {
 # A short run of every target on the committed corpus, in a scratch folder so the repository
 # stays clean; any crash fails. FUZZ_CI_SECONDS (10) a target, plus the builds the first time.
 ci() {
-  local scratch status=0 target
+  local status=0 target
   supported || return 0
-  scratch=$(mktemp -d)
-  trap 'rm -rf "$scratch"' RETURN
+  scratch=$(mktemp -d)  # global: the EXIT trap runs after this function's locals are gone
+  trap 'rm -rf "$scratch"' EXIT
   for target in "${targets[@]}"; do build "$target"; done
   for target in "${targets[@]}"; do
     common_flags "$target"
@@ -128,33 +132,34 @@ ci() {
       echo "fuzz.sh: $target crashed; the input is in .build-fuzz/crashes/$target/" >&2
       status=1
     else
-      grep -E '^#[0-9]+ +DONE' "$scratch/$target.log" >&2 || true
+      grep -E '^#[0-9]+[[:space:]]+DONE' "$scratch/$target.log" >&2 || true
     fi
   done
   return $status
 }
 
-# Replaces the committed corpus of TARGET by the smallest set of inputs (from it and the
-# working corpus) that keeps the coverage.
+# Adds to the committed corpus of TARGET the inputs of the working corpus that reach an edge
+# it does not (edges only, not hit counts: tens of files rather than hundreds). The named
+# seeds stay; running it again adds nothing.
 merge() {
-  local target=$1 merged
-  build "$target"
-  merged=$(mktemp -d)
-  .build-fuzz/bin/"$target" -merge=1 "$merged" Tests/Fuzz/corpus/"$target" .build-fuzz/corpus/"$target" >&2
-  rm -f Tests/Fuzz/corpus/"$target"/*
-  cp "$merged"/* Tests/Fuzz/corpus/"$target"/
-  rm -rf "$merged"
-  echo "fuzz.sh: Tests/Fuzz/corpus/$target holds $(ls Tests/Fuzz/corpus/"$target" | wc -l) inputs" >&2
+  local target=$1 before
+  build "$target" "$(variant)"
+  before=$(ls Tests/Fuzz/corpus/"$target" | wc -l)
+  .build-fuzz/bin/"$target$(variant)" -merge=1 -use_counters=0 -max_len=4096 \
+    Tests/Fuzz/corpus/"$target" .build-fuzz/corpus/"$target" 2>&1 | grep -E '^MERGE-OUTER: [0-9]+ new files' >&2 || true
+  echo "fuzz.sh: Tests/Fuzz/corpus/$target holds $(ls Tests/Fuzz/corpus/"$target" | wc -l) inputs ($before before)" >&2
 }
 
 coverage() {
-  local target=$1 profiles
+  local target=$1 profiles tools
+  # The profile format is the compiler's: use the llvm tools that came with swiftc.
+  tools=$(dirname "$(command -v swiftc)")
   build "$target" -coverage
   profiles=$(mktemp -d)
   LLVM_PROFILE_FILE="$profiles/%p.profraw" .build-fuzz/bin/"$target"-coverage -runs=0 Tests/Fuzz/corpus/"$target" >/dev/null 2>&1
-  llvm-profdata merge -sparse "$profiles"/*.profraw -o "$profiles/merged.profdata"
+  "$tools"/llvm-profdata merge -sparse "$profiles"/*.profraw -o "$profiles/merged.profdata"
   # shellcheck disable=SC2046
-  llvm-cov report .build-fuzz/bin/"$target"-coverage -instr-profile="$profiles/merged.profdata" $(sources "$target")
+  "$tools"/llvm-cov report .build-fuzz/bin/"$target"-coverage -instr-profile="$profiles/merged.profdata" $(sources "$target")
   rm -rf "$profiles"
 }
 
