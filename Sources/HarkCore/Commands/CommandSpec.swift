@@ -139,7 +139,11 @@ public enum Tokenizer {
                 inWord = true
             }
         }
-        if quote != nil { throw HarkError.usage("unterminated quote in: \(text.prefix(60))") }
+        if quote != nil {
+            // A multi-line paste reaches here as one line: keep the error on one line.
+            let shown = String(text.prefix(60).map { $0.isNewline ? " " : $0 })
+            throw HarkError.usage("unterminated quote in: \(shown)")
+        }
         if escaping { current.append("\\") }
         if inWord { words.append(current) }
         return words

@@ -230,17 +230,18 @@ public enum ConfigFile {
             return adding(SessionConfig(name: name, kind: kind, values: values.compactMapValues { $0 }), to: text)
         }
         for change in changes {
-            let existing = range.dropFirst().first { index in
+            let matches = range.dropFirst().filter { index in
                 let line = lines[index]
                 guard let equals = line.firstIndex(of: "=") else { return false }
                 return line[..<equals].trimmingSpaces.lowercased() == change.key
             }
-            if let existing {
+            // A key written twice reads as its last value: change that one, remove them all.
+            if let existing = matches.last {
                 if let value = change.value {
                     lines[existing] = Substring("\(change.key) = \(quoteIfNeeded(value))")
                 } else {
-                    lines.remove(at: existing)
-                    range = range.lowerBound..<(range.upperBound - 1)
+                    for index in matches.reversed() { lines.remove(at: index) }
+                    range = range.lowerBound..<(range.upperBound - matches.count)
                 }
             } else if let value = change.value {
                 lines.insert(Substring("\(change.key) = \(quoteIfNeeded(value))"), at: range.upperBound)

@@ -131,7 +131,9 @@ public struct JSONScanner {
         try skip()
         let token = UnsafeBufferPointer(rebasing: bytes[start..<index])
         guard let first = token.first, first == UInt8(ascii: "-") || (0x30...0x39).contains(first) else { return nil }
-        return Int(String(decoding: token, as: UTF8.self)) ?? Double(String(decoding: token, as: UTF8.self)).map { Int($0) }
+        // Int(exactly:): a number beyond Int's range (1e999 is infinity) is nil, not a crash.
+        return Int(String(decoding: token, as: UTF8.self))
+            ?? Double(String(decoding: token, as: UTF8.self)).flatMap { Int(exactly: $0.rounded(.towardZero)) }
     }
 
     /// Skips one value of any kind, checking that brackets and strings are well formed.

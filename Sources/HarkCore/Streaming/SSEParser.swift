@@ -140,8 +140,10 @@ public struct SSEParser: Sendable {
         } else if equals(field, "id") {
             if !value.contains(0) { lastEventID = String(decoding: value, as: UTF8.self) }
         } else if equals(field, "retry") {
-            if !value.isEmpty, value.allSatisfy({ (0x30...0x39).contains($0) }) {
-                retry = Int(String(decoding: value, as: UTF8.self))
+            // A value too large for an Int is ignored; it must not erase the previous one.
+            if !value.isEmpty, value.allSatisfy({ (0x30...0x39).contains($0) }),
+               let milliseconds = Int(String(decoding: value, as: UTF8.self)) {
+                retry = milliseconds
             }
         }
     }

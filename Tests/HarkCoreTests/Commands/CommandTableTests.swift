@@ -24,6 +24,17 @@ import Testing
         #expect(throws: HarkError.self) { try CommandInvocation.parse(#"/search "open"#) }
     }
 
+    /// Found by the command fuzzer: a pasted multi-line command with an open quote gave an
+    /// error of several lines.
+    @Test func anUnterminatedQuoteInAMultiLinePasteIsAOneLineError() {
+        do {
+            _ = try CommandInvocation.parse("/run \"first line\nsecond line\r\nthird")
+            Issue.record("an unterminated quote parsed")
+        } catch {
+            #expect((error as? HarkError)?.message == "unterminated quote in: \"first line second line third")
+        }
+    }
+
     @Test func didYouMeanFindsNearNames() {
         #expect(Suggest.closest(to: "/sesions", in: ["/sessions", "/session", "/search"]) == "/sessions")
         #expect(Suggest.closest(to: "/hsitory", in: ["/history", "/help"]) == "/history")

@@ -105,6 +105,16 @@ import TestSupport
         #expect(try ConfigFile.parse(removed, path: "x").session(named: "a") == nil)
     }
 
+    /// Found by the config fuzzer: with a key written twice, editing changed the first line
+    /// while reading takes the last, so the edit had no effect.
+    @Test func editingAKeyWrittenTwiceChangesTheValueRead() throws {
+        let original = "[session a]\nkind = openai\nurl = http://one\nurl = http://two\n"
+        let edited = ConfigFile.setting([("url", "http://three")], session: "a", kind: "openai", in: original)
+        #expect(try ConfigFile.parse(edited, path: "x").session(named: "a")?.url == "http://three")
+        let removed = ConfigFile.setting([("url", nil)], session: "a", kind: "openai", in: original)
+        #expect(try ConfigFile.parse(removed, path: "x").session(named: "a")?.url == nil)
+    }
+
     @Test func authSpecsInBothForms() throws {
         #expect(try AuthSpec(parsing: "basic:ann:env:PW") == .basic(user: "ann", password: .environment("PW")))
         #expect(try AuthSpec(parsing: "header X-N8N-Key env:K") == .header(name: "X-N8N-Key", value: .environment("K")))

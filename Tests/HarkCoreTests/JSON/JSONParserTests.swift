@@ -45,4 +45,17 @@ import Testing
         #expect(text == #"{"a":[1,2.5,null,true],"b":"line\nbreak \"quoted\" \u0001"}"#)
         #expect(try JSON.parse(text) == value)
     }
+
+    /// Found by the n8n fuzzer: an integer field holding a number beyond Int's range (a
+    /// runIndex or token count of 1e999) crashed the scanner.
+    @Test func scannerReadsAnOutOfRangeIntegerAsNil() throws {
+        for token in ["1e999", "-1e999", "1e19", "9223372036854775808", "2.5e3"] {
+            let value = try JSONScanner.scan(Array("{\"n\":\(token)}".utf8)) { root in
+                var read: Int?? = .none
+                try root.forEachMember { _, value in read = .some(try value.int()) }
+                return read
+            }
+            #expect(value == .some(token == "2.5e3" ? 2500 : nil), "\(token)")
+        }
+    }
 }

@@ -66,6 +66,12 @@ func randomCuts(count: Int, in length: Int, seed: UInt64) -> [Int] {
         #expect(events[1].retry == nil)
     }
 
+    /// Found by the sse fuzzer: an overflowing retry used to reset the reconnection time to nil.
+    @Test func retryTooLargeForAnIntKeepsThePreviousOne() throws {
+        let events = try feedSSE(Array("retry: 5\nretry: 99999999999999999999999\ndata: x\n\n".utf8), cuts: [])
+        #expect(events.map(\.retry) == [5])
+    }
+
     @Test func incompleteEventAtEOFIsDropped() throws {
         #expect(try feedSSE(Array("data: done\n\ndata: half".utf8), cuts: []).map(\.text) == ["done"])
     }

@@ -1,0 +1,54 @@
+/// Shared by the reply decoder targets (n8n, openai); see scripts/fuzz.sh.
+
+/// What a reply decoder made of a body fed in the given pieces: the events (coalesced, so a
+/// text cut differently compares equal) and the error that ended it, if any.
+struct DecodedReply: Equatable {
+    var events: [ReplyEvent]
+    var error: String?
+}
+
+func decode<Decoder: ReplyDecoder>(_ decoder: Decoder, head: HTTPResponseHead, _ input: FuzzInput,
+                                   _ pieces: [Range<Int>]) -> DecodedReply {
+    var decoder = decoder
+    var events: [ReplyEvent] = []
+    do {
+        try decoder.start(head: head)
+        for piece in pieces { try decoder.feed(Array(input.piece(piece)), into: &events) }
+        try decoder.finish(into: &events)
+    } catch {
+        return DecodedReply(events: ReplyEvent.coalesced(events), error: "\(error)")
+    }
+    return DecodedReply(events: ReplyEvent.coalesced(events), error: nil)
+}
+
+/// The body's content type, chosen by the input's first byte among what servers send.
+func contentType(_ input: FuzzInput) -> String? {
+    let types: [String?] = [nil, "application/json", "text/event-stream", "text/plain; charset=utf-8",
+                            "application/x-ndjson", "text/html", "application/octet-stream"]
+    return input.count == 0 ? nil : types[Int(input.buffer[0]) % types.count]
+}
+
+/// Some of a text written as a JSON string, for building protocol lines out of fuzzer bytes.
+func jsonString(_ text: String) -> String {
+    var bytes: [UInt8] = []
+    JSONEncoding.writeString(text, into: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// The properties every reply decoder shares, for any body (the first input byte picks the
+/// content type): fed whole, in two pieces or in pieces of a few bytes it gives the same
+/// events and the same error; a reply that does not fail ends with .finished.
+func checkChunkingInvariance<Decoder: ReplyDecoder>(_ makeDecoder: () -> Decoder, _ input: FuzzInput) {
+    let body = input.rest
+    let type = contentType(input)
+    let head = HTTPResponseHead(status: 200, headers: type.map { ["content-type": $0] } ?? [:])
+    let whole = decode(makeDecoder(), head: head, body, body.feedings[0])
+    if whole.error == nil {
+        require(whole.events.last.map { if case .finished = $0 { true } else { false } } == true,
+                "a reply that did not finish: \(whole.events)")
+    }
+    for pieces in body.feedings.dropFirst() {
+        let other = decode(makeDecoder(), head: head, body, pieces)
+        require(other == whole, "pieces \(pieces) gave \(other), whole \(whole)")
+    }
+}

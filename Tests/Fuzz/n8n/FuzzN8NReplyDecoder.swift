@@ -1,0 +1,36 @@
+/// Fuzz target: N8NReplyDecoder (Backends/Webhook/N8NReplyDecoder.swift), which reads what an
+/// n8n webhook answers: newline-delimited JSON chunks when it streams, a whole body otherwise.
+/// Properties:
+/// - checkChunkingInvariance (Support/ReplyDecoderSupport.swift) for any body;
+/// - for any texts (the input cut in up to eight pieces), a stream of `item` chunks carrying
+///   them decodes to exactly their concatenation.
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzN8NReplyDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let input = FuzzInput(data, size)
+    checkChunkingInvariance({ N8NReplyDecoder() }, input)
+    checkItems(input)
+    return 0
+}
+
+func checkItems(_ input: FuzzInput) {
+    let texts = input.fewPieces.map { String(decoding: input.piece($0), as: UTF8.self) }
+    guard !texts.isEmpty else { return }
+    var stream = #"{"type":"begin","metadata":{"nodeId":"agent","nodeName":"AI Agent","itemIndex":0,"runIndex":0}}"# + "\n"
+    for text in texts {
+        stream += #"{"type":"item","content":"# + jsonString(text) + #","metadata":{"nodeId":"agent","runIndex":0}}"# + "\n"
+    }
+    stream += #"{"type":"end","metadata":{"nodeId":"agent","runIndex":0}}"# + "\n"
+    var decoder = N8NReplyDecoder()
+    var events: [ReplyEvent] = []
+    do {
+        try decoder.start(head: HTTPResponseHead(status: 200, headers: ["content-type": "application/json; charset=utf-8"]))
+        try decoder.feed(Array(stream.utf8), into: &events)
+        try decoder.finish(into: &events)
+    } catch {
+        require(false, "a well-formed stream failed: \(error)")
+    }
+    let text = texts.joined()
+    let expected: [ReplyEvent] = (text.isEmpty ? [] : [.text(text)]) + [.finished(reason: nil)]
+    require(ReplyEvent.coalesced(events) == expected, "items \(texts) decoded as \(events)")
+}

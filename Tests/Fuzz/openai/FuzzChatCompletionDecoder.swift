@@ -1,0 +1,37 @@
+/// Fuzz target: ChatCompletionDecoder (Backends/OpenAI/ChatCompletionDecoder.swift), which reads
+/// an OpenAI-compatible server's streamed (SSE) or whole chat completion. Properties:
+/// - checkChunkingInvariance (Support/ReplyDecoderSupport.swift), for streamed and whole bodies;
+/// - for any texts (the input cut in up to eight pieces), a stream of chunks whose deltas carry
+///   them decodes to exactly their concatenation.
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzChatCompletionDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let input = FuzzInput(data, size)
+    checkChunkingInvariance({ ChatCompletionDecoder() }, input)
+    checkDeltas(input)
+    return 0
+}
+
+func checkDeltas(_ input: FuzzInput) {
+    let texts = input.fewPieces.map { String(decoding: input.piece($0), as: UTF8.self) }
+    var stream = ""
+    for text in texts {
+        stream += #"data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":"#
+            + jsonString(text) + #"},"finish_reason":null}]}"# + "\n\n"
+    }
+    stream += #"data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}"#
+        + "\n\ndata: [DONE]\n\n"
+    var decoder = ChatCompletionDecoder()
+    var events: [ReplyEvent] = []
+    do {
+        try decoder.start(head: HTTPResponseHead(status: 200, headers: ["content-type": "text/event-stream"]))
+        try decoder.feed(Array(stream.utf8), into: &events)
+        try decoder.finish(into: &events)
+    } catch {
+        require(false, "a well-formed stream failed: \(error)")
+    }
+    let text = texts.joined()
+    let expected: [ReplyEvent] = (texts.isEmpty ? [] : [.model("m")]) + (text.isEmpty ? [] : [.text(text)])
+        + [.usage(Usage(promptTokens: 3, completionTokens: 1, totalTokens: 4)), .finished(reason: "stop")]
+    require(ReplyEvent.coalesced(events) == expected, "deltas \(texts) decoded as \(events)")
+}
