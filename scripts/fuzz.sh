@@ -30,7 +30,7 @@ fi
 targets=(sse ndjson config command json http n8n openai)
 core=Sources/HarkCore
 json_sources=("$core/JSON/JSON.swift" "$core/JSON/JSONParser.swift" "$core/JSON/JSONScanner.swift" "$core/JSON/JSONEncoding.swift")
-errors=("$core/Support/HarkError.swift" "$core/Support/Suggest.swift")
+errors=("$core/Support/HarkError.swift" "$core/Support/Suggest.swift" "$core/Support/SecretValues.swift")
 # What a reply decoder target needs besides the decoder: its helpers, the ReplyDecoder protocol, the
 # response head, the events.
 decoder_sources=(Tests/Fuzz/Support/ReplyDecoderSupport.swift "$core/Backends/ReplyDecoder.swift" "$core/HTTP/HTTPRequest.swift"
@@ -45,7 +45,7 @@ sources() {
       "$core/Config/Paths.swift $core/Support/ShellCommand.swift $core/Support/Subprocess.swift ${errors[*]}" ;;
     command) echo "$core/Commands/CommandSpec.swift ${errors[*]}" ;;
     json) echo "${json_sources[*]}" ;;
-    http) echo "$core/HTTP/HTTPResponseParser.swift $core/HTTP/HTTPRequest.swift ${json_sources[*]} ${errors[*]}" ;;
+    http) echo "$core/HTTP/HTTPResponseParser.swift $core/HTTP/HTTPRequest.swift $core/HTTP/RetryPolicy.swift ${json_sources[*]} ${errors[*]}" ;;
     n8n) echo "$core/Backends/Webhook/N8NReplyDecoder.swift $core/Streaming/LineSplitter.swift ${decoder_sources[*]}" ;;
     openai) echo "$core/Backends/OpenAI/ChatCompletionDecoder.swift $core/Streaming/SSEParser.swift" \
       "$core/HTTP/ServerMessage.swift ${decoder_sources[*]}" ;;

@@ -7,7 +7,7 @@ import Foundation
 /// It is pulled, not pushed: the next chunk of the body is read only when the consumer asks
 /// for more events. A consumer that falls behind (a slow pipe, a loaded machine) holds the
 /// transfer back through the HTTP channel's bounded buffer, so memory stays flat however long
-/// the reply; pushing into an AsyncThrowingStream buffered it all (500 MB for 100 MB under load).
+/// the reply; pushing into an AsyncThrowingStream buffered all a slow consumer had not taken.
 public enum HTTPReply {
     public static func stream<Decoder: ReplyDecoder>(
         _ http: HTTPClient, _ makeRequest: @escaping @Sendable () throws -> HTTPRequest, decoder: Decoder
