@@ -11,8 +11,11 @@ public final class RunningProcess: @unchecked Sendable {
     public private(set) var stdout: [UInt8] = []
     public private(set) var stderr: [UInt8] = []
     private var reaped: Int32?
-    /// The child's peak resident memory, from wait4, once it has ended.
+    /// The child's peak resident memory (VmHWM), sampled while its output is read. Not wait4's
+    /// ru_maxrss: posix_spawn starts the child in this process's memory (vfork), and Linux
+    /// counts that memory's high-water mark, the whole test runner's, as the child's.
     public private(set) var maxRSSKilobytes: Int = 0
+    private var sampledBytes = 0
 
     public init(_ arguments: [String], environment: [String: String]) throws {
         BrokenPipes.ignore()
@@ -82,18 +85,29 @@ public final class RunningProcess: @unchecked Sendable {
                 let count = Glibc.read(entry.fd, &buffer, buffer.count)
                 if count > 0 {
                     if entry.fd == stdoutFD { stdout += buffer[0..<count] } else { stderr += buffer[0..<count] }
+                    sampledBytes += count
+                    if sampledBytes >= 1 << 20 {
+                        sampledBytes = 0
+                        samplePeak()
+                    }
                 } else if count == 0 || errno != EINTR {
                     open.removeAll { $0 == entry.fd }
                 }
             }
         }
+        samplePeak()  // the output has ended; the process may not have yet
         var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
-        maxRSSKilobytes = Int(usage.ru_maxrss)
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let result = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         reaped = result
         return result
+    }
+
+    private func samplePeak() {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return }
+        maxRSSKilobytes = max(maxRSSKilobytes, kilobytes)
     }
 
     public var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
