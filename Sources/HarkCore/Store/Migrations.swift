@@ -136,6 +136,11 @@ public enum Migrations {
                 INSERT INTO message_more_fts(message_more_fts, rowid, text) VALUES ('delete', old.id, old.text);
             END;
             """),
+        // Every hark start looks for replies left open by a dead writer; without this partial
+        // index that was a scan of the whole table (60 ms at 200,000 messages, 250 at a million).
+        Migration(name: "005-open-replies-index", sql: """
+            CREATE INDEX messages_being_written ON messages(writer_pid) WHERE writer_pid IS NOT NULL;
+            """),
     ]
 
     /// Applies every step not yet recorded. Returns the names applied now.
