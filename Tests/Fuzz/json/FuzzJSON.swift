@@ -5,7 +5,7 @@
 ///   exception: they parse as infinity, which JSON cannot write, so encoding writes null);
 /// - the encoding holds no raw control character other than pretty printing's newlines;
 /// - the scanner accepts what the parser accepts, and reads the same strings and integers
-///   from the members of an object.
+///   (below 2^53, where a Double is exact) from the members of an object.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -62,7 +62,9 @@ func checkScanner(_ bytes: [UInt8], _ value: JSON) {
         require(string == members[name]?.string, "scanner read \(name) as \(String(describing: string)), parser as \(members[name]!)")
     }
     for (name, int) in ints {
-        if let expected = members[name]?.int {
+        // Up to 2^53, where a Double holds every integer: beyond, the parser's Double rounds
+        // (9007199254740993 reads as ...992) while the scanner reads the digits exactly.
+        if let expected = members[name]?.int, abs(expected) < 1 << 53 {
             require(int == expected, "scanner read \(name) as \(String(describing: int)), parser as \(expected)")
         }
     }
