@@ -13,13 +13,14 @@ public enum SecretValues {
 
     /// `atLeast` raises the bar for values that are usually not secret (most cookies), so that
     /// only token-like ones are masked.
-    public static func remember(_ value: String, atLeast: Int = 6) {
+    public static func remember(_ value: String, atLeast: Int = 0) {
         guard value.utf8.count >= max(atLeast, shortest) else { return }
         lock.withLock { _ = values.insert(value) }
     }
 
-    /// `text` with every remembered secret (and its Basic-auth or percent-encoded form, the ways
-    /// a server may echo it) replaced by `***`.
+    /// `text` with every remembered secret, and its percent-encoded form (a server may echo a
+    /// query string), replaced by `***`. (A Basic credential's Base64 form is remembered as a
+    /// value of its own where it is made.)
     public static func redact(_ text: String) -> String {
         let known = lock.withLock { values }
         guard !known.isEmpty else { return text }
