@@ -9,14 +9,16 @@ public struct JSONScanner {
     private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     public static func scan<T>(_ document: [UInt8], _ body: (inout JSONScanner) throws -> T) throws -> T {
-        try document.withUnsafeBufferPointer { buffer in
-            var scanner = JSONScanner(buffer)
-            scanner.skipWhitespace()
-            let result = try body(&scanner)
-            scanner.skipWhitespace()
-            guard scanner.index == buffer.count else { throw scanner.error("trailing characters") }
-            return result
-        }
+        try document.withUnsafeBufferPointer { buffer in try scan(buffer, body) }
+    }
+
+    public static func scan<T>(_ buffer: UnsafeBufferPointer<UInt8>, _ body: (inout JSONScanner) throws -> T) throws -> T {
+        var scanner = JSONScanner(buffer)
+        scanner.skipWhitespace()
+        let result = try body(&scanner)
+        scanner.skipWhitespace()
+        guard scanner.index == buffer.count else { throw scanner.error("trailing characters") }
+        return result
     }
 
     /// A member name as it appears in the document (escapes are not decoded: the names read this
@@ -111,17 +113,39 @@ public struct JSONScanner {
 
     /// The string here, or nil for null or any other type (which is skipped).
     public mutating func string() throws -> String? {
+        guard let (quoted, escaped) = try stringToken() else { return nil }
+        let raw = UnsafeBufferPointer(rebasing: quoted.dropFirst().dropLast())
+        if !escaped { return String(decoding: raw, as: UTF8.self) }
+        // Escapes: let the full parser decode this one string.
+        return try JSONParser.parse(quoted).string
+    }
+
+    /// Appends the string here to `text` as UTF-8 (invalid sequences repaired, as `string()`
+    /// does) without making a String of it; false, with the value skipped, for anything else.
+    public mutating func appendString(to text: inout [UInt8]) throws -> Bool {
+        guard let (quoted, escaped) = try stringToken() else { return false }
+        let raw = UnsafeBufferPointer(rebasing: quoted.dropFirst().dropLast())
+        if escaped {
+            text.append(contentsOf: (try JSONParser.parse(quoted).string ?? "").utf8)
+        } else if Self.isASCII(raw) {
+            text.append(contentsOf: raw)
+        } else {
+            text.append(contentsOf: String(decoding: raw, as: UTF8.self).utf8)
+        }
+        return true
+    }
+
+    /// The string token here, quotes included, and whether it holds escapes; nil, with the
+    /// value skipped, for anything but a string.
+    private mutating func stringToken() throws -> (quoted: UnsafeBufferPointer<UInt8>, escaped: Bool)? {
         skipWhitespace()
         guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
             try skip()
             return nil
         }
         let start = index
-        try skipString()
-        let raw = UnsafeBufferPointer(rebasing: bytes[(start + 1)..<(index - 1)])
-        if !raw.contains(UInt8(ascii: "\\")) { return String(decoding: raw, as: UTF8.self) }
-        // Escapes: let the full parser decode this one string.
-        return try JSONParser.parse(UnsafeBufferPointer(rebasing: bytes[start..<index])).string
+        let escaped = try skipString()
+        return (UnsafeBufferPointer(rebasing: bytes[start..<index]), escaped)
     }
 
     /// The integer here, or nil for anything else (which is skipped).
@@ -174,17 +198,69 @@ public struct JSONScanner {
         }
     }
 
-    private mutating func skipString() throws {
+    /// Moves past the string that starts here; returns whether it holds an escape.
+    @discardableResult
+    private mutating func skipString() throws -> Bool {
         index += 1  // opening quote
-        while index < bytes.count {
-            let byte = bytes[index]
+        var escaped = false
+        let count = bytes.count
+        guard let base = bytes.baseAddress else { throw error("unterminated string") }
+        while true {
+            // Eight bytes at a time (SWAR): most of a stream chunk's bytes are inside strings.
+            if index + 8 <= count {
+                let mask = Self.lookMask(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                if mask == 0 {
+                    index += 8
+                    continue
+                }
+                // The lowest flagged byte is exact (little-endian): go straight to it.
+                index += mask.trailingZeroBitCount >> 3
+            } else if index >= count {
+                throw error("unterminated string")
+            }
+            let byte = base[index]
             if byte == UInt8(ascii: "\"") {
                 index += 1
-                return
+                return escaped
             }
-            if byte == UInt8(ascii: "\\") { index += 1 } else if byte < 0x20 { throw error("control character in string") }
+            if byte == UInt8(ascii: "\\") {
+                escaped = true
+                index += 2
+            } else if byte < 0x20 {
+                throw error("control character in string")
+            } else {
+                index += 1  // only in the last few bytes, read one at a time
+            }
+        }
+    }
+
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highBits: UInt64 = 0x8080_8080_8080_8080
+
+    /// The high bit of each of the eight bytes that is a quote, a backslash or a control
+    /// character: the classic "has a zero byte" test, `(x - 0x01…) & ~x & 0x80…`, applied three
+    /// times. Only the lowest flag is exact (a borrow can flag a byte above a true hit).
+    @inline(__always)
+    private static func lookMask(_ word: UInt64) -> UInt64 {
+        let quotes = word ^ (ones &* 0x22)
+        let backslashes = word ^ (ones &* 0x5C)
+        let hasQuote = (quotes &- ones) & ~quotes
+        let hasBackslash = (backslashes &- ones) & ~backslashes
+        let hasControl = (word &- ones &* 0x20) & ~word
+        return (hasQuote | hasBackslash | hasControl) & highBits
+    }
+
+    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        var index = 0
+        while index + 8 <= bytes.count {
+            if UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self) & highBits != 0 { return false }
+            index += 8
+        }
+        while index < bytes.count {
+            if base[index] >= 0x80 { return false }
             index += 1
         }
-        throw error("unterminated string")
+        return true
     }
 }

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// One dispatched server-sent event.
 public struct SSEEvent: Sendable, Equatable {
     public var type: String
@@ -13,6 +17,22 @@ public struct SSEEvent: Sendable, Equatable {
     }
 
     public var text: String { String(decoding: data, as: UTF8.self) }
+}
+
+/// An event as the parser hands it to a handler: `data` points into the parser's buffer and is
+/// valid only during the call (`copy` keeps it).
+public struct SSEEventView {
+    public let type: String
+    public let data: UnsafeBufferPointer<UInt8>
+    public let id: String?
+    public let retry: Int?
+
+    public var copy: SSEEvent { SSEEvent(type: type, data: Array(data), id: id, retry: retry) }
+
+    /// Whether the data is exactly these bytes.
+    public func dataEquals(_ literal: StaticString) -> Bool {
+        data.count == literal.utf8CodeUnitCount && memcmp(data.baseAddress!, literal.utf8Start, data.count) == 0
+    }
 }
 
 /// An incremental `text/event-stream` parser following the WHATWG rules: one leading BOM
@@ -45,65 +65,71 @@ public struct SSEParser: Sendable {
     /// Feeds bytes, returning the events they complete.
     public mutating func feed(_ chunk: UnsafeBufferPointer<UInt8>) throws(Failure) -> [SSEEvent] {
         var events: [SSEEvent] = []
-        var start = 0
-        var index = 0
+        do {
+            try feed(chunk) { event in events.append(event.copy) }
+        } catch let failure as Failure {
+            throw failure
+        } catch {
+            preconditionFailure("the collecting handler does not throw")
+        }
+        return events
+    }
+
+    /// Feeds bytes, calling `handle` with each event they complete. The event's data is only
+    /// valid inside the call: nothing is allocated per event, which is what lets a stream of
+    /// half a million small events through at the speed of the network (BENCHMARKS.md).
+    /// Throws `Failure` or what `handle` throws.
+    public mutating func feed(_ chunk: UnsafeBufferPointer<UInt8>, _ handle: (SSEEventView) throws -> Void) throws {
+        guard let base = chunk.baseAddress else { return }
         let count = chunk.count
+        var start = 0
         if !started {
             // Drop one UTF-8 BOM, which may itself arrive split.
-            while index < count, bomBytesSeen < 3 {
+            while start < count, bomBytesSeen < 3 {
                 let expected: UInt8 = [0xEF, 0xBB, 0xBF][bomBytesSeen]
-                if chunk[index] == expected {
+                if chunk[start] == expected {
                     bomBytesSeen += 1
-                    index += 1
+                    start += 1
                 } else {
                     // Not a BOM after all: give back the bytes taken so far.
                     line.append(contentsOf: [0xEF, 0xBB, 0xBF][0..<bomBytesSeen])
                     bomBytesSeen = 3
                 }
             }
-            if bomBytesSeen == 3 || index < count { started = true }
-            start = index
+            if bomBytesSeen == 3 || start < count { started = true }
         }
-        while index < count {
-            let byte = chunk[index]
-            if byte == 0x0A || byte == 0x0D {
-                if byte == 0x0A && skipLineFeed && index == start && line.isEmpty {
-                    // The LF of a CRLF whose CR ended the previous chunk.
-                    skipLineFeed = false
-                    index += 1
-                    start = index
-                    continue
-                }
-                if line.isEmpty {
-                    try processLine(UnsafeBufferPointer(rebasing: chunk[start..<index]), into: &events)
-                } else {
-                    line.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[start..<index]))
-                    let whole = line
-                    line.removeAll(keepingCapacity: true)
-                    try whole.withUnsafeBufferPointer { buffer throws(Failure) in try processLine(buffer, into: &events) }
-                }
-                index += 1
-                if byte == 0x0D {
-                    if index < count {
-                        if chunk[index] == 0x0A { index += 1 }
-                        skipLineFeed = false
-                    } else {
-                        skipLineFeed = true
-                    }
-                } else {
-                    skipLineFeed = false
-                }
-                start = index
-                continue
-            }
+        if skipLineFeed, start < count {
+            // The LF of a CRLF whose CR ended the previous chunk.
+            if chunk[start] == 0x0A { start += 1 }
             skipLineFeed = false
-            index += 1
+        }
+        while start < count {
+            // A line ends at the first CR or LF: memchr finds the LF, then the CR before it,
+            // both with vector instructions rather than a byte at a time.
+            let newline = Self.find(0x0A, in: base, from: start, to: count) ?? count
+            let end = Self.find(0x0D, in: base, from: start, to: newline) ?? newline
+            guard end < count else { break }
+            if line.isEmpty {
+                try processLine(UnsafeBufferPointer(rebasing: chunk[start..<end]), handle)
+            } else {
+                line.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[start..<end]))
+                let whole = line
+                line.removeAll(keepingCapacity: true)
+                try whole.withUnsafeBufferPointer { buffer in try processLine(buffer, handle) }
+            }
+            start = end + 1
+            if chunk[end] == 0x0D {
+                if start < count {
+                    if chunk[start] == 0x0A { start += 1 }
+                } else {
+                    skipLineFeed = true
+                }
+            }
         }
         if start < count {
             line.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[start..<count]))
-            if line.count > maxEventBytes { throw .eventTooLarge(limit: maxEventBytes) }
+            if line.count > maxEventBytes { throw Failure.eventTooLarge(limit: maxEventBytes) }
         }
-        return events
     }
 
     public mutating func feed(_ bytes: [UInt8]) throws(Failure) -> [SSEEvent] {
@@ -118,14 +144,13 @@ public struct SSEParser: Sendable {
         eventType = nil
     }
 
-    private mutating func processLine(_ text: UnsafeBufferPointer<UInt8>, into events: inout [SSEEvent]) throws(Failure) {
+    private mutating func processLine(_ text: UnsafeBufferPointer<UInt8>, _ handle: (SSEEventView) throws -> Void) throws {
         if text.isEmpty {
-            dispatch(into: &events)
+            try dispatch(handle)
             return
         }
         if text[0] == UInt8(ascii: ":") { return }  // comment, e.g. keep-alive
-        var colon = 0
-        while colon < text.count, text[colon] != UInt8(ascii: ":") { colon += 1 }
+        let colon = Self.find(UInt8(ascii: ":"), in: text.baseAddress!, from: 0, to: text.count) ?? text.count
         let field = UnsafeBufferPointer(rebasing: text[0..<colon])
         var valueStart = colon < text.count ? colon + 1 : text.count
         if valueStart < text.count, text[valueStart] == 0x20 { valueStart += 1 }
@@ -134,7 +159,7 @@ public struct SSEParser: Sendable {
             if hasData { data.append(0x0A) }
             data.append(contentsOf: value)
             hasData = true
-            if data.count > maxEventBytes { throw .eventTooLarge(limit: maxEventBytes) }
+            if data.count > maxEventBytes { throw Failure.eventTooLarge(limit: maxEventBytes) }
         } else if equals(field, "event") {
             eventType = String(decoding: value, as: UTF8.self)
         } else if equals(field, "id") {
@@ -148,7 +173,7 @@ public struct SSEParser: Sendable {
         }
     }
 
-    private mutating func dispatch(into events: inout [SSEEvent]) {
+    private mutating func dispatch(_ handle: (SSEEventView) throws -> Void) throws {
         defer {
             data.removeAll(keepingCapacity: true)
             hasData = false
@@ -156,7 +181,16 @@ public struct SSEParser: Sendable {
         }
         guard hasData else { return }
         let type = eventType.flatMap { $0.isEmpty ? nil : $0 } ?? "message"
-        events.append(SSEEvent(type: type, data: data, id: lastEventID, retry: retry))
+        try data.withUnsafeBufferPointer { data in
+            try handle(SSEEventView(type: type, data: data, id: lastEventID, retry: retry))
+        }
+    }
+
+    /// The offset of the first `byte` in `base[from..<to]` (memchr).
+    @inline(__always)
+    private static func find(_ byte: UInt8, in base: UnsafePointer<UInt8>, from: Int, to: Int) -> Int? {
+        guard from < to, let found = memchr(base + from, Int32(byte), to - from) else { return nil }
+        return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
     }
 
     private func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {

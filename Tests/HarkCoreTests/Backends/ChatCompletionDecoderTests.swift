@@ -36,11 +36,13 @@ import Testing
         #expect(events.last == .finished(reason: "stop"))
     }
 
+    /// The same events in the same order, whatever the cut; text read in one feed comes out as
+    /// one event, so text is compared once adjacent pieces are joined.
     @Test func anyChunkingGivesTheSameEvents() throws {
-        let whole = try decode(Self.stream)
+        let whole = ReplyEvent.coalesced(try decode(Self.stream))
         let count = Self.stream.utf8.count
         for cut in 0...count {
-            #expect(try decode(Self.stream, cuts: [cut]) == whole, "cut at \(cut)")
+            #expect(ReplyEvent.coalesced(try decode(Self.stream, cuts: [cut])) == whole, "cut at \(cut)")
         }
     }
 

@@ -9,6 +9,8 @@ public struct ChatCompletionDecoder: ReplyDecoder {
     private var sawDone = false
     private var finishReason: String?
     private var reportedModel = false
+    /// Content read in this feed and not yet handed out.
+    private var text: [UInt8] = []
 
     public init() {}
 
@@ -27,29 +29,40 @@ public struct ChatCompletionDecoder: ReplyDecoder {
             if whole.count > 64 << 20 { throw HarkError.protocolViolation("the completion is larger than 64 MB") }
             return
         }
-        let events: [SSEEvent]
-        do { events = try parser.feed(bytes) } catch {
-            throw HarkError.protocolViolation("an event in the stream is larger than \(SSEParser.defaultMaxEventBytes >> 20) MB")
+        // The parser calls back into this decoder, so it is taken out of `self` for the call.
+        var parser = SSEParser()
+        swap(&parser, &self.parser)
+        defer {
+            swap(&parser, &self.parser)
+            flushText(into: &replies)
         }
-        for event in events {
-            if sawDone { break }
-            if event.data == Self.done {
-                sawDone = true
-                continue
+        do {
+            try bytes.withUnsafeBufferPointer { buffer in
+                try parser.feed(buffer) { event in
+                    if sawDone { return }
+                    if event.dataEquals("[DONE]") {
+                        sawDone = true
+                        return
+                    }
+                    do { try scan(chunk: event.data, into: &replies) } catch is JSONError {
+                        let start = String(decoding: event.data.prefix(60), as: UTF8.self)
+                        throw HarkError.protocolViolation("the server sent an event that is not JSON: \(start)")
+                    }
+                }
             }
-            do { try scan(chunk: event.data, into: &replies) } catch is JSONError {
-                throw HarkError.protocolViolation("the server sent an event that is not JSON: \(String(decoding: event.data.prefix(60), as: UTF8.self))")
-            }
+        } catch is SSEParser.Failure {
+            throw HarkError.protocolViolation("an event in the stream is larger than \(SSEParser.defaultMaxEventBytes >> 20) MB")
         }
     }
 
-    /// The hot path: one streamed chunk read without building it (see JSONScanner).
-    private mutating func scan(chunk: [UInt8], into replies: inout [ReplyEvent]) throws {
-        var content: String?
+    /// The hot path: one streamed chunk read without building it (see JSONScanner). Its
+    /// content is appended to `text`, which becomes one `.text` event per network read.
+    private mutating func scan(chunk: UnsafeBufferPointer<UInt8>, into replies: inout [ReplyEvent]) throws {
         var reasoning: String?
         var model: String?
         var usage: Usage?
         var failed = false
+        let textBefore = text.count
         try JSONScanner.scan(chunk) { root in
             try root.forEachMember { key, value in
                 if key == "choices" {
@@ -57,7 +70,7 @@ public struct ChatCompletionDecoder: ReplyDecoder {
                         try choice.forEachMember { key, value in
                             if key == "delta" {
                                 try value.forEachMember { key, value in
-                                    if key == "content" { content = try value.string() }
+                                    if key == "content" { _ = try value.appendString(to: &text) }
                                     else if key == "reasoning_content" || key == "reasoning" { reasoning = try value.string() }
                                 }
                             } else if key == "finish_reason" {
@@ -73,7 +86,7 @@ public struct ChatCompletionDecoder: ReplyDecoder {
                         else if key == "total_tokens" { counts.totalTokens = try value.int() }
                     }
                     usage = counts
-                } else if key == "model" {
+                } else if key == "model", !reportedModel {
                     model = try value.string()
                 } else if key == "error" {
                     failed = true
@@ -82,16 +95,37 @@ public struct ChatCompletionDecoder: ReplyDecoder {
         }
         if failed {
             // Rare: decode the whole chunk for the server's message.
-            try decode(chunk: try JSON.parse(chunk), delta: "delta", into: &replies)
+            text.removeSubrange(textBefore...)
+            flushText(into: &replies)
+            try decode(chunk: try JSON.parse(Array(chunk)), delta: "delta", into: &replies)
             return
         }
-        if !reportedModel, let model, !model.isEmpty {
+        let newModel = model.flatMap { !reportedModel && !$0.isEmpty ? $0 : nil }
+        let someReasoning = reasoning.flatMap { $0.isEmpty ? nil : $0 }
+        let someUsage = usage.flatMap { $0 == Usage() ? nil : $0 }
+        guard newModel != nil || someReasoning != nil || someUsage != nil else { return }
+        // Events other than text keep their place: this chunk's content goes after them.
+        let content = Array(text[textBefore...])
+        text.removeSubrange(textBefore...)
+        flushText(into: &replies)
+        if let newModel {
             reportedModel = true
-            replies.append(.model(model))
+            replies.append(.model(newModel))
         }
-        if let reasoning, !reasoning.isEmpty { replies.append(.reasoning(reasoning)) }
-        if let content, !content.isEmpty { replies.append(.text(content)) }
-        if let usage, usage != Usage() { replies.append(.usage(usage)) }
+        if let someReasoning { replies.append(.reasoning(someReasoning)) }
+        text = content
+        if let someUsage {
+            flushText(into: &replies)
+            replies.append(.usage(someUsage))
+        }
+    }
+
+    /// Hands out the content gathered so far as one event: its pieces were each made valid
+    /// UTF-8 as they were read, so joining them changes nothing.
+    private mutating func flushText(into replies: inout [ReplyEvent]) {
+        guard !text.isEmpty else { return }
+        replies.append(.text(String(decoding: text, as: UTF8.self)))
+        text.removeAll(keepingCapacity: true)
     }
 
     static let done: [UInt8] = Array("[DONE]".utf8)
@@ -132,6 +166,7 @@ public struct ChatCompletionDecoder: ReplyDecoder {
             replies.append(.finished(reason: finishReason))
             return
         }
+        flushText(into: &replies)
         parser.finish()
         guard sawDone else {
             throw HarkError.protocolViolation("the stream ended without [DONE]; the reply may be cut short")
