@@ -75,6 +75,7 @@ extension HarkCommandLine {
             break
         }
         let parsed = try Parsed(arguments, command: command)
+        if command.name == "history" || command.name == "search" { return try readHistory(command.name, parsed) }
         let workspace = try Workspace(paths: Paths.fromEnvironment())
         let session = parsed.values["--session"]
         if let session { _ = try workspace.session(named: session) }
@@ -82,31 +83,48 @@ extension HarkCommandLine {
         switch command.name {
         case "sessions":
             return try sessions(workspace, names: parsed.flags.contains("--names"), json: json)
-        case "history":
-            let messages = try workspace.store.recentMessages(session: session, limit: try parsed.int("-n", default: 20))
-            printMessages(messages, json: json)
-        case "search":
-            let query = parsed.words.joined(separator: " ")
-            guard !query.isEmpty else { throw HarkError.usage("usage: hark search TEXT") }
-            let hits = try workspace.store.search(query, session: session, limit: try parsed.int("-n", default: 20))
-            if json {
-                for hit in hits {
-                    var object = Export.messageJSON(hit.message).object ?? [:]
-                    object["thread_title"] = .string(hit.threadTitle)
-                    object["snippet"] = .string(hit.snippet.replacingOccurrences(of: "\u{1}", with: "").replacingOccurrences(of: "\u{2}", with: ""))
-                    RawOutput.write(JSON.object(object).encoded() + "\n")
-                }
-            } else {
-                let ansi = ANSI(enabled: TerminalCapabilities.detect().colors)
-                for line in MessageFormatting.searchDocument(hits) { RawOutput.write(ansi.render(line) + "\n") }
-            }
-            return hits.isEmpty ? 1 : 0
         case "export":
             return try export(workspace, parsed: parsed, session: session)
         default:
             throw HarkError.usage("hark \(command.name) is not available")
         }
-        return 0
+    }
+
+    /// `hark history` and `hark search` only read: they open the history read-only and skip
+    /// the workspace (sessions, backends, the write that registers the current session), which
+    /// would cost more than the query itself. The config is read only to check `--session`.
+    static func readHistory(_ name: String, _ parsed: Parsed) throws -> Int32 {
+        let paths = Paths.fromEnvironment()
+        let session = parsed.values["--session"]
+        if let session {
+            let config = try ConfigFile.load(paths: paths)
+            guard config.session(named: session) != nil else {
+                throw HarkError.unknownSession(session, suggestion: Suggest.closest(to: session, in: config.sessionNames))
+            }
+        }
+        let store = try HistoryStore.openForReading(path: paths.historyDatabase) ?? HistoryStore(path: paths.historyDatabase)
+        let json = parsed.flags.contains("--json")
+        if name == "history" {
+            printMessages(try store.recentMessages(session: session, limit: try parsed.int("-n", default: 20)), json: json)
+            return 0
+        }
+        let query = parsed.words.joined(separator: " ")
+        guard !query.isEmpty else { throw HarkError.usage("usage: hark search TEXT") }
+        let hits = try store.search(query, session: session, limit: try parsed.int("-n", default: 20))
+        var out = ""
+        if json {
+            for hit in hits {
+                var object = Export.messageJSON(hit.message).object ?? [:]
+                object["thread_title"] = .string(hit.threadTitle)
+                object["snippet"] = .string(hit.snippet.replacingOccurrences(of: "\u{1}", with: "").replacingOccurrences(of: "\u{2}", with: ""))
+                out += JSON.object(object).encoded() + "\n"
+            }
+        } else {
+            let ansi = ANSI(enabled: TerminalCapabilities.detect().colors)
+            for line in MessageFormatting.searchDocument(hits) { out += ansi.render(line) + "\n" }
+        }
+        RawOutput.write(out)  // one write, not one per line
+        return hits.isEmpty ? 1 : 0
     }
 
     static func help(_ arguments: [String]) -> Int32 {

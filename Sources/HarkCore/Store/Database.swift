@@ -9,9 +9,10 @@ public final class Database: @unchecked Sendable {
     public let path: String
     private let lock = NSRecursiveLock()
 
-    public init(path: String, busyTimeoutMilliseconds: Int32 = 10_000) throws {
+    /// `readOnly` opens an existing file for reading only (it is never created).
+    public init(path: String, readOnly: Bool = false, busyTimeoutMilliseconds: Int32 = 10_000) throws {
         var connection: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &connection, flags, nil)
         guard code == SQLITE_OK, let connection else {
             let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"

@@ -25,6 +25,23 @@ public final class HistoryStore: @unchecked Sendable {
         }
     }
 
+    private init(database: Database, now: @escaping @Sendable () -> Date) {
+        self.database = database
+        self.now = now
+    }
+
+    /// The history opened for reading only, for `hark search` and `hark history`: no
+    /// migration check, no crash recovery, no write lock, so a search costs what its query
+    /// costs (BENCHMARKS.md). Nil when there is no file yet or its schema is not exactly this
+    /// version's; the caller then opens it the usual way, which creates or migrates it.
+    public static func openForReading(path: String) -> HistoryStore? {
+        guard let database = try? Database(path: path, readOnly: true),
+              let row = try? database.query("SELECT count(*), max(name) FROM schema_migrations").first,
+              row[0].int == Migrations.all.count, row[1].string == Migrations.all.last?.name
+        else { return nil }
+        return HistoryStore(database: database, now: Date.init)
+    }
+
     /// Switching to WAL and the first migration can meet SQLITE_BUSY without the busy handler
     /// being consulted; a few short retries cover two processes starting together.
     @discardableResult
@@ -345,14 +362,25 @@ public final class HistoryStore: @unchecked Sendable {
                 guard let id = row[0].int64, snippets[id] == nil else { continue }
                 snippets[id] = row[1].string ?? ""
             }
-            return try snippets.keys.sorted(by: >).prefix(limit).compactMap { id -> SearchHit? in
-                guard let row = try database.query(Self.messageSelect + " WHERE m.id = ?", .integer(id)).first
-                else { return nil }
-                let message = Self.message(row)
-                let title = try thread(id: message.threadID)?.title ?? ""
-                return SearchHit(message: message, threadTitle: title, snippet: snippets[id] ?? "")
+            // The hits, then their threads' titles: two queries, not two per hit.
+            let ids = snippets.keys.sorted(by: >).prefix(limit).map { SQLValue.integer($0) }
+            guard !ids.isEmpty else { return [] }
+            let messages = try database.query(Self.messageSelect + " WHERE m.id IN (\(Self.placeholders(ids.count))) ORDER BY m.id DESC",
+                                              values: ids).map(Self.message)
+            let threadIDs = Set(messages.map(\.threadID)).map { SQLValue.integer($0) }
+            var titles: [Int64: String] = [:]
+            for row in try database.query("SELECT id, title FROM threads WHERE id IN (\(Self.placeholders(threadIDs.count)))",
+                                          values: threadIDs) {
+                if let id = row[0].int64 { titles[id] = row[1].string ?? "" }
+            }
+            return messages.map { message in
+                SearchHit(message: message, threadTitle: titles[message.threadID] ?? "", snippet: snippets[message.id] ?? "")
             }
         }
+    }
+
+    private static func placeholders(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ",")
     }
 
     /// Turns what a user typed into an FTS5 query that cannot be a syntax error: every word is

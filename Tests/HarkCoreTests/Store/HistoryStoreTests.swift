@@ -103,6 +103,28 @@ import TestSupport
         #expect(try store.unreadCounts().isEmpty)
     }
 
+    /// The read-only store `hark search` uses: nil until the file exists with this version's
+    /// schema; then it finds hits across threads, newest first, with each thread's title, and
+    /// cannot write.
+    @Test func aReadOnlyStoreSearchesAcrossThreadsAndCannotWrite() throws {
+        #expect(HistoryStore.openForReading(path: directory.file("history.db")) == nil)
+        let store = try makeStore()
+        let older = try store.createThread(session: "local", title: "older")
+        let newer = try store.createThread(session: "bot", title: "newer")
+        let first = try store.addMessage(threadID: older.id, session: "local", role: .user, text: "the kettle whistles")
+        _ = try store.addMessage(threadID: older.id, session: "local", role: .user, text: "unrelated")
+        let second = try store.addMessage(threadID: newer.id, session: "bot", role: .user, text: "a kettle again")
+        let reader = try #require(HistoryStore.openForReading(path: directory.file("history.db")))
+        let hits = try reader.search("kettle")
+        #expect(hits.map(\.message.id) == [second, first])
+        #expect(hits.map(\.threadTitle) == ["newer", "older"])
+        #expect(try reader.search("kettle", session: "local").map(\.message.id) == [first])
+        #expect(try reader.search("kettle", limit: 1).map(\.message.id) == [second])
+        #expect(throws: (any Error).self) { try reader.createThread(session: "local", title: "nope") }
+        try store.database.execute("DELETE FROM schema_migrations WHERE name = (SELECT max(name) FROM schema_migrations)")
+        #expect(HistoryStore.openForReading(path: directory.file("history.db")) == nil, "an older schema is migrated first")
+    }
+
     @Test func searchQuotesWhatTheUserTypedAndSupportsPrefixes() throws {
         let store = try makeStore()
         let thread = try store.createThread(session: "local", title: "notes")
