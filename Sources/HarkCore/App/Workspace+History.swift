@@ -123,21 +123,23 @@ public enum MessageFormatting {
         return lines
     }
 
-    /// The FTS snippet with its \u{1}…\u{2} match markers turned into bold spans.
+    /// The FTS snippet with its \u{1}…\u{2} match markers turned into bold spans and line
+    /// breaks into spaces. Read by scalar: the markers are control characters, which never
+    /// join a grapheme, so this needs neither grapheme breaking nor Foundation.
     static func highlighted(_ snippet: String) -> StyledLine {
         var spans: [Span] = [Span("  ")]
-        var current = ""
+        var current = String.UnicodeScalarView()
         var bold = false
-        for character in snippet.replacingOccurrences(of: "\n", with: " ") {
-            if character == "\u{1}" || character == "\u{2}" {
-                if !current.isEmpty { spans.append(Span(current, bold ? .bold : .plain)) }
-                current = ""
-                bold = character == "\u{1}"
+        for scalar in snippet.unicodeScalars {
+            if scalar == "\u{1}" || scalar == "\u{2}" {
+                if !current.isEmpty { spans.append(Span(String(current), bold ? .bold : .plain)) }
+                current = String.UnicodeScalarView()
+                bold = scalar == "\u{1}"
             } else {
-                current.append(character)
+                current.append(scalar == "\n" ? " " : scalar)
             }
         }
-        if !current.isEmpty { spans.append(Span(current, bold ? .bold : .plain)) }
+        if !current.isEmpty { spans.append(Span(String(current), bold ? .bold : .plain)) }
         return StyledLine(spans)
     }
 }
