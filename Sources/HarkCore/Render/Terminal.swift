@@ -10,11 +10,16 @@ public struct TerminalCapabilities: Sendable, Equatable {
         self.colors = colors && isTTY
     }
 
-    public static func detect(fd: Int32 = STDOUT_FILENO,
-                              environment: [String: String] = ProcessInfo.processInfo.environment) -> TerminalCapabilities {
+    /// `environment` nil reads the process's own with getenv (building the whole dictionary
+    /// costs more than the rest of a `hark search`).
+    public static func detect(fd: Int32 = STDOUT_FILENO, environment: [String: String]? = nil) -> TerminalCapabilities {
+        func variable(_ name: String) -> String? {
+            if let environment { return environment[name] }
+            return getenv(name).map { String(cString: $0) }
+        }
         let tty = isatty(fd) == 1
-        let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
-        let dumb = environment["TERM"] == "dumb"
+        let noColor = variable("NO_COLOR").map { !$0.isEmpty } ?? false
+        let dumb = variable("TERM") == "dumb"
         return TerminalCapabilities(isTTY: tty, colors: !noColor && !dumb)
     }
 

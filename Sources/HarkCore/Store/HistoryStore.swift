@@ -391,7 +391,13 @@ public final class HistoryStore: @unchecked Sendable {
             let prefix = word.hasSuffix("*")
             if prefix { word.removeLast() }
             guard !word.isEmpty else { return nil }
-            return "\"" + word.replacingOccurrences(of: "\"", with: "\"\"") + "\"" + (prefix ? "*" : "")
+            // A quote inside a phrase is doubled (by scalar: no Foundation bridge per word).
+            var quoted = String.UnicodeScalarView()
+            for scalar in word.unicodeScalars {
+                if scalar == "\"" { quoted.append(scalar) }
+                quoted.append(scalar)
+            }
+            return "\"" + String(quoted) + "\"" + (prefix ? "*" : "")
         }.joined(separator: " ")
     }
 
