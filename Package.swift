@@ -13,11 +13,13 @@ let package = Package(
     targets: [
         // C interop: system libraries with static-inline shims for variadic calls.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
-        .systemLibrary(name: "CEditLine", path: "Sources/CEditLine"),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         // libcurl is loaded with dlopen on the first HTTP request, so `hark version` and the
         // offline shell never pay for loading it and its forty dependent libraries.
         .target(name: "CCurl", path: "Sources/CCurl", linkerSettings: [.linkedLibrary("dl")]),
+        // libedit too, when the interactive shell starts: commands in pipes and scripts never
+        // load it and the three libraries it brings.
+        .target(name: "CEditLine", path: "Sources/CEditLine", linkerSettings: [.linkedLibrary("dl")]),
 
         // espeak-ng, libvosk, PulseAudio and ALSA, each loaded with dlopen by the voice feature
         // that needs it, so nothing voice-related is in memory unless voice is used.
@@ -25,7 +27,12 @@ let package = Package(
 
         .target(name: "HarkCore", dependencies: ["CSQLite", "CCurl", "CZlib", "CVoice"], path: "Sources/HarkCore"),
         .target(name: "HarkShell", dependencies: ["HarkCore", "CEditLine"], path: "Sources/HarkShell"),
-        .executableTarget(name: "hark", dependencies: ["HarkCore", "HarkShell"], path: "Sources/hark"),
+        // Linked position-dependent in release builds: the static Swift runtime and Foundation
+        // bring 78,000 relative relocations that a position-independent executable applies at
+        // every start, a quarter of `hark version` (BENCHMARKS.md). Shared libraries, the
+        // stack and the heap are still placed at random.
+        .executableTarget(name: "hark", dependencies: ["HarkCore", "HarkShell"], path: "Sources/hark",
+                          linkerSettings: [.unsafeFlags(["-Xclang-linker", "-no-pie"], .when(platforms: [.linux], configuration: .release))]),
 
         // Loopback servers that speak the real wire protocols, temp homes, a pty driver.
         .target(name: "TestSupport", dependencies: ["HarkCore"], path: "Tests/TestSupport"),

@@ -58,7 +58,7 @@ public enum HarkCommandLine {
                 overrides.speak = true
                 workspace.voice.setOverrides(overrides, for: workspace.currentSession)
             }
-            return Shell(workspace: workspace, capabilities: capabilities).run()
+            return try Shell(workspace: workspace, capabilities: capabilities).run()
         }
         return OneShot(workspace: workspace, capabilities: capabilities, json: options.json, speak: options.speak).run(message)
     }

@@ -50,10 +50,13 @@ final class LineEditor {
     /// dictation by pushing it, whatever keys the user bound.
     static let listenSequence = "\u{1B}[7469~"
 
-    init(program: String = "hark") {
+    init(program: String = "hark") throws {
+        if let problem = hark_editline_load() {
+            throw HarkError.unavailable(String(cString: problem), hint: "the interactive shell needs it; messages in pipes do not")
+        }
         LineEditor.configureLocale()
-        editLine = el_init(program, fdopen(STDIN_FILENO, "r"), fdopen(STDOUT_FILENO, "w"), fdopen(STDERR_FILENO, "w"))
-        history = history_init()
+        editLine = hark_el_init(program, fdopen(STDIN_FILENO, "r"), fdopen(STDOUT_FILENO, "w"), fdopen(STDERR_FILENO, "w"))
+        history = hark_history_init()
         hark_history_setsize(history, &historyEvent, 2000)
         hark_history_setunique(history, &historyEvent, 1)
         hark_el_set_clientdata(editLine, Unmanaged.passUnretained(self).toOpaque())
@@ -92,14 +95,14 @@ final class LineEditor {
         hark_el_bind(editLine, "\\e[15~", "hark-listen")  // F5
         hark_el_bind(editLine, "^R", "em-inc-search-prev")
         // The user's ~/.editrc (or $EDITRC) comes last so it can override all of the above.
-        el_source(editLine, nil)
+        hark_el_source(editLine, nil)
         // Bound again after it, in whatever mode (emacs or vi) it chose.
         hark_el_bind(editLine, "\\e[7469~", "hark-listen")
     }
 
     deinit {
-        el_end(editLine)
-        history_end(history)
+        hark_el_end(editLine)
+        hark_history_end(history)
         free(promptBuffer)
     }
 
@@ -124,7 +127,7 @@ final class LineEditor {
         RawOutput.write("\u{1B}[?2004h")  // bracketed paste on
         defer { RawOutput.write("\u{1B}[?2004l") }
         var count: Int32 = 0
-        let result = el_gets(editLine, &count)
+        let result = hark_el_gets(editLine, &count)
         if interrupted { return .interrupted }
         guard let result, count > 0 else { return .endOfFile }
         // `count` bytes, not up to a NUL: a bound function that shortened the line and ends it
@@ -258,7 +261,7 @@ final class LineEditor {
     // MARK: The line buffer
 
     func lineAroundCursor() -> (before: String, after: String) {
-        guard let info = el_wline(editLine)?.pointee else { return ("", "") }
+        guard let info = hark_el_wline(editLine)?.pointee else { return ("", "") }
         func text(_ start: UnsafePointer<wchar_t>, _ end: UnsafePointer<wchar_t>) -> String {
             var scalars = String.UnicodeScalarView()
             var pointer = start
@@ -275,17 +278,17 @@ final class LineEditor {
         guard !text.isEmpty else { return }
         var wide = text.unicodeScalars.map { wchar_t(bitPattern: $0.value) }
         wide.append(0)
-        el_winsertstr(editLine, wide)
+        hark_el_winsertstr(editLine, wide)
     }
 
     func clearLine() {
         let (before, after) = lineAroundCursor()
-        el_cursor(editLine, Int32(after.unicodeScalars.count))
-        el_deletestr(editLine, Int32(before.unicodeScalars.count + after.unicodeScalars.count))
+        hark_el_cursor(editLine, Int32(after.unicodeScalars.count))
+        hark_el_deletestr(editLine, Int32(before.unicodeScalars.count + after.unicodeScalars.count))
     }
 
     private func moveCursorBack(_ count: Int) {
-        el_cursor(editLine, -Int32(count))
+        hark_el_cursor(editLine, -Int32(count))
     }
 
     /// Puts text into the next line read (for /prompt NAME or a draft kept after an error).
@@ -324,14 +327,14 @@ final class LineEditor {
     /// to the end of the text, then a new line below it.
     func endLine(promptWidth: Int) {
         let (_, after) = lineAroundCursor()
-        if !after.isEmpty { update(promptWidth: promptWidth) { el_cursor(editLine, Int32(after.unicodeScalars.count)) } }
+        if !after.isEmpty { update(promptWidth: promptWidth) { hark_el_cursor(editLine, Int32(after.unicodeScalars.count)) } }
         RawOutput.write("\r\n")
     }
 
     /// Deletes `count` characters before the cursor.
     func deleteBeforeCursor(_ count: Int) {
         guard count > 0 else { return }
-        el_deletestr(editLine, Int32(count))
+        hark_el_deletestr(editLine, Int32(count))
     }
 
     // MARK: History
@@ -370,7 +373,7 @@ final class LineEditor {
     }
 
     private func replaceWord(_ word: String, with replacement: String) {
-        el_deletestr(editLine, Int32(word.unicodeScalars.count))
+        hark_el_deletestr(editLine, Int32(word.unicodeScalars.count))
         insert(replacement)
     }
 

@@ -20,11 +20,11 @@ public final class Shell {
     /// Columns the prompt last drawn takes (dictation redraws the line in place).
     var promptWidth = 0
 
-    public init(workspace: Workspace, capabilities: TerminalCapabilities = .detect()) {
+    public init(workspace: Workspace, capabilities: TerminalCapabilities = .detect()) throws {
         self.workspace = workspace
         self.capabilities = capabilities
         ansi = ANSI(enabled: capabilities.colors)
-        editor = LineEditor()
+        editor = try LineEditor()
         editor.prompt = { [unowned self] in prompt() }
         editor.complete = { line in Completion.complete(line: line, workspace: workspace) }
         editor.onMultilinePaste = { [unowned self] lines in
