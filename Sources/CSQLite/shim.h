@@ -9,4 +9,8 @@ static inline int hark_sqlite3_bind_text(sqlite3_stmt *stmt, int index, const ch
 static inline int hark_sqlite3_bind_blob(sqlite3_stmt *stmt, int index, const void *data, int length) {
     return sqlite3_bind_blob(stmt, index, data, length, SQLITE_TRANSIENT);
 }
+// sqlite3_db_config is variadic.
+static inline int hark_sqlite3_skip_checkpoint_on_close(sqlite3 *db) {
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)0);
+}
 #endif

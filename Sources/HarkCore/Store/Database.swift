@@ -22,6 +22,12 @@ public final class Database: @unchecked Sendable {
         self.handle = connection
         self.path = path
         sqlite3_extended_result_codes(connection, 1)
+        // The last connection to close would checkpoint the WAL into the database and delete
+        // it, with three or four fdatasyncs: paid by every one-shot `hark -s bot "…"` and
+        // every `hark search`, it was most of what a one-shot message costs beyond curl's
+        // (BENCHMARKS.md). The WAL stays and is checkpointed by SQLite's automatic checkpoint,
+        // once per 1,000 pages written. Durability is that of synchronous=NORMAL either way.
+        hark_sqlite3_skip_checkpoint_on_close(connection)
         sqlite3_busy_timeout(connection, busyTimeoutMilliseconds)
     }
 
