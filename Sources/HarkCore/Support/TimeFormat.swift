@@ -23,11 +23,20 @@ public enum TimeFormat {
     }
 
     /// "14:05" today, "Mar 3 14:05" this year, else the full date.
+    /// One local-time conversion of each date and one strftime: a search lists twenty of
+    /// these, and five conversions and an NSString bridge apiece showed in its profile.
     public static func short(_ date: Date, now: Date = Date()) -> String {
-        let today = format(now, "%Y-%m-%d")
-        if format(date, "%Y-%m-%d") == today { return format(date, "%H:%M") }
-        if format(date, "%Y") == format(now, "%Y") { return format(date, "%b %e %H:%M").replacingOccurrences(of: "  ", with: " ") }
+        let when = localParts(date), today = localParts(now)
+        if when.tm_year == today.tm_year && when.tm_yday == today.tm_yday { return format(date, "%H:%M") }
+        if when.tm_year == today.tm_year { return format(date, "%b %-d %H:%M") }  // %-d: glibc's unpadded day
         return format(date, "%Y-%m-%d")
+    }
+
+    private static func localParts(_ date: Date) -> tm {
+        var seconds = time_t(date.timeIntervalSince1970)
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        return parts
     }
 
     /// "1.4s", "2m05s".
