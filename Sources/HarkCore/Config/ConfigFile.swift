@@ -87,33 +87,58 @@ public enum ConfigFile {
         guard value.count >= 2, value.hasSuffix("\"") else {
             throw HarkError.config(path: path, line: line, reason: "unterminated quoted value")
         }
-        var result = ""
-        var escaping = false
-        for character in value.dropFirst().dropLast() {
-            if escaping {
-                switch character {
-                case "n": result.append("\n")
-                case "t": result.append("\t")
-                default: result.append(character)
+        // By scalar: "\r\n" is one Character, and an escape may stand before either half.
+        var result = String.UnicodeScalarView()
+        var scalars = value.unicodeScalars.dropFirst().dropLast()[...]
+        while let scalar = scalars.popFirst() {
+            guard scalar == "\\", let escaped = scalars.popFirst() else {
+                result.append(scalar)
+                continue
+            }
+            switch escaped {
+            case "n": result.append("\n")
+            case "r": result.append("\r")
+            case "t": result.append("\t")
+            case "u":
+                // \uXXXX, written by quoteIfNeeded for the other line breaks (U+2028, NEL…).
+                let hex = String(String.UnicodeScalarView(scalars.prefix(4)))
+                guard hex.count == 4, let code = UInt32(hex, radix: 16), let decoded = Unicode.Scalar(code) else {
+                    throw HarkError.config(path: path, line: line, reason: "\\u needs four hex digits, as in \\u2028")
                 }
-                escaping = false
-            } else if character == "\\" {
-                escaping = true
-            } else {
-                result.append(character)
+                result.append(decoded)
+                scalars = scalars.dropFirst(4)
+            default: result.append(escaped)
             }
         }
-        return result
+        return String(result)
     }
 
+    /// The value as written to the file: quoted, with escapes, when it has outer spaces, starts
+    /// with a quote, or holds a tab or anything that ends a line (the file is split at every
+    /// line break Swift knows: CR, LF, VT, FF, NEL, U+2028, U+2029), which would otherwise
+    /// break the line in two.
     static func quoteIfNeeded(_ value: String) -> String {
         let needsQuotes = value.hasPrefix("\"") || value != value.trimmingSpaces
-            || value.contains("\n") || value.contains("\t")
+            || value.unicodeScalars.contains { $0 == "\t" || isLineBreak($0) }
         guard needsQuotes else { return value }
-        let escaped = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            .replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\t", with: "\\t")
-        return "\"" + escaped + "\""
+        var escaped = String.UnicodeScalarView()
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\\": escaped.append(contentsOf: "\\\\".unicodeScalars)
+            case "\"": escaped.append(contentsOf: "\\\"".unicodeScalars)
+            case "\n": escaped.append(contentsOf: "\\n".unicodeScalars)
+            case "\r": escaped.append(contentsOf: "\\r".unicodeScalars)
+            case "\t": escaped.append(contentsOf: "\\t".unicodeScalars)
+            case _ where isLineBreak(scalar):
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                escaped.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).unicodeScalars)
+            default: escaped.append(scalar)
+            }
+        }
+        return "\"" + String(escaped) + "\""
     }
+
+    private static func isLineBreak(_ scalar: Unicode.Scalar) -> Bool { Character(scalar).isNewline }
 
     /// Loads the config, writing the commented default first if there is none. A literal
     /// secret in a file that group or others can read is refused, as ssh refuses such keys.

@@ -115,6 +115,23 @@ import TestSupport
         #expect(try ConfigFile.parse(removed, path: "x").session(named: "a")?.url == nil)
     }
 
+    /// Noticed by the config fuzzer: a value holding a line break other than LF (CR, CRLF,
+    /// VT, FF, NEL, U+2028, U+2029) was written unquoted and split its line when read back.
+    @Test(arguments: ["a\rb", "a\r\nb", "a\u{B}b", "a\u{C}b", "a\u{85}b", "a\u{2028}b", "a\u{2029}b",
+                      "tab\there", " padded ", "\"quoted\"", "back\\slash\\u2028", "plain", "é\u{301}\r\u{2028}"])
+    func anyValueSurvivesBeingWrittenAndReadBack(_ value: String) throws {
+        let original = "[session a]\nkind = openai\nurl = http://one\n"
+        let edited = ConfigFile.setting([("model", value)], session: "a", kind: "openai", in: original)
+        let session = try #require(try ConfigFile.parse(edited, path: "x").session(named: "a"))
+        #expect(session.values["model"] == value)
+        #expect(session.url == "http://one")
+        #expect(edited.split(whereSeparator: \.isNewline).count == 4, "\(edited.debugDescription)")
+    }
+
+    @Test func aBadUnicodeEscapeIsAConfigError() {
+        #expect(throws: HarkError.self) { try ConfigFile.parse("[session a]\nkind = openai\nmodel = \"x\\u20\"\n", path: "x") }
+    }
+
     @Test func authSpecsInBothForms() throws {
         #expect(try AuthSpec(parsing: "basic:ann:env:PW") == .basic(user: "ann", password: .environment("PW")))
         #expect(try AuthSpec(parsing: "header X-N8N-Key env:K") == .header(name: "X-N8N-Key", value: .environment("K")))
