@@ -48,7 +48,31 @@ public enum HarkError: Error, Sendable, Equatable {
     }
 
     /// The one line shown to the user (without the "hark: " prefix), with any secret masked.
-    public var message: String { SecretValues.redact(rawMessage) }
+    /// What the user reads: secrets masked, and control characters shown as `^[`, `^G`…
+    /// instead of reaching the terminal, where an escape sequence in a server's error body or
+    /// a config line could recolour, retitle or rewrite the screen.
+    public var message: String { Self.visibleControls(SecretValues.redact(rawMessage)) }
+
+    static func visibleControls(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { Self.isControl($0) }) else { return text }
+        var shown = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if !isControl(scalar) {
+                shown.append(scalar)
+            } else if scalar.value < 0x20 || scalar.value == 0x7F {
+                shown.append("^")
+                shown.append(Unicode.Scalar(UInt8(scalar.value ^ 0x40)))
+            } else {
+                shown.append("\u{FFFD}")  // C1 controls have no caret form
+            }
+        }
+        return String(shown)
+    }
+
+    /// C0 (but tab and line feed), DEL and C1.
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        (scalar.value < 0x20 && scalar != "\t" && scalar != "\n") || (0x7F...0x9F).contains(scalar.value)
+    }
 
     private var rawMessage: String {
         switch self {
