@@ -5,12 +5,15 @@ import Foundation
 public final class Gate: @unchecked Sendable {
     private let condition = NSCondition()
     private var isOpen = false
+    /// When it opened (monotonic), so a waiter that resumes late still knows whether it opened in time.
+    private var openedAt: UInt64?
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
     public init() {}
 
     public func open() {
         condition.lock()
+        if openedAt == nil { openedAt = DispatchTime.now().uptimeNanoseconds }
         isOpen = true
         condition.broadcast()
         let waiting = waiters
@@ -34,22 +37,33 @@ public final class Gate: @unchecked Sendable {
         }
     }
 
-    /// Waits until open or until `seconds` pass; false on timeout. For test code.
+    /// Waits until open or until `seconds` pass; whether it opened within them. For test code.
+    /// The answer comes from when the gate opened, not from which child task finished first:
+    /// on a loaded machine both children can sit runnable behind tests that block the shared
+    /// thread pool (speech recognition, say), and the timer's may then be picked first although
+    /// the gate opened seconds before. That made a cancellation test fail at "19 s" in CI.
     public func opened(within seconds: Double) async -> Bool {
-        await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                await self.opened()
-                return true
-            }
-            group.addTask {
-                try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
-                return false
-            }
-            let first = await group.next() ?? false
-            if !first { self.open() }  // releases the waiting child so the group can end
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
+        return await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.opened() }
+            group.addTask { try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9)) }
+            await group.next()
             group.cancelAll()
-            return first
+            // The group ends only when the waiting child does: release it (the gate itself
+            // stays as it is).
+            return openedInTime(deadline)
         }
+    }
+
+    /// Whether it opened by `deadline`; wakes whoever still waits in `opened()`.
+    private func openedInTime(_ deadline: UInt64) -> Bool {
+        condition.lock()
+        let inTime = openedAt.map { $0 <= deadline } ?? false
+        let waiting = waiters
+        waiters = []
+        condition.unlock()
+        for waiter in waiting { waiter.resume() }
+        return inTime
     }
 
     /// Blocks the calling thread: for server threads. Returns false if the gate did not open
