@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Splits a byte stream into lines at "\n" (dropping a "\r" before it), keeping the partial
 /// tail between reads. Used for n8n's newline-delimited JSON, where chunk boundaries fall
 /// anywhere, including inside a JSON string or a multi-byte UTF-8 character.
@@ -16,25 +20,43 @@ public struct LineSplitter: Sendable {
     /// Complete lines in this chunk; blank (whitespace-only) lines are skipped.
     public mutating func feed(_ chunk: UnsafeBufferPointer<UInt8>) throws(Failure) -> [[UInt8]] {
         var lines: [[UInt8]] = []
+        do {
+            try feed(chunk) { line in lines.append(Array(line)) }
+        } catch let failure as Failure {
+            throw failure
+        } catch {
+            preconditionFailure("the collecting handler does not throw")
+        }
+        return lines
+    }
+
+    /// Calls `handle` with each complete, non-blank line (its "\r" dropped), found with memchr
+    /// and passed as a view valid only during the call: no array per line.
+    /// Throws `Failure` or what `handle` throws.
+    public mutating func feed(_ chunk: UnsafeBufferPointer<UInt8>, _ handle: (UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+        guard let base = chunk.baseAddress else { return }
         var start = 0
-        for index in 0..<chunk.count where chunk[index] == 0x0A {
-            var line: [UInt8]
+        while start < chunk.count, let found = memchr(base + start, 0x0A, chunk.count - start) {
+            let end = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
             if tail.isEmpty {
-                line = Array(UnsafeBufferPointer(rebasing: chunk[start..<index]))
+                try Self.emit(UnsafeBufferPointer(rebasing: chunk[start..<end]), handle)
             } else {
-                tail.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[start..<index]))
-                line = tail
+                tail.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[start..<end]))
+                let line = tail
                 tail.removeAll(keepingCapacity: true)
+                try line.withUnsafeBufferPointer { line in try Self.emit(line, handle) }
             }
-            start = index + 1
-            if line.last == 0x0D { line.removeLast() }
-            if !Self.isBlank(line) { lines.append(line) }
+            start = end + 1
         }
         if start < chunk.count {
             tail.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[start..<chunk.count]))
-            if tail.count > maxLineBytes { throw .lineTooLarge(limit: maxLineBytes) }
+            if tail.count > maxLineBytes { throw Failure.lineTooLarge(limit: maxLineBytes) }
         }
-        return lines
+    }
+
+    private static func emit(_ line: UnsafeBufferPointer<UInt8>, _ handle: (UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+        let trimmed = line.last == 0x0D ? UnsafeBufferPointer(rebasing: line.dropLast()) : line
+        if !isBlank(trimmed) { try handle(trimmed) }
     }
 
     public mutating func feed(_ bytes: [UInt8]) throws(Failure) -> [[UInt8]] {
@@ -52,7 +74,7 @@ public struct LineSplitter: Sendable {
     /// True until the first non-blank byte: lets a caller decide a stream's format by its start.
     public var pendingBytes: [UInt8] { tail }
 
-    static func isBlank(_ line: [UInt8]) -> Bool {
+    static func isBlank<Bytes: Collection<UInt8>>(_ line: Bytes) -> Bool {
         line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
     }
 }

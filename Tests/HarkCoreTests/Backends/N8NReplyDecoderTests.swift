@@ -24,6 +24,18 @@ import TestSupport
         events.compactMap { if case .text(let text) = $0 { return text } else { return nil } }.joined()
     }
 
+    /// A streamed line past the splitter's 32 MB limit is a one-line protocol error, not the
+    /// splitter's own error type printed as Swift would.
+    @Test func aLineOverThirtyTwoMegabytesIsAOneLineError() throws {
+        var decoder = N8NReplyDecoder()
+        try decoder.start(head: HTTPResponseHead(status: 200, headers: [:]))
+        _ = try decoder.feed(Array("{\"type\":\"begin\",\"metadata\":{\"nodeId\":\"a\"}}\n{\"type\":\"item\",\"content\":\"".utf8))
+        let block = [UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20)
+        #expect(throws: HarkError.protocolViolation("a line of the webhook's stream is larger than 32 MB")) {
+            for _ in 0..<40 { _ = try decoder.feed(block) }
+        }
+    }
+
     static let stream = """
         {"type":"begin","metadata":{"nodeId":"a1","nodeName":"AI Agent","itemIndex":0,"runIndex":0,"timestamp":1}}
         {"type":"item","content":"안녕하세요, ","metadata":{"nodeId":"a1","runIndex":0}}

@@ -24,9 +24,21 @@ public struct N8NReplyDecoder: ReplyDecoder {
     }
 
     public mutating func feed(_ bytes: [UInt8], into events: inout [ReplyEvent]) throws {
+        do { try decode(bytes, into: &events) } catch LineSplitter.Failure.lineTooLarge(let limit) {
+            throw HarkError.protocolViolation("a line of the webhook's stream is larger than \(limit >> 20) MB")
+        }
+    }
+
+    private mutating func decode(_ bytes: [UInt8], into events: inout [ReplyEvent]) throws {
         switch mode {
         case .streaming:
-            try lines(try splitter.feed(bytes), into: &events)
+            // The splitter calls back into this decoder, so it is taken out of `self` for the call.
+            var splitter = LineSplitter()
+            swap(&splitter, &self.splitter)
+            defer { swap(&splitter, &self.splitter) }
+            try bytes.withUnsafeBufferPointer { buffer in
+                try splitter.feed(buffer) { line in try self.line(line, into: &events) }
+            }
         case .whole:
             pending += bytes
             if pending.count > maxWholeBytes {
@@ -85,6 +97,10 @@ public struct N8NReplyDecoder: ReplyDecoder {
     /// The chunk on this line, or nil when the line is not one. Read with JSONScanner: a long
     /// reply is hundreds of thousands of these.
     static func streamChunk(_ line: [UInt8]) -> Chunk? {
+        line.withUnsafeBufferPointer { streamChunk($0) }
+    }
+
+    static func streamChunk(_ line: UnsafeBufferPointer<UInt8>) -> Chunk? {
         guard line.first == UInt8(ascii: "{") else { return nil }
         var type: String?
         var content: String?
@@ -106,31 +122,39 @@ public struct N8NReplyDecoder: ReplyDecoder {
         } catch {
             return nil
         }
-        guard let type, ["begin", "item", "end", "error"].contains(type) else { return nil }
+        guard let type else { return nil }
+        switch type {
+        case "begin", "item", "end", "error": break
+        default: return nil
+        }
         return Chunk(type: type, content: content, run: node + "#" + runIndex)
     }
 
     private mutating func lines(_ lines: [[UInt8]], into events: inout [ReplyEvent]) throws {
         for line in lines {
-            guard let chunk = Self.streamChunk(line) else {
-                // Not JSON: n8n's own client shows such a line as text.
-                itemCount += 1
-                events.append(.text(String(decoding: line, as: UTF8.self)))
-                continue
-            }
-            switch chunk.type {
-            case "item":
-                itemCount += 1
-                guard let content = chunk.content, !content.isEmpty else { continue }
-                // Several agents (or runs of one) in a reply: keep their texts apart.
-                if let last = lastTextRun, last != chunk.run { events.append(.text("\n\n")) }
-                lastTextRun = chunk.run
-                events.append(.text(content))
-            case "error":
-                throw HarkError.backend("n8n: \(chunk.content ?? "the workflow failed")")
-            default:
-                break
-            }
+            try line.withUnsafeBufferPointer { line in try self.line(line, into: &events) }
+        }
+    }
+
+    private mutating func line(_ line: UnsafeBufferPointer<UInt8>, into events: inout [ReplyEvent]) throws {
+        guard let chunk = Self.streamChunk(line) else {
+            // Not JSON: n8n's own client shows such a line as text.
+            itemCount += 1
+            events.append(.text(String(decoding: line, as: UTF8.self)))
+            return
+        }
+        switch chunk.type {
+        case "item":
+            itemCount += 1
+            guard let content = chunk.content, !content.isEmpty else { return }
+            // Several agents (or runs of one) in a reply: keep their texts apart.
+            if let last = lastTextRun, last != chunk.run { events.append(.text("\n\n")) }
+            lastTextRun = chunk.run
+            events.append(.text(content))
+        case "error":
+            throw HarkError.backend("n8n: \(chunk.content ?? "the workflow failed")")
+        default:
+            break
         }
     }
 
