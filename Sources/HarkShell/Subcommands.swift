@@ -96,12 +96,7 @@ extension HarkCommandLine {
     static func readHistory(_ name: String, _ parsed: Parsed) throws -> Int32 {
         let paths = Paths.fromEnvironment()
         let session = parsed.values["--session"]
-        if let session {
-            let config = try ConfigFile.load(paths: paths)
-            guard config.session(named: session) != nil else {
-                throw HarkError.unknownSession(session, suggestion: Suggest.closest(to: session, in: config.sessionNames))
-            }
-        }
+        if let session { _ = try ConfigFile.load(paths: paths).existingSession(named: session) }
         let store = try HistoryStore.openForReading(path: paths.historyDatabase) ?? HistoryStore(path: paths.historyDatabase)
         let json = parsed.flags.contains("--json")
         if name == "history" {
@@ -167,9 +162,7 @@ extension HarkCommandLine {
             RawOutput.write("removed session \(rest[0]) (its history stays)\n")
         default:
             guard let name = rest.first, rest.count >= 2 else { throw HarkError.usage("usage: hark session edit NAME KEY=VALUE…") }
-            guard let session = config.session(named: name) else {
-                throw HarkError.unknownSession(name, suggestion: Suggest.closest(to: name, in: config.sessionNames))
-            }
+            let session = try config.existingSession(named: name)
             try SessionEditing.set(Array(rest.dropFirst()), session: session, paths: paths)
             RawOutput.write("updated session \(name)\n")
         }

@@ -10,9 +10,7 @@ extension HarkCommandLine {
         let paths = Paths.fromEnvironment()
         let config = try ConfigFile.load(paths: paths)
         let name = parsed.values["--session"] ?? config.defaultSession
-        guard let session = config.session(named: name) else {
-            throw HarkError.unknownSession(name, suggestion: Suggest.closest(to: name, in: config.sessionNames))
-        }
+        let session = try config.existingSession(named: name)
         var settings = try VoiceSettings.resolve(session: session, config: config, paths: paths)
         switch command.name {
         case "speak":

@@ -142,9 +142,7 @@ public enum SessionEditing {
     }
 
     public static func remove(name: String, paths: Paths, config: Config) throws {
-        guard config.session(named: name) != nil else {
-            throw HarkError.unknownSession(name, suggestion: Suggest.closest(to: name, in: config.sessionNames))
-        }
+        _ = try config.existingSession(named: name)
         guard let updated = ConfigFile.removing(session: name, from: currentText(paths)) else {
             throw HarkError.usage("session \(name) is built in and has no block in the config to remove")
         }

@@ -57,10 +57,7 @@ public final class Workspace: @unchecked Sendable {
     }
 
     public func session(named name: String) throws -> SessionConfig {
-        guard let session = config.session(named: name) else {
-            throw HarkError.unknownSession(name, suggestion: Suggest.closest(to: name, in: config.sessionNames))
-        }
-        return session
+        try config.existingSession(named: name)
     }
 
     public func switchSession(to name: String) throws {

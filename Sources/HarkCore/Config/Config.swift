@@ -84,6 +84,15 @@ public struct Config: Sendable, Equatable {
 
     public var sessionNames: [String] { sessions.map(\.name) }
 
+    /// The session named so, or the error every command gives for a name that is not one
+    /// (with the closest configured name as a suggestion).
+    public func existingSession(named name: String) throws -> SessionConfig {
+        guard let session = session(named: name) else {
+            throw HarkError.unknownSession(name, suggestion: Suggest.closest(to: name, in: sessionNames))
+        }
+        return session
+    }
+
     /// The session `hark` opens on: `default` in `[hark]`, else `local`.
     public var defaultSession: String {
         if let name = global["default"], session(named: name) != nil { return name }
