@@ -39,15 +39,16 @@ decoder_sources=(Tests/Fuzz/Support/ReplyDecoderSupport.swift "$core/Backends/Re
 # The HarkCore sources a target is compiled from.
 sources() {
   case "$1" in
-    sse) echo "$core/Streaming/SSEParser.swift" ;;
-    ndjson) echo "$core/Streaming/LineSplitter.swift" ;;
+    sse) echo "$core/Streaming/SSEParser.swift $core/Streaming/ByteSearch.swift" ;;
+    ndjson) echo "$core/Streaming/LineSplitter.swift $core/Streaming/ByteSearch.swift" ;;
     config) echo "$core/Config/ConfigFile.swift $core/Config/Config.swift $core/Config/Secret.swift" \
       "$core/Config/Paths.swift $core/Support/ShellCommand.swift $core/Support/Subprocess.swift ${errors[*]}" ;;
     command) echo "$core/Commands/CommandSpec.swift ${errors[*]}" ;;
     json) echo "${json_sources[*]}" ;;
     http) echo "$core/HTTP/HTTPResponseParser.swift $core/HTTP/HTTPRequest.swift $core/HTTP/RetryPolicy.swift ${json_sources[*]} ${errors[*]}" ;;
-    n8n) echo "$core/Backends/Webhook/N8NReplyDecoder.swift $core/Streaming/LineSplitter.swift ${decoder_sources[*]}" ;;
-    openai) echo "$core/Backends/OpenAI/ChatCompletionDecoder.swift $core/Streaming/SSEParser.swift" \
+    n8n) echo "$core/Backends/Webhook/N8NReplyDecoder.swift $core/Streaming/LineSplitter.swift $core/Streaming/ByteSearch.swift" \
+      "${decoder_sources[*]}" ;;
+    openai) echo "$core/Backends/OpenAI/ChatCompletionDecoder.swift $core/Streaming/SSEParser.swift $core/Streaming/ByteSearch.swift" \
       "$core/HTTP/ServerMessage.swift ${decoder_sources[*]}" ;;
     *) echo "fuzz.sh: no target \"$1\"; the targets are: ${targets[*]}" >&2; return 2 ;;
   esac

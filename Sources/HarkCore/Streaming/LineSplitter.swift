@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Splits a byte stream into lines at "\n" (dropping a "\r" before it), keeping the partial
 /// tail between reads. Used for n8n's newline-delimited JSON, where chunk boundaries fall
 /// anywhere, including inside a JSON string or a multi-byte UTF-8 character.
@@ -34,10 +30,8 @@ public struct LineSplitter: Sendable {
     /// and passed as a view valid only during the call: no array per line.
     /// Throws `Failure` or what `handle` throws.
     public mutating func feed(_ chunk: UnsafeBufferPointer<UInt8>, _ handle: (UnsafeBufferPointer<UInt8>) throws -> Void) throws {
-        guard let base = chunk.baseAddress else { return }
         var start = 0
-        while start < chunk.count, let found = memchr(base + start, 0x0A, chunk.count - start) {
-            let end = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
+        while let end = chunk.firstOffset(of: 0x0A, from: start, to: chunk.count) {
             if tail.isEmpty {
                 try Self.emit(UnsafeBufferPointer(rebasing: chunk[start..<end]), handle)
             } else {

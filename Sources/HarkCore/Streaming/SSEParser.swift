@@ -80,7 +80,6 @@ public struct SSEParser: Sendable {
     /// half a million small events through at the speed of the network (BENCHMARKS.md).
     /// Throws `Failure` or what `handle` throws.
     public mutating func feed(_ chunk: UnsafeBufferPointer<UInt8>, _ handle: (SSEEventView) throws -> Void) throws {
-        guard let base = chunk.baseAddress else { return }
         let count = chunk.count
         var start = 0
         if !started {
@@ -106,8 +105,8 @@ public struct SSEParser: Sendable {
         while start < count {
             // A line ends at the first CR or LF: memchr finds the LF, then the CR before it,
             // both with vector instructions rather than a byte at a time.
-            let newline = Self.find(0x0A, in: base, from: start, to: count) ?? count
-            let end = Self.find(0x0D, in: base, from: start, to: newline) ?? newline
+            let newline = chunk.firstOffset(of: 0x0A, from: start, to: count) ?? count
+            let end = chunk.firstOffset(of: 0x0D, from: start, to: newline) ?? newline
             guard end < count else { break }
             if line.isEmpty {
                 try processLine(UnsafeBufferPointer(rebasing: chunk[start..<end]), handle)
@@ -150,7 +149,7 @@ public struct SSEParser: Sendable {
             return
         }
         if text[0] == UInt8(ascii: ":") { return }  // comment, e.g. keep-alive
-        let colon = Self.find(UInt8(ascii: ":"), in: text.baseAddress!, from: 0, to: text.count) ?? text.count
+        let colon = text.firstOffset(of: UInt8(ascii: ":"), from: 0, to: text.count) ?? text.count
         let field = UnsafeBufferPointer(rebasing: text[0..<colon])
         var valueStart = colon < text.count ? colon + 1 : text.count
         if valueStart < text.count, text[valueStart] == 0x20 { valueStart += 1 }
@@ -184,13 +183,6 @@ public struct SSEParser: Sendable {
         try data.withUnsafeBufferPointer { data in
             try handle(SSEEventView(type: type, data: data, id: lastEventID, retry: retry))
         }
-    }
-
-    /// The offset of the first `byte` in `base[from..<to]` (memchr).
-    @inline(__always)
-    private static func find(_ byte: UInt8, in base: UnsafePointer<UInt8>, from: Int, to: Int) -> Int? {
-        guard from < to, let found = memchr(base + from, Int32(byte), to - from) else { return nil }
-        return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
     }
 
     private func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {

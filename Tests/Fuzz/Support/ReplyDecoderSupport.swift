@@ -21,6 +21,20 @@ func decode<Decoder: ReplyDecoder>(_ decoder: Decoder, head: HTTPResponseHead, _
     return DecodedReply(events: ReplyEvent.coalesced(events), error: nil)
 }
 
+/// A well-formed body decoded in one piece, its events coalesced; a throw fails the run.
+func decodeWellFormed<Decoder: ReplyDecoder>(_ decoder: Decoder, contentType: String, _ body: String) -> [ReplyEvent] {
+    var decoder = decoder
+    var events: [ReplyEvent] = []
+    do {
+        try decoder.start(head: HTTPResponseHead(status: 200, headers: ["content-type": contentType]))
+        try decoder.feed(Array(body.utf8), into: &events)
+        try decoder.finish(into: &events)
+    } catch {
+        require(false, "a well-formed stream failed: \(error)")
+    }
+    return ReplyEvent.coalesced(events)
+}
+
 /// The body's content type, chosen by the input's first byte among what servers send.
 func contentType(_ input: FuzzInput) -> String? {
     let types: [String?] = [nil, "application/json", "text/event-stream", "text/plain; charset=utf-8",

@@ -21,16 +21,8 @@ func checkItems(_ input: FuzzInput) {
         stream += #"{"type":"item","content":"# + jsonString(text) + #","metadata":{"nodeId":"agent","runIndex":0}}"# + "\n"
     }
     stream += #"{"type":"end","metadata":{"nodeId":"agent","runIndex":0}}"# + "\n"
-    var decoder = N8NReplyDecoder()
-    var events: [ReplyEvent] = []
-    do {
-        try decoder.start(head: HTTPResponseHead(status: 200, headers: ["content-type": "application/json; charset=utf-8"]))
-        try decoder.feed(Array(stream.utf8), into: &events)
-        try decoder.finish(into: &events)
-    } catch {
-        require(false, "a well-formed stream failed: \(error)")
-    }
+    let events = decodeWellFormed(N8NReplyDecoder(), contentType: "application/json; charset=utf-8", stream)
     let text = texts.joined()
     let expected: [ReplyEvent] = (text.isEmpty ? [] : [.text(text)]) + [.finished(reason: nil)]
-    require(ReplyEvent.coalesced(events) == expected, "items \(texts) decoded as \(events)")
+    require(events == expected, "items \(texts) decoded as \(events)")
 }

@@ -21,17 +21,9 @@ func checkDeltas(_ input: FuzzInput) {
     }
     stream += #"data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}"#
         + "\n\ndata: [DONE]\n\n"
-    var decoder = ChatCompletionDecoder()
-    var events: [ReplyEvent] = []
-    do {
-        try decoder.start(head: HTTPResponseHead(status: 200, headers: ["content-type": "text/event-stream"]))
-        try decoder.feed(Array(stream.utf8), into: &events)
-        try decoder.finish(into: &events)
-    } catch {
-        require(false, "a well-formed stream failed: \(error)")
-    }
+    let events = decodeWellFormed(ChatCompletionDecoder(), contentType: "text/event-stream", stream)
     let text = texts.joined()
     let expected: [ReplyEvent] = (texts.isEmpty ? [] : [.model("m")]) + (text.isEmpty ? [] : [.text(text)])
         + [.usage(Usage(promptTokens: 3, completionTokens: 1, totalTokens: 4)), .finished(reason: "stop")]
-    require(ReplyEvent.coalesced(events) == expected, "deltas \(texts) decoded as \(events)")
+    require(events == expected, "deltas \(texts) decoded as \(events)")
 }

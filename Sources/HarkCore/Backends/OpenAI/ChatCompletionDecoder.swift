@@ -104,16 +104,14 @@ public struct ChatCompletionDecoder: ReplyDecoder {
         let someReasoning = reasoning.flatMap { $0.isEmpty ? nil : $0 }
         let someUsage = usage.flatMap { $0 == Usage() ? nil : $0 }
         guard newModel != nil || someReasoning != nil || someUsage != nil else { return }
-        // Events other than text keep their place: this chunk's content goes after them.
-        let content = Array(text[textBefore...])
-        text.removeSubrange(textBefore...)
-        flushText(into: &replies)
+        // Events other than text keep their place: earlier chunks' text before them, this
+        // chunk's content after the model and reasoning.
+        flushText(before: textBefore, into: &replies)
         if let newModel {
             reportedModel = true
             replies.append(.model(newModel))
         }
         if let someReasoning { replies.append(.reasoning(someReasoning)) }
-        text = content
         if let someUsage {
             flushText(into: &replies)
             replies.append(.usage(someUsage))
@@ -123,9 +121,13 @@ public struct ChatCompletionDecoder: ReplyDecoder {
     /// Hands out the content gathered so far as one event: its pieces were each made valid
     /// UTF-8 as they were read, so joining them changes nothing.
     private mutating func flushText(into replies: inout [ReplyEvent]) {
-        guard !text.isEmpty else { return }
-        replies.append(.text(String(decoding: text, as: UTF8.self)))
-        text.removeAll(keepingCapacity: true)
+        flushText(before: text.count, into: &replies)
+    }
+
+    private mutating func flushText(before end: Int, into replies: inout [ReplyEvent]) {
+        guard end > 0 else { return }
+        replies.append(.text(String(decoding: text[..<end], as: UTF8.self)))
+        if end == text.count { text.removeAll(keepingCapacity: true) } else { text.removeSubrange(..<end) }
     }
 
     static let done: [UInt8] = Array("[DONE]".utf8)
