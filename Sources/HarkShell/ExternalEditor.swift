@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HarkCore
 
 /// Runs $VISUAL or $EDITOR on a file, attached to the terminal.
@@ -22,9 +23,9 @@ enum ExternalEditor {
 
     /// Edits `text` in a private temporary file and returns the result.
     static func edit(_ text: String) throws -> String {
-        let path = NSTemporaryDirectory() + "/hark-draft-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).md"
+        let path = Paths.temporaryDirectory() + "/hark-draft-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).md"
         guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
-            throw HarkError.io("cannot create a temporary file in \(NSTemporaryDirectory())")
+            throw HarkError.io("cannot create a temporary file in \(Paths.temporaryDirectory())")
         }
         defer { unlink(path) }
         try open(path: path)

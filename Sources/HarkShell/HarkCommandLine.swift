@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HarkCore
 
 /// The `hark` command: parses the arguments (as CLICommands describes them) and runs the
@@ -43,7 +44,7 @@ public enum HarkCommandLine {
             if !message.isEmpty || isatty(STDIN_FILENO) == 0 { try workspace.voice.prepareOutput() }
         }
         if message.isEmpty && isatty(STDIN_FILENO) == 0 {
-            let input = FileHandle.standardInput.readDataToEndOfFile()
+            let input = PosixFile(borrowing: STDIN_FILENO).readToEnd()
             message = String(decoding: input, as: UTF8.self)
             while message.hasSuffix("\n") || message.hasSuffix("\r") { message.removeLast() }
             guard !message.trimmed.isEmpty else {

@@ -1,5 +1,6 @@
 import CEditLine
-import Foundation
+import FoundationEssentials
+import Glibc
 import HarkCore
 
 /// libedit, wrapped: a prompt, per-session history, Tab completion, bracketed paste, and a

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HarkCore
 
 /// `hark -s NAME "message"` and `… | hark -s NAME`: one line through the workspace, the reply

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HarkCore
 
 /// Long text on a terminal goes through $PAGER (less -R by default); text that fits the
@@ -12,7 +13,7 @@ enum Pager {
             return
         }
         let pager = environment["PAGER"].flatMap { $0.trimmingSpaces.isEmpty ? nil : $0 } ?? "less -R"
-        let path = NSTemporaryDirectory() + "/hark-page-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).txt"
+        let path = Paths.temporaryDirectory() + "/hark-page-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).txt"
         guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
             RawOutput.write(text)
             return

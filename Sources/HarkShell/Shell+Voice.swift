@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HarkCore
 
 /// Voice in the shell: replies read aloud while they render, and dictation into the line
@@ -38,7 +39,7 @@ extension Shell {
         }
         // The model loads (the first time, for seconds) away from this thread, so a key still
         // cancels while it does.
-        let loader = Thread {
+        Threads.start(name: "hark-model") {
             do {
                 let model = try voice.model(for: settings, paths: paths)
                 handle.begin(Dictation(model: model, grammar: settings.grammar, pause: settings.pause, devices: voice.devices))
@@ -46,8 +47,6 @@ extension Shell {
                 events.post(.failed(error as? HarkError ?? .io(error.userMessage)))
             }
         }
-        loader.name = "hark-model"
-        loader.start()
 
         var typed = DictatedText()
         var sendWhenDone = false
@@ -173,7 +172,7 @@ struct DictatedText {
 /// The dictation of one `hark-listen`, which starts only once the model has loaded: a stop
 /// or cancel that comes first ends it before it begins.
 final class DictationHandle: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var dictation: Dictation?
     private var ended = false
     private let events: Inbox<DictationEvent>

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HarkCore
 
 /// The interactive shell: reads lines with libedit, runs them through the workspace, and shows

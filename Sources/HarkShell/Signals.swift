@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import HarkCore
 
 /// Signals become bytes on a pipe (the self-pipe trick), so the shell's poll loop handles
 /// them in order with keystrokes and reply events, outside any signal handler.
@@ -50,7 +52,7 @@ public enum Signals {
 /// Events for the shell thread from other threads (reply events, background replies ending),
 /// with a pipe to wake its poll.
 public final class Inbox<Item: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var items: [Item] = []
     public let readFD: Int32
     private let writeFD: Int32

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The terminal's modes while the shell runs. A reply streams with echo and line buffering
 /// off, so typed keys neither garble it nor wait for Enter, and Ctrl-C and Ctrl-Z arrive as

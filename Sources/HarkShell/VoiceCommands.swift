@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HarkCore
 
 /// `hark speak`, `hark transcribe`, `hark listen` and `hark doctor`: voice for scripts. They
@@ -110,11 +111,10 @@ extension HarkCommandLine {
     /// Waits until everything queued has been heard; Ctrl-C silences it. False when interrupted.
     static func waitForSpeech(_ speaker: SpeechOutput) -> Bool {
         let done = Inbox<Bool>()
-        let waiter = Thread {
+        Threads.start(name: "hark-speech-wait") {
             speaker.waitUntilDone()
             done.post(true)
         }
-        waiter.start()
         while done.isEmpty {
             var fds = [pollfd(fd: done.readFD, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: Signals.readFD, events: Int16(POLLIN), revents: 0)]

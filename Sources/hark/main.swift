@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HarkShell
 
 exit(HarkCommandLine.run(Array(CommandLine.arguments.dropFirst())))

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 
 /// How a reply ended.
 public enum ReplyOutcome: Sendable, Equatable {
@@ -43,7 +45,7 @@ public final class ReplyJob: @unchecked Sendable {
     public private(set) var finishReason: String?
     // Recursive: observers are called with it held (to keep replayed and live events in
     // order) and may read the job's properties.
-    private let lock = NSRecursiveLock()
+    private let lock = Lock(recursive: true)
     private var observer: ReplyObserver?
     /// Events held until the caller decides to watch (attach) or not (detach), so a watcher
     /// that attaches just after the reply started misses nothing.

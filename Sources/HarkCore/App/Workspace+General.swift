@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension Workspace {
     func help(_ invocation: CommandInvocation) async throws -> CommandOutcome {

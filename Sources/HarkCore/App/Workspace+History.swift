@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension Workspace {
     func showHistory(_ invocation: CommandInvocation) async throws -> CommandOutcome {
@@ -42,7 +43,7 @@ extension Workspace {
             if lines.last?.plainText.isEmpty == true { lines.removeLast() }
             return .output(lines)
         }
-        let path = (file as NSString).expandingTildeInPath
+        let path = file.expandingTildeInPath
         guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
             throw HarkError.io("cannot write \(path)")
         }

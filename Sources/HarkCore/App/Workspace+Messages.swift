@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension Workspace {
     func retry(_ invocation: CommandInvocation) async throws -> CommandOutcome {
@@ -66,14 +67,15 @@ extension Workspace {
             if queued.isEmpty { throw HarkError.usage("usage: /attach PATH") }
             return .output(queued.map { StyledLine("attached: \($0.name) (\($0.size) bytes)", .dim) })
         }
-        let path = ((invocation.arguments.count == 1 ? invocation.arguments[0] : raw) as NSString).expandingTildeInPath
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+        let path = ((invocation.arguments.count == 1 ? invocation.arguments[0] : raw)).expandingTildeInPath
+        var isDirectory = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory else {
             throw HarkError.usage("no file at \(path)")
         }
         guard FileManager.default.isReadableFile(atPath: path) else { throw HarkError.io("cannot read \(path)") }
-        let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
-        let attachment = Attachment(path: path, name: (path as NSString).lastPathComponent, size: size,
+        var status = stat()
+        let size = stat(path, &status) == 0 ? Int(status.st_size) : 0
+        let attachment = Attachment(path: path, name: path.lastPathComponent, size: size,
                                     mimeType: MimeType.guess(path))
         lock.withLock { pendingAttachments[currentSession, default: []].append(attachment) }
         return .output([StyledLine("\(attachment.name) (\(size) bytes) goes with your next message", .dim)])
@@ -91,7 +93,7 @@ public enum MimeType {
     ]
 
     public static func guess(_ path: String) -> String {
-        byExtension[(path as NSString).pathExtension.lowercased()] ?? "application/octet-stream"
+        byExtension[path.pathExtension.lowercased()] ?? "application/octet-stream"
     }
 
     public static func isText(_ type: String) -> Bool {

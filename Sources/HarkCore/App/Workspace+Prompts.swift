@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// `/prompts` and `/prompt`: the prompt library of Markdown files, for every session kind (a
 /// kind with a library of its own, Nyla's, declares its own versions of both).

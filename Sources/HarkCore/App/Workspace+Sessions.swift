@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension Workspace {
     func listSessions(_ invocation: CommandInvocation) async throws -> CommandOutcome {

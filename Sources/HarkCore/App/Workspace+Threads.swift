@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension Workspace {
     func listThreads(_ invocation: CommandInvocation) async throws -> CommandOutcome {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// /listen, /speak, /voice and /mute. What they change lasts for this run and this session;
 /// `speak`, `voice`, `rate` and `pitch` in the config keep it.

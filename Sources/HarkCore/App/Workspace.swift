@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The running application, without a terminal: the config, the history, one backend per
 /// session used so far, the current session, and the replies in flight. The shell and the
@@ -17,7 +18,7 @@ public final class Workspace: @unchecked Sendable {
     /// Speech and dictation: /speak and /voice choices, the speaker, loaded models.
     public let voice = VoiceControl()
 
-    let lock = NSRecursiveLock()
+    let lock = Lock(recursive: true)
     private var backends: [String: any Backend] = [:]
     private var jobs: [ReplyJob] = []
     private var nextJobID = 1

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A file going along with a message.
 public struct Attachment: Sendable, Equatable {

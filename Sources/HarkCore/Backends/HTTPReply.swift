@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The request-to-events pipeline every HTTP backend shares: send, map a non-2xx status to a
 /// readable error (with the server's own message), feed the body through the decoder, and
@@ -107,7 +108,7 @@ private final class ReplyPump<Decoder: ReplyDecoder>: @unchecked Sendable {
 /// keeps it in memory only.
 public final class AuthHeaderCache: @unchecked Sendable {
     private let spec: AuthSpec?
-    private let lock = NSLock()
+    private let lock = Lock()
     private var resolved: (name: String, value: String)?
 
     public init(_ spec: AuthSpec?) {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What Tab offers: the candidates for the word under the cursor and where that word starts.
 public struct CompletionResult: Sendable, Equatable {
@@ -75,16 +76,16 @@ public enum Completion {
 
     /// Paths starting with `word`; folders end with "/".
     static func files(matching word: String) -> [String] {
-        let expanded = (word as NSString).expandingTildeInPath
-        let directoryPart = word.hasSuffix("/") ? expanded : (expanded as NSString).deletingLastPathComponent
+        let expanded = word.expandingTildeInPath
+        let directoryPart = word.hasSuffix("/") ? expanded : expanded.deletingLastPathComponent
         let directory = directoryPart.isEmpty ? "." : directoryPart
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
-        let typedDirectory = word.hasSuffix("/") ? word : String(word.prefix(word.count - (word as NSString).lastPathComponent.count))
+        let typedDirectory = word.hasSuffix("/") ? word : String(word.prefix(word.count - word.lastPathComponent.count))
         return entries.sorted().compactMap { entry in
-            if entry.hasPrefix("."), !(word as NSString).lastPathComponent.hasPrefix(".") { return nil }
-            var isDirectory: ObjCBool = false
+            if entry.hasPrefix("."), !word.lastPathComponent.hasPrefix(".") { return nil }
+            var isDirectory = false
             _ = FileManager.default.fileExists(atPath: directory + "/" + entry, isDirectory: &isDirectory)
-            return typedDirectory + entry + (isDirectory.boolValue ? "/" : "")
+            return typedDirectory + entry + (isDirectory ? "/" : "")
         }
     }
 }

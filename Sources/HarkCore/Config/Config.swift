@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// One `[session NAME]` block of the config.
 public struct SessionConfig: Sendable, Equatable {

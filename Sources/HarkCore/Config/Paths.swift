@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Where hark keeps things, following the XDG base-directory rules.
 public struct Paths: Sendable {
@@ -26,7 +27,7 @@ public struct Paths: Sendable {
     /// whole environment dictionary is a measurable part of start-up).
     public static func fromEnvironment() -> Paths {
         func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
-        let home = variable("HOME").flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let home = homeDirectory()
         func xdg(_ name: String, _ fallback: String) -> String {
             // The spec says relative values are invalid and must be ignored.
             if let value = variable(name), value.hasPrefix("/") { return value }
@@ -34,6 +35,19 @@ public struct Paths: Sendable {
         }
         return Paths(configDirectory: xdg("XDG_CONFIG_HOME", ".config") + "/hark",
                      dataDirectory: xdg("XDG_DATA_HOME", ".local/share") + "/hark")
+    }
+
+    /// HOME, or the user database's home directory when HOME is unset or empty.
+    public static func homeDirectory() -> String {
+        if let home = getenv("HOME").map({ String(cString: $0) }), !home.isEmpty { return home }
+        if let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir { return String(cString: directory) }
+        return "/"
+    }
+
+    /// TMPDIR, or /tmp.
+    public static func temporaryDirectory() -> String {
+        if let directory = getenv("TMPDIR").map({ String(cString: $0) }), !directory.isEmpty { return directory }
+        return "/tmp"
     }
 
     static let shippedPromptDirectories: [String] = shippedPromptDirectories(
@@ -45,17 +59,17 @@ public struct Paths: Sendable {
         var candidates: [String] = []
         if let override = environment["HARK_PROMPTS"] { candidates.append(override) }
         let resolved = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? executable
-        var directory = (resolved as NSString).deletingLastPathComponent
+        var directory = resolved.deletingLastPathComponent
         for _ in 0..<4 {
             candidates.append(directory + "/prompts")
             candidates.append(directory + "/share/hark/prompts")
-            directory = (directory as NSString).deletingLastPathComponent
+            directory = directory.deletingLastPathComponent
         }
         var seen = Set<String>()
         return candidates.filter { path in
-            var isDirectory: ObjCBool = false
-            return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
-                && seen.insert((path as NSString).standardizingPath).inserted
+            var isDirectory = false
+            return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory
+                && seen.insert(path.standardizingPath).inserted
         }
     }
 
@@ -63,11 +77,11 @@ public struct Paths: Sendable {
     /// current folder, or the shipped prompts' parent (so `prompts/concise.md` works).
     public func resolve(_ path: String) -> String {
         if path.hasPrefix("/") { return path }
-        if path.hasPrefix("~/") { return NSHomeDirectory() + String(path.dropFirst(1)) }
+        if path.hasPrefix("~/") { return Paths.homeDirectory() + String(path.dropFirst(1)) }
         let cwd = FileManager.default.currentDirectoryPath
         var candidates = [configDirectory + "/" + path, cwd + "/" + path]
         for shared in sharedPromptDirectories {
-            candidates.append((shared as NSString).deletingLastPathComponent + "/" + path)
+            candidates.append(shared.deletingLastPathComponent + "/" + path)
             candidates.append(shared + "/" + path)
         }
         return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? cwd + "/" + path

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A secret as written in the config: a reference to where it lives, never the value itself
 /// (a literal is tolerated only in a file nobody else can read).
@@ -47,7 +48,7 @@ public enum SecretReference: Sendable, Equatable, CustomStringConvertible {
             }
             return value
         case .file(let path):
-            let expanded = path.hasPrefix("~/") ? NSHomeDirectory() + String(path.dropFirst(1)) : path
+            let expanded = path.hasPrefix("~/") ? Paths.homeDirectory() + String(path.dropFirst(1)) : path
             guard let data = FileManager.default.contents(atPath: expanded) else {
                 throw HarkError.secret(reference: description, reason: "cannot read \(expanded)")
             }

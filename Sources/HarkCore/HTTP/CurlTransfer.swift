@@ -1,5 +1,6 @@
 import CCurl
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// One HTTP exchange driven by libcurl's multi interface on a thread of its own. Responses are
 /// pushed into an HTTPBodyChannel as they arrive; cancelling wakes curl at once (no waiting
@@ -8,7 +9,7 @@ final class CurlTransfer: @unchecked Sendable {
     let request: HTTPRequest
     let channel: HTTPBodyChannel
     private let userAgent: String
-    private let wakeLock = NSLock()
+    private let wakeLock = Lock()
     private var multi: UnsafeMutableRawPointer?
     private var easy: UnsafeMutableRawPointer?
     private var collectedHeaders: [String: String] = [:]
@@ -30,9 +31,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in self.run() }
-        thread.name = "hark-http"
-        thread.start()
+        Threads.start(name: "hark-http") { [self] in self.run() }
     }
 
     private func run() {

@@ -1,10 +1,11 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Hands a transfer's events from the curl thread to an async consumer. The buffer is
 /// bounded: when the consumer falls behind, the curl thread waits, so a 100 MB reply to a slow
 /// terminal cannot grow memory without limit.
 final class HTTPBodyChannel: @unchecked Sendable {
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var queue: [HTTPEvent] = []
     private var head = 0
     private var bufferedBytes = 0

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The only way hark talks HTTP. `stream` yields the response head, then body bytes as they
 /// arrive; `fetch` collects a whole (bounded) response.

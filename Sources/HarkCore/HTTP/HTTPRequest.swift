@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// How long to wait, per phase. The first byte can take long (an n8n "last node" workflow
 /// answers only when it ends); silence after that is a stall.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// One plain-HTTP exchange over a socket of its own, on a thread of its own: hark's transport
 /// for `http://` URLs (a local llama.cpp, n8n or Jenkins). Loading libcurl and the forty
@@ -11,7 +12,7 @@ final class NativeTransfer: @unchecked Sendable {
     private var wakePipe: [Int32] = [-1, -1]
     /// Guards the pipe's write end: a cancel may come after the transfer ended and closed it,
     /// and writing to a closed descriptor number could write into whatever file reuses it.
-    private let wakeLock = NSLock()
+    private let wakeLock = Lock()
     private var wakeOpen = false
 
     init(request: HTTPRequest, channel: HTTPBodyChannel, userAgent: String) {
@@ -30,12 +31,10 @@ final class NativeTransfer: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in
+        Threads.start(name: "hark-http") { [self] in
             let error = perform()
             channel.finish(throwing: error)
         }
-        thread.name = "hark-http"
-        thread.start()
     }
 
     private var host: String { request.displayHost }
@@ -82,7 +81,7 @@ final class NativeTransfer: @unchecked Sendable {
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_flags = AI_NUMERICSERV | AI_ADDRCONFIG
         var results: UnsafeMutablePointer<addrinfo>?
-        let lookup = getaddrinfo(hostName.trimmingCharacters(in: ["[", "]"]), String(port), &hints, &results)
+        let lookup = getaddrinfo(String(hostName.drop(while: { $0 == "[" }).reversed().drop(while: { $0 == "]" }).reversed()), String(port), &hints, &results)
         guard lookup == 0, let first = results else { throw HarkError.network(host: host, reason: "unknown host") }
         defer { freeaddrinfo(results) }
         let deadline = Self.now() + request.timeouts.connect

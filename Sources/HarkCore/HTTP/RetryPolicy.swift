@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// When a request may be sent again by itself. Only a request that changes nothing (GET, HEAD)
 /// is retried: a message POSTed to an agent may have reached it even when the connection then

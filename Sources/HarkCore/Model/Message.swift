@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 public enum MessageRole: String, Sendable, CaseIterable {
     case user, assistant, system

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension Paths {
     /// Where prompt files are looked for: the user's own folder first (`$XDG_CONFIG_HOME/hark/

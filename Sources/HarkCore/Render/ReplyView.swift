@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Shows one reply as its events arrive. On a TTY: a spinner with elapsed time until the
 /// first byte, Markdown when colours are on, reasoning dim, status lines apart from the text.
@@ -49,7 +50,7 @@ public final class ReplyView {
         let frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
         spinnerFrame = (spinnerFrame + 1) % frames.count
         let elapsed = Date().timeIntervalSince(started)
-        out("\r" + ansi.wrap(frames[spinnerFrame] + " " + String(format: "%.1fs", elapsed), .dim) + "\u{1B}[K")
+        out("\r" + ansi.wrap(frames[spinnerFrame] + " " + String(cFormat: "%.1fs", elapsed), .dim) + "\u{1B}[K")
         spinnerVisible = true
     }
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What the output can show: decided once from isatty, TERM and NO_COLOR.
 public struct TerminalCapabilities: Sendable, Equatable {

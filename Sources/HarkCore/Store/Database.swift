@@ -1,5 +1,6 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// One SQLite connection. Calls are serialised by a lock, so a Database can be shared by the
 /// shell thread and the tasks recording replies; other processes coordinate through WAL and
@@ -7,7 +8,7 @@ import Foundation
 public final class Database: @unchecked Sendable {
     let handle: OpaquePointer
     public let path: String
-    private let lock = NSRecursiveLock()
+    private let lock = Lock(recursive: true)
 
     /// `readOnly` opens an existing file for reading only (it is never created).
     public init(path: String, readOnly: Bool = false, busyTimeoutMilliseconds: Int32 = 10_000) throws {

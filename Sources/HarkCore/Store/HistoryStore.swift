@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Sessions, threads, messages and input history in one SQLite file (WAL, shared by every
 /// running hark). The user's message is written before it is sent; a reply is written while
@@ -8,7 +9,7 @@ public final class HistoryStore: @unchecked Sendable {
     private let now: @Sendable () -> Date
 
     public init(path: String, now: @escaping @Sendable () -> Date = Date.init) throws {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = path.deletingLastPathComponent
         if !directory.isEmpty {
             try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                      attributes: [.posixPermissions: 0o700])

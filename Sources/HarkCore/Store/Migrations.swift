@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The schema, as an append-only list of named steps. Applied names are recorded in
 /// `schema_migrations`; each step runs with its bookkeeping in one IMMEDIATE transaction, so

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Writes one reply while it streams. Each `append` is its own small commit into
 /// `message_parts`, made before the text is shown, so what the user saw is always stored.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Time as a backend sees it: the current date (cache expiry) and waiting (retry backoff, a
 /// server's Retry-After). Injected, so tests run retries and expiry without waiting for real.

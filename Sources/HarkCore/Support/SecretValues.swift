@@ -1,10 +1,11 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The secret values this process has resolved, so that no error line can carry one: a server
 /// that echoes the credential it refused ("invalid key sk-…") or a failing `cmd:` that prints
 /// it would otherwise put it on the screen and into the history's error column.
 public enum SecretValues {
-    private static let lock = NSLock()
+    private static let lock = Lock()
     nonisolated(unsafe) private static var values: Set<String> = []
 
     /// Shorter values are left alone: masking every "abc" in a message would garble it, and a
@@ -27,7 +28,7 @@ public enum SecretValues {
         var result = text
         // Longest first, so a secret that contains another is masked whole.
         for value in known.sorted(by: { $0.utf8.count > $1.utf8.count }) {
-            for form in [value, value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? value]
+            for form in [value, value.percentEncoded()]
             where result.contains(form) {
                 result = result.replacingOccurrences(of: form, with: "***")
             }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Runs `/bin/sh -c COMMAND`, for `cmd:` secrets, `!CMD` and `/pipe CMD`.
 public enum ShellCommand {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Runs a program with posix_spawn and waits for it with waitpid. Foundation's Process was
 /// seen to miss a child's exit on Linux (a zombie left, the caller stuck in sigsuspend), and a

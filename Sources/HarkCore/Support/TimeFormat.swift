@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Dates as people read them, via strftime: Foundation's DateFormatter would load ICU, which
 /// costs start-up time and memory for no gain here.
@@ -41,9 +42,9 @@ public enum TimeFormat {
 
     /// "1.4s", "2m05s".
     public static func duration(_ seconds: Double) -> String {
-        if seconds < 60 { return String(format: "%.1fs", seconds) }
+        if seconds < 60 { return String(cFormat: "%.1fs", seconds) }
         let whole = Int(seconds)
-        if whole < 3600 { return String(format: "%dm%02ds", whole / 60, whole % 60) }
-        return String(format: "%dh%02dm", whole / 3600, (whole % 3600) / 60)
+        if whole < 3600 { return String(cFormat: "%dm%02ds", whole / 60, whole % 60) }
+        return String(cFormat: "%dh%02dm", whole / 3600, (whole % 3600) / 60)
     }
 }

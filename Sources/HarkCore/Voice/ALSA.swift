@@ -1,5 +1,6 @@
 import CVoice
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// ALSA's default device, for machines without a sound server: 16-bit mono, playback or
 /// capture, resampled by ALSA's plug layer where the hardware needs it. Closed with the object.

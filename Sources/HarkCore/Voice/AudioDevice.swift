@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Where speech goes: a sound server's playback stream, or memory (for a WAV file).
 public protocol AudioSink: AnyObject, Sendable {
@@ -59,7 +60,7 @@ public struct AudioDevices: Sendable {
 /// Speech kept in memory, for a WAV file or a test that checks what was said.
 public final class PCMRecorder: AudioSink, @unchecked Sendable {
     public let sampleRate: Int
-    private let lock = NSLock()
+    private let lock = Lock()
     private var recorded: [Int16] = []
 
     public init(sampleRate: Int) {

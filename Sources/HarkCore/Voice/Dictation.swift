@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What dictation reports while it listens, in order, from its own thread.
 public enum DictationEvent: Sendable, Equatable {
@@ -41,7 +42,7 @@ public final class Dictation: SpeechInput, @unchecked Sendable {
     private let pause: Double
     private let silenceTimeout: Double
     private let devices: AudioDevices
-    private let lock = NSLock()
+    private let lock = Lock()
     private var request: DictationEnd?
 
     public init(model: VoskModel, grammar: [String] = [], pause: Double = 1.5, silenceTimeout: Double = 10,
@@ -54,15 +55,13 @@ public final class Dictation: SpeechInput, @unchecked Sendable {
     }
 
     public func start(_ onEvent: @escaping @Sendable (DictationEvent) -> Void) {
-        let thread = Thread { [self] in
+        Threads.start(name: "hark-dictation") { [self] in
             do {
                 try listen(onEvent)
             } catch {
                 onEvent(.failed(error as? HarkError ?? .io(error.userMessage)))
             }
         }
-        thread.name = "hark-dictation"
-        thread.start()
     }
 
     public func stop() { lock.withLock { request = request ?? .stopped } }

@@ -1,5 +1,6 @@
 import CVoice
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// espeak-ng, loaded on first use (nothing of it is in memory before). Its state is global to
 /// the process and not thread-safe, so every call holds `lock`; synthesis is synchronous and
@@ -20,7 +21,7 @@ public final class Espeak: @unchecked Sendable {
     public static let missing = HarkError.unavailable("speech needs espeak-ng, which is not installed",
                                                       hint: "install it with: sudo apt-get install espeak-ng")
 
-    private let lock = NSLock()
+    private let lock = Lock()
     private var loaded: (rate: Int, voices: [Voice])?
     private var current = VoiceParameters()
 

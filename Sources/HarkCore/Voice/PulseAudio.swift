@@ -1,5 +1,6 @@
 import CVoice
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A PulseAudio stream (PipeWire's pulse server too) through libpulse-simple: 16-bit mono,
 /// playback or recording. Freed with the object.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Reads one reply aloud while it streams: its text goes through the sentence splitter, and
 /// each sentence to the speech output the moment it is complete. Reasoning, status lines and
@@ -6,7 +7,7 @@ import Foundation
 public final class ReplySpeaker: @unchecked Sendable {
     private let output: SpeechOutput
     private let parameters: VoiceParameters
-    private let lock = NSLock()
+    private let lock = Lock()
     private var splitter = SentenceSplitter()
     private var ended = false
     private let onSentence: @Sendable (String) -> Void

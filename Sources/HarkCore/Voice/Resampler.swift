@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Converts mono audio from one sample rate to another with a windowed-sinc filter, block by
 /// block. Going down, the filter cuts just below the new Nyquist frequency, so nothing above

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Something that reads text aloud, one utterance after another.
 public protocol SpeechOutput: AnyObject, Sendable {
@@ -31,14 +32,14 @@ public final class Speaker: SpeechOutput, @unchecked Sendable {
     private let engine: Espeak
     private let openSink: @Sendable (_ sampleRate: Int) throws -> AudioSink
     private let onEvent: @Sendable (SpeechEvent) -> Void
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var queue: [(text: String, parameters: VoiceParameters)] = []
     /// Bumped by `stop`: an utterance of an older generation is abandoned.
     private var generation = 0
     private var busy = false
     private var drainRequested = false
     private var finished = false
-    private var thread: Thread?
+    private var threadStarted = false
     private let idleClose: TimeInterval
 
     public init(engine: Espeak = .shared, idleClose: TimeInterval = 3,
@@ -61,11 +62,9 @@ public final class Speaker: SpeechOutput, @unchecked Sendable {
     public func say(_ text: String, parameters: VoiceParameters) {
         condition.withLock {
             queue.append((text, parameters))
-            if thread == nil {
-                let thread = Thread { [weak self] in self?.run() }
-                thread.name = "hark-speech"
-                thread.start()
-                self.thread = thread
+            if !threadStarted {
+                Threads.start(name: "hark-speech") { [weak self] in self?.run() }
+                threadStarted = true
             }
             condition.broadcast()
         }
@@ -83,7 +82,7 @@ public final class Speaker: SpeechOutput, @unchecked Sendable {
 
     public func waitUntilDone() {
         condition.withLock {
-            guard thread != nil else { return }
+            guard threadStarted else { return }
             drainRequested = true
             condition.broadcast()
             while busy || !queue.isEmpty || drainRequested { condition.wait() }
@@ -114,7 +113,7 @@ public final class Speaker: SpeechOutput, @unchecked Sendable {
                     idleSince = Date()
                     continue
                 }
-                _ = condition.wait(until: Date().addingTimeInterval(sink == nil ? 3600 : idleClose))
+                condition.wait(seconds: sink == nil ? 3600 : idleClose)
             }
             if finished && queue.isEmpty {
                 condition.unlock()

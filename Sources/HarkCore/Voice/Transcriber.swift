@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Turns a WAV file into text: read block by block, mixed down to mono, resampled to the
 /// model's rate, fed to Vosk; each utterance's result is kept in order.

@@ -1,10 +1,11 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The voice side of a running hark: what /speak and /voice changed for this run, the one
 /// speaker (espeak-ng has one global state), and the Vosk models loaded so far (each takes
 /// seconds to load, so it is kept). Nothing here loads a library until a voice feature asks.
 public final class VoiceControl: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var overrides: [String: VoiceOverrides] = [:]
     private var speaker: Speaker?
     private var models: [String: VoskModel] = [:]

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// `hark doctor`: each part voice needs, whether it works, and what to do when it does not.
 public enum VoiceDoctor {

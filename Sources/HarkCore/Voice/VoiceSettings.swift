@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// How replies are spoken: the espeak-ng voice, rate and pitch (nil leaves espeak-ng's own).
 public struct VoiceParameters: Sendable, Equatable {
@@ -143,8 +144,8 @@ extension Paths {
     /// config folder.
     public func resolveUserPath(_ path: String) -> String {
         if path.hasPrefix("/") { return path }
-        if path == "~" { return NSHomeDirectory() }
-        if path.hasPrefix("~/") { return NSHomeDirectory() + String(path.dropFirst(1)) }
+        if path == "~" { return Paths.homeDirectory() }
+        if path.hasPrefix("~/") { return Paths.homeDirectory() + String(path.dropFirst(1)) }
         return configDirectory + "/" + path
     }
 }

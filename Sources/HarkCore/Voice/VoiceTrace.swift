@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Timestamps of voice events for measuring latency (scripts/bench/voice.py): with
 /// HARK_VOICE_TRACE=FILE, hark appends one JSON object per event with `t`, seconds on the
@@ -8,7 +9,7 @@ public final class VoiceTrace: @unchecked Sendable {
         path.isEmpty ? nil : VoiceTrace(path: path)
     }
 
-    private let lock = NSLock()
+    private let lock = Lock()
     private let descriptor: Int32
 
     init?(path: String) {

@@ -1,5 +1,6 @@
 import CVoice
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Finds and loads libvosk: where the config says, else where the `vosk` Python wheel put it
 /// (the project's own `.local/venv`, hark's data folder's venv, the user's or the system's
@@ -39,13 +40,13 @@ public enum VoskLibrary {
         var roots: [String] = []
         // The repository's own venv (scripts/setup.sh), found from the binary upwards.
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var directory = (executable as NSString).deletingLastPathComponent
+        var directory = executable.deletingLastPathComponent
         for _ in 0..<5 {
             roots.append(directory + "/.local/venv/lib")
-            directory = (directory as NSString).deletingLastPathComponent
+            directory = directory.deletingLastPathComponent
         }
         roots.append(paths.dataDirectory + "/venv/lib")
-        roots.append(NSHomeDirectory() + "/.local/lib")
+        roots.append(Paths.homeDirectory() + "/.local/lib")
         roots += ["/usr/local/lib", "/usr/lib"]
         var found: [String] = []
         for root in roots {

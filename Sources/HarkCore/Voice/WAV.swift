@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What a WAV file holds, from its `fmt ` chunk.
 public struct WAVFormat: Sendable, Equatable {
@@ -23,51 +24,51 @@ public final class WAVReader {
     public let format: WAVFormat
     /// Frames in the data chunk.
     public let frameCount: Int
-    private let handle: FileHandle
+    private let handle: PosixFile
     private var remainingBytes: Int
     private let path: String
 
     public init(path: String) throws {
         self.path = path
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        guard let handle = PosixFile(readingAtPath: path) else {
             throw HarkError.io("cannot read \(path): " + (FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"))
         }
         self.handle = handle
         func fail(_ reason: String) -> HarkError { HarkError.usage("\(path) is not a WAV file hark can read: \(reason)") }
-        let header = [UInt8](handle.readData(ofLength: 12))
+        let header = handle.read(count: 12)
         guard header.count == 12, header[0..<4].elementsEqual("RIFF".utf8) || header[0..<4].elementsEqual("RF64".utf8),
               header[8..<12].elementsEqual("WAVE".utf8) else {
-            throw fail("no RIFF/WAVE header (convert it with: sox \((path as NSString).lastPathComponent) out.wav)")
+            throw fail("no RIFF/WAVE header (convert it with: sox \(path.lastPathComponent) out.wav)")
         }
         var format: WAVFormat?
         while true {
-            let chunk = [UInt8](handle.readData(ofLength: 8))
+            let chunk = handle.read(count: 8)
             guard chunk.count == 8 else { throw fail(format == nil ? "no fmt chunk" : "no data chunk") }
             let id = String(decoding: chunk[0..<4], as: UTF8.self)
             var size = Int(Self.uint32(chunk, 4))
             if id == "fmt " {
-                let body = [UInt8](handle.readData(ofLength: size + size % 2))
+                let body = handle.read(count: size + size % 2)
                 guard body.count >= 16 else { throw fail("a short fmt chunk") }
                 format = try Self.parseFormat(body, fail: fail)
             } else if id == "data" {
                 guard let format else { throw fail("the data chunk comes before fmt") }
                 // Streamed WAVs (and RF64) may leave the size at 0 or 0xFFFFFFFF: read to the end.
                 if size == 0 || size == 0xFFFF_FFFF {
-                    let here = handle.offsetInFile
-                    size = Int(handle.seekToEndOfFile() - here)
-                    handle.seek(toFileOffset: here)
+                    let here = handle.offset
+                    size = Int(handle.seekToEnd() - here)
+                    handle.seek(to: here)
                 }
                 self.format = format
                 frameCount = size / max(format.bytesPerFrame, 1)
                 remainingBytes = frameCount * format.bytesPerFrame
                 return
             } else {
-                handle.seek(toFileOffset: handle.offsetInFile + UInt64(size + size % 2))
+                handle.seek(to: handle.offset + UInt64(size + size % 2))
             }
         }
     }
 
-    deinit { try? handle.close() }
+    deinit { handle.close() }
 
     public var duration: Double { Double(frameCount) / Double(format.sampleRate) }
 
@@ -75,7 +76,7 @@ public final class WAVReader {
     public func readMono(frames: Int) -> [Float] {
         let wanted = min(frames * format.bytesPerFrame, remainingBytes)
         guard wanted > 0 else { return [] }
-        let bytes = [UInt8](handle.readData(ofLength: wanted))
+        let bytes = handle.read(count: wanted)
         remainingBytes -= wanted
         let usable = bytes.count - bytes.count % format.bytesPerFrame
         if bytes.count < wanted { remainingBytes = 0 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Follows one build to its end as reply events: the queue item until the build starts
 /// (its reason as status lines: "waiting: In the quiet period…", "blocked: …"), then the

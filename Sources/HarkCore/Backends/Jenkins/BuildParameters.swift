@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The parameters of one build, checked against the job's definitions: choices must be one
 /// of the choices, booleans yes or no, a password comes from a secret reference or is asked

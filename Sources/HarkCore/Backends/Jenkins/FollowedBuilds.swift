@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The builds this session is following right now (in the foreground or the background),
 /// so `/stop-build` without arguments knows which one is meant, and `/info` can list them.
@@ -12,7 +13,7 @@ final class FollowedBuilds: @unchecked Sendable {
         var label: String { number.map { "\(job) #\($0)" } ?? "\(job) (queued)" }
     }
 
-    private let lock = NSLock()
+    private let lock = Lock()
     private var entries: [Entry] = []
     private var nextID = 1
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A Jenkins server as a session: jobs listed with their status, builds started with typed
 /// parameters and followed from the queue to the end of their console, which streams
@@ -35,7 +36,7 @@ public final class JenkinsBackend: Backend, BackendKind, @unchecked Sendable {
     let server: JenkinsServer
     let pollInterval: Double
     let followed = FollowedBuilds()
-    private let lock = NSLock()
+    private let lock = Lock()
     private var lastJobName: String?
 
     init(session: SessionConfig, environment: BackendEnvironment) throws {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Answers kept for a short while, as the seed has it: the job list for 5 minutes, a job's
 /// builds and state for 30 seconds. Tab completion reads job names from here (it may not
@@ -8,7 +9,7 @@ final class JenkinsCache: @unchecked Sendable {
     static let statusLifetime: TimeInterval = 30
 
     private let now: @Sendable () -> Date
-    private let lock = NSLock()
+    private let lock = Lock()
     private var jobList: (jobs: [JobSummary], at: Date)?
     private var details: [JobPath: (job: JobDetails, at: Date)] = [:]
 

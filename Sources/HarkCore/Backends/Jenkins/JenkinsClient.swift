@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// HTTP with one Jenkins server: Basic auth sent up front, the session cookie kept, a crumb
 /// fetched when Jenkins asks for one (password logins; API tokens are exempt), and error
@@ -14,7 +15,7 @@ final class JenkinsClient: @unchecked Sendable {
     let insecure: Bool
     let crumbMode: CrumbMode
 
-    private let lock = NSLock()
+    private let lock = Lock()
     private var cookies: [(name: String, value: String)] = []
     private var crumb: (field: String, value: String)?
     private var serverVersion: String?
@@ -149,10 +150,8 @@ final class JenkinsClient: @unchecked Sendable {
     }
 
     static func formEncode(_ fields: [(String, String)]) -> String {
-        var allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-        allowed.insert(charactersIn: "-._*")
         func encode(_ text: String) -> String {
-            (text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text).replacingOccurrences(of: "%20", with: "+")
+            text.percentEncoded(keeping: "-._*").replacingOccurrences(of: "%20", with: "+")
         }
         return fields.map { encode($0.0) + "=" + encode($0.1) }.joined(separator: "&")
     }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The Jenkins session's commands. Each returns lines to show, a page, or a build to follow.
 extension JenkinsBackend {

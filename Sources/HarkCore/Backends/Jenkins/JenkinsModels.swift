@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The Jenkins objects hark reads, parsed from the JSON API. Parsing is lenient: a field a
 /// server leaves out becomes nil rather than an error, since `tree` queries and plugins vary.

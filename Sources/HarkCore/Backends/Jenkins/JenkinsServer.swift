@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What hark asks of one Jenkins server, in its own terms (jobs, builds, the queue), over
 /// the client and through the cache. Names the user typed are resolved here, with

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What `/jobs`, `/job`, `/status` and `/queue` show: styled lines, no I/O.
 enum JenkinsViews {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A job's full name, `team/app`, and the URL path Jenkins serves it under,
 /// `/job/team/job/app/`. Folders nest one `/job/NAME` segment per level.
@@ -25,7 +26,7 @@ public struct JobPath: Sendable, Hashable, CustomStringConvertible {
         var index = 0
         while index < segments.count {
             if segments[index] == "job", index + 1 < segments.count {
-                found.append(segments[index + 1].removingPercentEncoding ?? segments[index + 1])
+                found.append(segments[index + 1].percentDecoded ?? segments[index + 1])
                 index += 2
             } else {
                 index += 1
@@ -45,11 +46,10 @@ public struct JobPath: Sendable, Hashable, CustomStringConvertible {
         components.map { "/job/" + Self.encode($0) }.joined() + "/"
     }
 
-    static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     /// A path segment: everything but unreserved characters escaped, so a `/`, `#`, `?` or a
     /// space in a job name cannot change what the URL means.
     static func encode(_ segment: String) -> String {
-        segment.addingPercentEncoding(withAllowedCharacters: unreserved) ?? segment
+        segment.percentEncoded(keeping: "-._~")
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A calendar date without a time or zone, as forms ask for them. Arithmetic by day numbers
 /// (Howard Hinnant's civil-days algorithm), so no calendar library is needed.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A filled form as files: JSON for programs, Markdown for people. Only the questions that
 /// were asked appear (a conditional field left out by an answer is not part of the form).
@@ -52,7 +53,7 @@ enum FormExport {
 
     /// `FILE`, `FILE.json` or `FILE.md` → the pair of paths written; none → `NAME-ID.*` here.
     static func paths(for file: String?, record: FormRecord) -> (json: String, markdown: String) {
-        var base = file.map { ($0 as NSString).expandingTildeInPath } ?? "\(record.templateName)-\(record.id)"
+        var base = file.map { ($0).expandingTildeInPath } ?? "\(record.templateName)-\(record.id)"
         for suffix in [".json", ".md"] where base.hasSuffix(suffix) { base = String(base.dropLast(suffix.count)) }
         return (base + ".json", base + ".md")
     }

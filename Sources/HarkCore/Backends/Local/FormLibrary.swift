@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The form templates: `forms/*.json` in the user's prompts folder, then in the shipped
 /// `prompts/` folders. A user's template replaces a shipped one of the same name.
@@ -61,9 +62,9 @@ struct FormLibrary: Sendable {
     /// A template by name (any case, or an unambiguous start), or by path (`./trip.json`).
     func load(_ reference: String) throws -> (template: FormTemplate, source: String) {
         if reference.contains("/") || reference.hasSuffix(".json") {
-            let path = paths.resolve((reference as NSString).expandingTildeInPath)
+            let path = paths.resolve(reference.expandingTildeInPath)
             guard FileManager.default.fileExists(atPath: path) else { throw HarkError.usage("no form template at \(path)") }
-            let name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+            let name = path.lastPathComponent.deletingPathExtension
             let entry = Self.read(path, name: name, isUsers: true)
             return (try entry.template.get(), entry.source)
         }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Reads field values out of a free-text answer ("I'm Ann Lee, reach me at ann@x.org") with
 /// a model: another session (an `openai` one, say a local llama.cpp server) is asked for one

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// One form being filled or filled: its template as it was, where it is, and its thread.
 public struct FormRecord: Sendable, Equatable {

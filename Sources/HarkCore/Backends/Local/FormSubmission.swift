@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Sends a finished form to the session its template names in `submit` (an n8n workflow
 /// behind a webhook session: the seed's "modules"). The answers go as the message, a JSON

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// `/forms` and `/form …`. Starting, resuming, sending and cancelling answer as replies (kept
 /// in the thread, so the whole conversation is in the history); listing and export print.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The built-in offline session. Plain messages are notes to self: stored and searchable,
 /// with no reply. `/form NAME` starts a conversational form in a thread of its own; while it

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A Monica CRM, read-only. Typed text searches the contacts; commands show a contact's card,
 /// notes, activities, tasks and gifts, and the tags. Every answer is a reply (recorded in the
@@ -147,7 +148,7 @@ typealias MonicaWork = @Sendable (_ progress: @escaping @Sendable (String) -> Vo
 /// What a monica session remembers between commands: the last list (for `/more`) and the
 /// names of contacts and tags it has seen (for titles and Tab).
 final class MonicaMemory: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var listing: MonicaListing?
     private var names: [Int: String] = [:]
     private var tags: Set<String> = []

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Answers kept for a few minutes (five by default, as the seed's client does), so paging
 /// back and forth, or opening a card seen a moment ago, costs no request against Monica's
@@ -13,7 +14,7 @@ final class MonicaCache: @unchecked Sendable {
     private let lifetime: Double
     private let capacity: Int
     private let now: @Sendable () -> Date
-    private let lock = NSLock()
+    private let lock = Lock()
     private var entries: [String: Entry] = [:]
 
     init(lifetime: Double, capacity: Int = 256, now: @escaping @Sendable () -> Date) {

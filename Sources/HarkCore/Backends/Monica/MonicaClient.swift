@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Monica's REST API, read-only: every request is a GET with the bearer token and
 /// `Accept: application/json` (without it Monica treats the call as a browser's and
@@ -44,11 +45,9 @@ final class MonicaClient: Sendable {
     }
 
     static func encode(_ value: String) -> String {
-        value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? value
+        value.percentEncoded(keeping: "-._~")
     }
 
-    /// RFC 3986's unreserved characters: everything else is percent-encoded.
-    static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     /// GETs `path` and returns the JSON. `cached: false` neither reads nor keeps the answer
     /// and `retrying: false` makes one attempt: for `/info`, which checks the token now.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Contacts and their notes, activities, tasks and gifts as plain aligned text: the reply
 /// that is shown, stored in the history (so `/search` finds it later) and printed in a pipe.
@@ -54,7 +55,7 @@ enum MonicaFormatting {
             if let recipient = gift.recipient { line += " · for " + recipient }
             if let date = gift.date { line += " · " + date }
             let extra = [gift.comment, gift.url].compactMap { $0 }.joined(separator: "\n")
-            return entry(lead: gift.status.padding(toLength: 8, withPad: " ", startingAt: 0),
+            return entry(lead: String((gift.status + String(repeating: " ", count: 8)).prefix(8)),
                          body: line + (extra.isEmpty ? "" : "\n" + extra))
         }
     }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Monica's JSON, mapped to the few values hark shows. This is the one place that knows the
 /// field names (read from monicahq/monica, app/Http/Resources: ContactBase, ContactShort,

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// When a failed request is worth another try, and how long to wait first. Pure, so each rule
 /// is tested without a server: a rate limit (429) waits what the server's Retry-After asks
@@ -86,6 +87,6 @@ struct MonicaRetryPolicy: Sendable, Equatable {
 
     /// "2s", "0.5s".
     static func format(_ seconds: Double) -> String {
-        seconds.rounded() == seconds ? "\(Int(seconds))s" : String(format: "%.1fs", seconds)
+        seconds.rounded() == seconds ? "\(Int(seconds))s" : String(cFormat: "%.1fs", seconds)
     }
 }

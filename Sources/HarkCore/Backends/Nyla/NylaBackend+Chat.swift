@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension NylaBackend {
     /// One message: `POST …/start/stream` with the thread's workflow id (none for a new thread;

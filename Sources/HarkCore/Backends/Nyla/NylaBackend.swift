@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A Nyla gateway's workspace or chatbot instance: local login with cookies (or a bearer
 /// token), CSRF and mandate/instance headers, chat streamed as typed SSE events over POST,

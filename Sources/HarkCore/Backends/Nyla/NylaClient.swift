@@ -1,9 +1,10 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Lines a call wants the user to see besides its result ("the gateway is busy; retrying"):
 /// collected for a command's output, or passed on at once as status lines of a reply.
 final class NylaNotes: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var collected: [String] = []
     private let forward: (@Sendable (String) -> Void)?
 
@@ -170,7 +171,7 @@ final class NylaClient: @unchecked Sendable {
     }
 
     static func seconds(_ value: Double) -> String {
-        value.rounded() == value ? "\(Int(value))s" : String(format: "%.1fs", value)
+        value.rounded() == value ? "\(Int(value))s" : String(cFormat: "%.1fs", value)
     }
 
     // MARK: Login

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// /login, /logout, /instances and /instance.
 extension NylaBackend {

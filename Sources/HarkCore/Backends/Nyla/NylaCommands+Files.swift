@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// /files, /upload, /download, /file and /attach: the workspace's files and folders.
 extension NylaBackend {
@@ -50,13 +51,13 @@ extension NylaBackend {
 
     /// Uploads a local file (multipart: the file, and the folder when given).
     func upload(_ rawPath: String, folder: NylaFolder?, instance: NylaInstance, notes: NylaNotes) async throws -> NylaFile {
-        let path = (rawPath as NSString).expandingTildeInPath
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+        let path = rawPath.expandingTildeInPath
+        var isDirectory = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory else {
             throw HarkError.usage("no file at \(path)")
         }
         guard FileManager.default.isReadableFile(atPath: path) else { throw HarkError.io("cannot read \(path)") }
-        let name = (path as NSString).lastPathComponent
+        let name = path.lastPathComponent
         var parts = [MultipartPart(name: NylaWire.uploadFileField, content: .file(path: path), filename: name,
                                    contentType: MimeType.guess(path))]
         if let folder { parts.append(MultipartPart(name: NylaWire.uploadFolderField, content: .text(folder.id))) }
@@ -106,9 +107,9 @@ extension NylaBackend {
         let safeName = Self.safeFileName(file.name)
         var destination: String
         if arguments.count == 2 {
-            destination = (arguments[1] as NSString).expandingTildeInPath
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: destination, isDirectory: &isDirectory), isDirectory.boolValue {
+            destination = arguments[1].expandingTildeInPath
+            var isDirectory = false
+            if FileManager.default.fileExists(atPath: destination, isDirectory: &isDirectory), isDirectory {
                 destination += "/" + safeName
             }
         } else {
@@ -123,8 +124,7 @@ extension NylaBackend {
         }
         defer { response.stream.cancel() }
         let temporary = destination + ".part-\(getpid())"
-        guard FileManager.default.createFile(atPath: temporary, contents: nil),
-              let handle = FileHandle(forWritingAtPath: temporary) else {
+        guard let handle = PosixFile(writingAtPath: temporary) else {
             throw HarkError.io("cannot write \(destination); check the folder")
         }
         var written = 0
@@ -132,12 +132,12 @@ extension NylaBackend {
             var body = response.body
             while let event = try await body.next() {
                 guard case .body(let bytes) = event else { continue }
-                try handle.write(contentsOf: bytes)
+                try handle.write(bytes)
                 written += bytes.count
             }
-            try handle.close()
+            handle.close()
         } catch {
-            try? handle.close()
+            handle.close()
             unlink(temporary)
             throw error
         }
@@ -196,8 +196,8 @@ extension NylaBackend {
 
     static func size(_ bytes: Int) -> String {
         if bytes < 1024 { return "\(bytes) B" }
-        if bytes < 1024 * 1024 { return String(format: "%.1f KB", Double(bytes) / 1024) }
-        return String(format: "%.1f MB", Double(bytes) / 1024 / 1024)
+        if bytes < 1024 * 1024 { return String(cFormat: "%.1f KB", Double(bytes) / 1024) }
+        return String(cFormat: "%.1f MB", Double(bytes) / 1024 / 1024)
     }
 
     /// A server's file name made safe to create here: no folders, no hidden or empty names.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// /threads and /thread: the gateway's threads (workspace workflows, chatbot threads), each
 /// mirrored by a local thread that holds the server id, so history and search work offline.

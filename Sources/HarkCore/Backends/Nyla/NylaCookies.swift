@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// One cookie the gateway set, with the attributes that decide where it goes back.
 public struct Cookie: Sendable, Equatable {

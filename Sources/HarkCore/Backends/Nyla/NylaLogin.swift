@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A local login to a gateway: its cookies, the CSRF token chosen for it, and who it is.
 public struct NylaLogin: Sendable, Equatable {
@@ -38,7 +39,7 @@ public struct NylaLoginFile: Sendable {
     }
 
     public func save(_ login: NylaLogin) throws {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = path.deletingLastPathComponent
         if mkdir(folder, 0o700) != 0 && errno != EEXIST {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What a Nyla session knows at run time: its login, the instance it talks to, the lists it
 /// last fetched (for Tab, which must not wait for the network), files attached to the next
@@ -28,7 +29,7 @@ final class NylaSessionState: @unchecked Sendable {
         var streaming: Set<Int64> = []
     }
 
-    private let lock = NSLock()
+    private let lock = Lock()
     private var values = Values()
 
     func read<T>(_ body: (Values) -> T) -> T { lock.withLock { body(values) } }
@@ -39,7 +40,7 @@ final class NylaSessionState: @unchecked Sendable {
     // MARK: One per session and home
 
     private nonisolated(unsafe) static var all: [String: NylaSessionState] = [:]
-    private static let registryLock = NSLock()
+    private static let registryLock = Lock()
 
     static func shared(paths: Paths, session: String, gateway: String) -> NylaSessionState {
         let key = [paths.dataDirectory, session, gateway].joined(separator: "\u{0}")

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 // Every shape hark assumes about a Nyla gateway: paths, headers, request bodies, and how the
 // answers are read. The seed fixes the endpoints and the event names; the payload fields, the
@@ -165,10 +166,9 @@ public enum NylaWire {
     }
 
     static func escape(_ segment: String) -> String {
-        segment.addingPercentEncoding(withAllowedCharacters: unreserved) ?? segment
+        segment.percentEncoded(keeping: "-._~")
     }
 
-    static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     // MARK: Request bodies
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Any OpenAI-compatible chat completions endpoint: llama.cpp's server, Ollama, vLLM, hosted
 /// APIs. The thread's earlier turns go along as `messages`, so the model has the context.

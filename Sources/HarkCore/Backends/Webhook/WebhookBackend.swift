@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// An n8n Chat Trigger, or any webhook that takes a message and answers it.
 ///
