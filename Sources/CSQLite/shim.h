@@ -13,4 +13,12 @@ static inline int hark_sqlite3_bind_blob(sqlite3_stmt *stmt, int index, const vo
 static inline int hark_sqlite3_skip_checkpoint_on_close(sqlite3 *db) {
     return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)0);
 }
+// sqlite3_config is variadic too. Both must run before SQLite's first use in the process.
+static inline int hark_sqlite3_config_pagecache(void *memory, int slotSize, int slots) {
+    return sqlite3_config(SQLITE_CONFIG_PAGECACHE, memory, slotSize, slots);
+}
+static inline int hark_sqlite3_pcache_header_size(void) {
+    int size = 0;
+    return sqlite3_config(SQLITE_CONFIG_PCACHE_HDRSZ, &size) == SQLITE_OK ? size : -1;
+}
 #endif

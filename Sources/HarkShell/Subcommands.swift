@@ -5,11 +5,11 @@ import HarkCore
 extension HarkCommandLine {
     /// Options of a subcommand: flags and `--name VALUE` pairs, checked against its spec.
     struct Parsed {
-        var values: [String: String] = [:]
-        var flags: Set<String> = []
+        var values = OptionTable<String>()
+        var flags = OptionTable<Bool>()
         var words: [String] = []
         /// Options that take every word up to the next option (`--grammar yes no`).
-        var lists: [String: [String]] = [:]
+        var lists = OptionTable<[String]>()
 
         init(_ arguments: [String], command: CLICommand) throws {
             var index = 0
@@ -35,7 +35,7 @@ extension HarkCommandLine {
                         guard index < arguments.count else { throw HarkError.usage("\(argument) needs a value") }
                         values[key] = arguments[index]
                     } else {
-                        flags.insert(key)
+                        flags[key] = true
                     }
                 } else {
                     words.append(argument)

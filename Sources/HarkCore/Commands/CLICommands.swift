@@ -117,7 +117,7 @@ public enum CLICommands {
     public static func command(named name: String) -> CLICommand? { commands.first { $0.name == name } }
 
     /// Options whose value is every word up to the next option (`--grammar yes no`).
-    public static let multiWordOptions: Set<String> = ["--grammar"]
+    public static let multiWordOptions = ["--grammar"]
 
     public static func usage() -> [String] {
         var lines = [

@@ -36,6 +36,22 @@ public final class Database: @unchecked Sendable {
         sqlite3_close_v2(handle)
     }
 
+    /// Hands SQLite `pages` slots of page cache in one block whose memory the kernel fills in
+    /// a single call (MAP_POPULATE), instead of a page fault for each page a query reads: a
+    /// search of a large history reads about a hundred pages, and those faults were a tenth
+    /// of `hark search` (BENCHMARKS.md). Only before SQLite's first use in the process;
+    /// later calls do nothing. Pages beyond these come from malloc as before.
+    public static func preparePageCache(pages: Int) {
+        let header = Int(hark_sqlite3_pcache_header_size())
+        guard header >= 0 else { return }
+        let slot = (4096 + header + 7) & ~7
+        let memory = mmap(nil, slot * pages, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0)
+        guard let memory, memory != MAP_FAILED else { return }
+        if hark_sqlite3_config_pagecache(memory, Int32(slot), Int32(pages)) != SQLITE_OK {
+            munmap(memory, slot * pages)
+        }
+    }
+
     /// Runs `body` with the connection to itself.
     public func locked<T>(_ body: () throws -> T) rethrows -> T {
         lock.lock()

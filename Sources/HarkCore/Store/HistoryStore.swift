@@ -36,6 +36,7 @@ public final class HistoryStore: @unchecked Sendable {
     /// costs (BENCHMARKS.md). Nil when there is no file yet or its schema is not exactly this
     /// version's; the caller then opens it the usual way, which creates or migrates it.
     public static func openForReading(path: String) -> HistoryStore? {
+        Database.preparePageCache(pages: 160)
         guard let database = try? Database(path: path, readOnly: true),
               let row = try? database.query("SELECT count(*), max(name) FROM schema_migrations").first,
               row[0].int == Migrations.all.count, row[1].string == Migrations.all.last?.name
@@ -358,24 +359,28 @@ public final class HistoryStore: @unchecked Sendable {
                 JOIN messages m ON m.id = mm.message_id
                 WHERE message_more_fts MATCH ?\(filter) ORDER BY message_more_fts.rowid DESC LIMIT ?
                 """, values: values)
-            var snippets: [Int64: String] = [:]
+            // At most 2 × limit rows: arrays searched in place, no hashed collections (their
+            // first use costs the runtime a conformance scan, a measurable part of `hark search`).
+            var snippets: [(id: Int64, text: String)] = []
             for row in first + more {
-                guard let id = row[0].int64, snippets[id] == nil else { continue }
-                snippets[id] = row[1].string ?? ""
+                guard let id = row[0].int64, !snippets.contains(where: { $0.id == id }) else { continue }
+                snippets.append((id, row[1].string ?? ""))
             }
-            // The hits, then their threads' titles: two queries, not two per hit.
-            let ids = snippets.keys.sorted(by: >).prefix(limit).map { SQLValue.integer($0) }
+            snippets.sort { $0.id > $1.id }
+            let ids = snippets.prefix(limit).map { SQLValue.integer($0.id) }
             guard !ids.isEmpty else { return [] }
             let messages = try database.query(Self.messageSelect + " WHERE m.id IN (\(Self.placeholders(ids.count))) ORDER BY m.id DESC",
                                               values: ids).map(Self.message)
-            let threadIDs = Set(messages.map(\.threadID)).map { SQLValue.integer($0) }
-            var titles: [Int64: String] = [:]
+            var threadIDs: [Int64] = []
+            for message in messages where !threadIDs.contains(message.threadID) { threadIDs.append(message.threadID) }
+            var titles: [(id: Int64, title: String)] = []
             for row in try database.query("SELECT id, title FROM threads WHERE id IN (\(Self.placeholders(threadIDs.count)))",
-                                          values: threadIDs) {
-                if let id = row[0].int64 { titles[id] = row[1].string ?? "" }
+                                          values: threadIDs.map { SQLValue.integer($0) }) {
+                if let id = row[0].int64 { titles.append((id, row[1].string ?? "")) }
             }
             return messages.map { message in
-                SearchHit(message: message, threadTitle: titles[message.threadID] ?? "", snippet: snippets[message.id] ?? "")
+                SearchHit(message: message, threadTitle: titles.first { $0.id == message.threadID }?.title ?? "",
+                          snippet: snippets.first { $0.id == message.id }?.text ?? "")
             }
         }
     }
