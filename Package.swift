@@ -28,9 +28,10 @@ let package = Package(
         .target(name: "HarkCore", dependencies: ["CSQLite", "CCurl", "CZlib", "CVoice"], path: "Sources/HarkCore"),
         .target(name: "HarkShell", dependencies: ["HarkCore", "CEditLine"], path: "Sources/HarkShell"),
         // Linked position-dependent in release builds: the static Swift runtime and Foundation
-        // bring 78,000 relative relocations that a position-independent executable applies at
-        // every start, a quarter of `hark version` (BENCHMARKS.md). Shared libraries, the
-        // stack and the heap are still placed at random.
+        // bring tens of thousands of relative relocations that a position-independent
+        // executable applies at every start (78,000 and a quarter of `hark version` when hark
+        // still linked corelibs Foundation; BENCHMARKS.md). Shared libraries, the stack and the
+        // heap are still placed at random.
         .executableTarget(name: "hark", dependencies: ["HarkCore", "HarkShell"], path: "Sources/hark",
                           linkerSettings: [.unsafeFlags(["-Xclang-linker", "-no-pie"], .when(platforms: [.linux], configuration: .release))]),
 
