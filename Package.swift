@@ -31,9 +31,12 @@ let package = Package(
         // bring tens of thousands of relative relocations that a position-independent
         // executable applies at every start (78,000 and a quarter of `hark version` when hark
         // still linked corelibs Foundation; BENCHMARKS.md). Shared libraries, the stack and the
-        // heap are still placed at random.
+        // heap are still placed at random. Nor does it export its own symbols (Swift links
+        // executables with --export-dynamic): each symbol a shared library looked up at start was
+        // first looked for among the executable's 4,000: 45% of the dynamic loader's time.
         .executableTarget(name: "hark", dependencies: ["HarkCore", "HarkShell"], path: "Sources/hark",
-                          linkerSettings: [.unsafeFlags(["-Xclang-linker", "-no-pie"], .when(platforms: [.linux], configuration: .release))]),
+                          linkerSettings: [.unsafeFlags(["-Xclang-linker", "-no-pie", "-Xlinker", "--no-export-dynamic"],
+                                                        .when(platforms: [.linux], configuration: .release))]),
 
         // Loopback servers that speak the real wire protocols, temp homes, a pty driver.
         .target(name: "TestSupport", dependencies: ["HarkCore"], path: "Tests/TestSupport"),

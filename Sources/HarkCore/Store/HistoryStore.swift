@@ -36,7 +36,7 @@ public final class HistoryStore: @unchecked Sendable {
     /// costs (BENCHMARKS.md). Nil when there is no file yet or its schema is not exactly this
     /// version's; the caller then opens it the usual way, which creates or migrates it.
     public static func openForReading(path: String) -> HistoryStore? {
-        Database.preparePageCache(pages: 160)
+        Database.preparePageCache(pages: 120)
         guard let database = try? Database(path: path, readOnly: true),
               let row = try? database.query("SELECT count(*), max(name) FROM schema_migrations").first,
               row[0].int == Migrations.all.count, row[1].string == Migrations.all.last?.name
