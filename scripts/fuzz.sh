@@ -30,7 +30,8 @@ fi
 targets=(sse ndjson config command json http n8n openai)
 core=Sources/HarkCore
 json_sources=("$core/JSON/JSON.swift" "$core/JSON/JSONParser.swift" "$core/JSON/JSONScanner.swift" "$core/JSON/JSONEncoding.swift")
-errors=("$core/Support/HarkError.swift" "$core/Support/Suggest.swift" "$core/Support/SecretValues.swift")
+errors=("$core/Support/HarkError.swift" "$core/Support/Suggest.swift" "$core/Support/SecretValues.swift"
+  "$core/Support/Lock.swift" "$core/Support/TextSearch.swift")
 # What a reply decoder target needs besides the decoder: its helpers, the ReplyDecoder protocol, the
 # response head, the events.
 decoder_sources=(Tests/Fuzz/Support/ReplyDecoderSupport.swift "$core/Backends/ReplyDecoder.swift" "$core/HTTP/HTTPRequest.swift"
@@ -42,7 +43,7 @@ sources() {
     sse) echo "$core/Streaming/SSEParser.swift $core/Streaming/ByteSearch.swift" ;;
     ndjson) echo "$core/Streaming/LineSplitter.swift $core/Streaming/ByteSearch.swift" ;;
     config) echo "$core/Config/ConfigFile.swift $core/Config/Config.swift $core/Config/Secret.swift" \
-      "$core/Config/Paths.swift $core/Support/ShellCommand.swift $core/Support/Subprocess.swift ${errors[*]}" ;;
+      "$core/Config/Paths.swift $core/Support/PathName.swift $core/Support/ShellCommand.swift $core/Support/Subprocess.swift ${errors[*]}" ;;
     command) echo "$core/Commands/CommandSpec.swift ${errors[*]}" ;;
     json) echo "${json_sources[*]}" ;;
     http) echo "$core/HTTP/HTTPResponseParser.swift $core/HTTP/HTTPRequest.swift $core/HTTP/RetryPolicy.swift ${json_sources[*]} ${errors[*]}" ;;
