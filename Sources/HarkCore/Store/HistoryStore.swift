@@ -227,6 +227,10 @@ public final class HistoryStore: @unchecked Sendable {
         FROM messages m
         """
 
+    /// The search's hits as messages, with their thread's title and snippet after the columns
+    /// of `messageSelect`.
+    static let searchFrom = ", t.title, best.snippet FROM best JOIN messages m ON m.id = best.id JOIN threads t ON t.id = m.thread_id"
+
     static func message(_ row: Row) -> Message {
         let usage: Usage?
         if row[8] != .null || row[9] != .null || row[10] != .null {
@@ -344,49 +348,29 @@ public final class HistoryStore: @unchecked Sendable {
         let query = Self.ftsQuery(text)
         guard !query.isEmpty else { return [] }
         return try wrap {
-            // Two index queries, each walking its index newest first and stopping at `limit`:
-            // a union sorted afterwards would compute a snippet for every match.
-            let filter = session == nil ? "" : " AND m.session = ?"
-            let values: [SQLValue] = [.text(query)] + (session.map { [SQLValue.text($0)] } ?? []) + [.integer(Int64(limit))]
-            let first = try database.query("""
-                SELECT m.id, snippet(messages_fts, 0, char(1), char(2), '…', 12)
-                FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
-                WHERE messages_fts MATCH ?\(filter) ORDER BY messages_fts.rowid DESC LIMIT ?
-                """, values: values)
-            let more = try database.query("""
-                SELECT mm.message_id, snippet(message_more_fts, 0, char(1), char(2), '…', 12)
-                FROM message_more_fts JOIN message_more mm ON mm.id = message_more_fts.rowid
-                JOIN messages m ON m.id = mm.message_id
-                WHERE message_more_fts MATCH ?\(filter) ORDER BY message_more_fts.rowid DESC LIMIT ?
-                """, values: values)
-            // At most 2 × limit rows: arrays searched in place, no hashed collections (their
-            // first use costs the runtime a conformance scan, a measurable part of `hark search`).
-            var snippets: [(id: Int64, text: String)] = []
-            for row in first + more {
-                guard let id = row[0].int64, !snippets.contains(where: { $0.id == id }) else { continue }
-                snippets.append((id, row[1].string ?? ""))
-            }
-            snippets.sort { $0.id > $1.id }
-            let ids = snippets.prefix(limit).map { SQLValue.integer($0.id) }
-            guard !ids.isEmpty else { return [] }
-            let messages = try database.query(Self.messageSelect + " WHERE m.id IN (\(Self.placeholders(ids.count))) ORDER BY m.id DESC",
-                                              values: ids).map(Self.message)
-            var threadIDs: [Int64] = []
-            for message in messages where !threadIDs.contains(message.threadID) { threadIDs.append(message.threadID) }
-            var titles: [(id: Int64, title: String)] = []
-            for row in try database.query("SELECT id, title FROM threads WHERE id IN (\(Self.placeholders(threadIDs.count)))",
-                                          values: threadIDs.map { SQLValue.integer($0) }) {
-                if let id = row[0].int64 { titles.append((id, row[1].string ?? "")) }
-            }
-            return messages.map { message in
-                SearchHit(message: message, threadTitle: titles.first { $0.id == message.threadID }?.title ?? "",
-                          snippet: snippets.first { $0.id == message.id }?.text ?? "")
+            // One statement (each prepared statement costs a parse; a search is a few ms in all).
+            // Each index is walked newest first and stops at the limit, so at most 2 × limit
+            // snippets are made (a union sorted afterwards would make one for every match); a
+            // message found in both keeps the snippet of its first segment.
+            let filter = session == nil ? "" : " AND m.session = ?2"
+            let rows = try database.query("""
+                WITH found(id, snippet, segment) AS (
+                    SELECT * FROM (SELECT m.id, snippet(messages_fts, 0, char(1), char(2), '…', 12), 0
+                        FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
+                        WHERE messages_fts MATCH ?1\(filter) ORDER BY messages_fts.rowid DESC LIMIT ?3)
+                    UNION ALL
+                    SELECT * FROM (SELECT mm.message_id, snippet(message_more_fts, 0, char(1), char(2), '…', 12), 1
+                        FROM message_more_fts JOIN message_more mm ON mm.id = message_more_fts.rowid
+                        JOIN messages m ON m.id = mm.message_id
+                        WHERE message_more_fts MATCH ?1\(filter) ORDER BY message_more_fts.rowid DESC LIMIT ?3)),
+                best(id, snippet, segment) AS (SELECT id, snippet, min(segment) FROM found GROUP BY id)
+                \(Self.messageSelect.replacingOccurrences(of: "FROM messages m", with: Self.searchFrom))
+                ORDER BY m.id DESC LIMIT ?3
+                """, values: [.text(query), session.map { .text($0) } ?? .null, .integer(Int64(limit))])
+            return rows.map { row in
+                SearchHit(message: Self.message(row), threadTitle: row[13].string ?? "", snippet: row[14].string ?? "")
             }
         }
-    }
-
-    private static func placeholders(_ count: Int) -> String {
-        Array(repeating: "?", count: count).joined(separator: ",")
     }
 
     /// Turns what a user typed into an FTS5 query that cannot be a syntax error: every word is

@@ -42,6 +42,13 @@ import TestSupport
         #expect(try store.search("marker3").map(\.message.id) == [writer.messageID], "found in the first segment")
         #expect(try store.search("marker59999").map(\.message.id) == [writer.messageID], "found in the last segment")
         #expect(try store.search("marker59999").first?.snippet.contains("marker59999") == true)
+        // "line 0" is in the first segment, "line" in every one: one hit, with the first
+        // segment's snippet.
+        let both = try store.search("line")
+        #expect(both.map(\.message.id) == [writer.messageID], "one hit for a message found in several segments")
+        #expect(both.first?.snippet.contains("marker0") == true, "the first segment's snippet: \(both.first?.snippet ?? "")")
+        #expect(try store.search("marker59999", session: "other").isEmpty, "the session filter applies to the segments too")
+        #expect(try store.search("marker59999", session: "ci").count == 1)
     }
 
     @Test func aLongReplyGoesWithItsThread() throws {
