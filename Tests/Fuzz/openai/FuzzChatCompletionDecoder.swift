@@ -1,6 +1,8 @@
 /// Fuzz target: ChatCompletionDecoder (Backends/OpenAI/ChatCompletionDecoder.swift), which reads
 /// an OpenAI-compatible server's streamed (SSE) or whole chat completion. Properties:
 /// - checkChunkingInvariance (Support/ReplyDecoderSupport.swift), for streamed and whole bodies;
+/// - the chunk template (ChunkTemplate.swift) is invisible: however the body is fed, the
+///   events and the error are those of a decoder that walks every chunk;
 /// - for any texts (the input cut in up to eight pieces), a stream of chunks whose deltas carry
 ///   them decodes to exactly their concatenation.
 
@@ -8,8 +10,21 @@
 public func fuzzChatCompletionDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = FuzzInput(data, size)
     checkChunkingInvariance({ ChatCompletionDecoder() }, input)
+    checkTemplateIsInvisible(input)
     checkDeltas(input)
     return 0
+}
+
+func checkTemplateIsInvisible(_ input: FuzzInput) {
+    let body = input.rest
+    let head = HTTPResponseHead(status: 200, headers: ["content-type": "text/event-stream"])
+    var walking = ChatCompletionDecoder()
+    walking.usesTemplate = false
+    for pieces in body.feedings {
+        let fast = decode(ChatCompletionDecoder(), head: head, body, pieces)
+        let full = decode(walking, head: head, body, pieces)
+        require(fast == full, "with the template \(fast), walking every chunk \(full), pieces \(pieces)")
+    }
 }
 
 func checkDeltas(_ input: FuzzInput) {
