@@ -135,7 +135,7 @@ public struct JSONScanner {
     static func appendText(of quoted: UnsafeBufferPointer<UInt8>, escaped: Bool, to text: inout [UInt8]) throws {
         let raw = UnsafeBufferPointer(rebasing: quoted.dropFirst().dropLast())
         if escaped {
-            text.append(contentsOf: (try JSONParser.parse(quoted).string ?? "").utf8)
+            try JSONParser.appendString(quoted, to: &text)
         } else if isASCII(raw) {
             text.append(contentsOf: raw)
         } else {
