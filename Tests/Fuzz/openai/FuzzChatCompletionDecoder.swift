@@ -10,22 +10,12 @@
 public func fuzzChatCompletionDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = FuzzInput(data, size)
     checkChunkingInvariance({ ChatCompletionDecoder() }, input)
-    checkTemplateIsInvisible(input)
+    checkTemplateIsInvisible({ ChatCompletionDecoder() }, contentType: "text/event-stream", input)
     checkDeltas(input)
     return 0
 }
 
-func checkTemplateIsInvisible(_ input: FuzzInput) {
-    let body = input.rest
-    let head = HTTPResponseHead(status: 200, headers: ["content-type": "text/event-stream"])
-    var walking = ChatCompletionDecoder()
-    walking.usesTemplate = false
-    for pieces in body.feedings {
-        let fast = decode(ChatCompletionDecoder(), head: head, body, pieces)
-        let full = decode(walking, head: head, body, pieces)
-        require(fast == full, "with the template \(fast), walking every chunk \(full), pieces \(pieces)")
-    }
-}
+extension ChatCompletionDecoder: TemplatedDecoder {}
 
 func checkDeltas(_ input: FuzzInput) {
     let texts = input.fewPieces.map { String(decoding: input.piece($0), as: UTF8.self) }

@@ -2,24 +2,37 @@ import Testing
 import TestSupport
 @testable import HarkCore
 
+/// A decoder that reads chunks shaped like the last plain one by comparing bytes.
+protocol TemplatedDecoder: ReplyDecoder {
+    var usesTemplate: Bool { get set }
+    var chunksReadByTemplate: Int { get }
+}
+
+extension ChatCompletionDecoder: TemplatedDecoder {}
+extension N8NReplyDecoder: TemplatedDecoder {}
+
+/// What a decoder made of a body: the events of each feed, then of finish, and the error.
+struct DecodedFeeds: Equatable, CustomStringConvertible {
+    var feeds: [[ReplyEvent]] = []
+    var error: HarkError?
+    var description: String { "\(feeds) \(error.map { "\($0)" } ?? "no error")" }
+    var text: String { feeds.joined().compactMap { if case .text(let text) = $0 { text } else { nil } }.joined() }
+}
+
 /// The chunk template must be invisible: every stream gives, feed by feed, the events and the
 /// error that the full walk of each chunk gives (a decoder with `usesTemplate` off).
-@Suite struct ChunkTemplateTests {
-    struct Decoded: Equatable, CustomStringConvertible {
-        /// The events of each feed, then of finish.
-        var feeds: [[ReplyEvent]] = []
-        var error: HarkError?
-        var description: String { "\(feeds) \(error.map { "\($0)" } ?? "no error")" }
-    }
+struct TemplateComparison<Decoder: TemplatedDecoder>: Sendable {
+    let make: @Sendable () -> Decoder
+    let contentType: String
 
     /// `body` fed in the pieces `cuts` make, by a decoder with or without the template, and how
     /// many chunks the template read.
-    static func decode(_ body: [UInt8], cuts: [Int], usesTemplate: Bool) -> (Decoded, templateReads: Int) {
-        var decoder = ChatCompletionDecoder()
+    func decode(_ body: [UInt8], cuts: [Int], usesTemplate: Bool) -> (DecodedFeeds, templateReads: Int) {
+        var decoder = make()
         decoder.usesTemplate = usesTemplate
-        var decoded = Decoded()
+        var decoded = DecodedFeeds()
         do {
-            try decoder.start(head: HTTPResponseHead(status: 200, headers: ["content-type": "text/event-stream"]))
+            try decoder.start(head: HTTPResponseHead(status: 200, headers: ["content-type": contentType]))
             var start = 0
             for cut in cuts.sorted() + [body.count] where cut >= start {
                 var events: [ReplyEvent] = []
@@ -39,8 +52,8 @@ import TestSupport
     /// Checks that the template changes nothing for `body` cut at `cuts`; returns the decoded
     /// reply and how many chunks the template read.
     @discardableResult
-    static func expectSameAsFullWalk(_ body: [UInt8], cuts: [Int] = [],
-                                     sourceLocation: SourceLocation = #_sourceLocation) -> (Decoded, templateReads: Int) {
+    func expectSameAsFullWalk(_ body: [UInt8], cuts: [Int] = [],
+                              sourceLocation: SourceLocation = #_sourceLocation) -> (DecodedFeeds, templateReads: Int) {
         let full = decode(body, cuts: cuts, usesTemplate: false).0
         let fast = decode(body, cuts: cuts, usesTemplate: true)
         #expect(fast.0 == full, "cuts \(cuts) of \(String(decoding: body, as: UTF8.self).debugDescription)",
@@ -48,10 +61,15 @@ import TestSupport
         return fast
     }
 
-    static func expectSameAsFullWalk(_ body: String, cuts: [Int] = [], sourceLocation: SourceLocation = #_sourceLocation)
-        -> (Decoded, templateReads: Int) {
+    @discardableResult
+    func expectSameAsFullWalk(_ body: String, cuts: [Int] = [], sourceLocation: SourceLocation = #_sourceLocation)
+        -> (DecodedFeeds, templateReads: Int) {
         expectSameAsFullWalk(Array(body.utf8), cuts: cuts, sourceLocation: sourceLocation)
     }
+}
+
+@Suite struct ChunkTemplateTests {
+    static let check = TemplateComparison(make: { ChatCompletionDecoder() }, contentType: "text/event-stream")
 
     /// One SSE event of the usual shape; `content` is the string's JSON text, escapes as written.
     static func chunk(_ content: String, id: String = "chatcmpl-1", model: String = "m", finish: String = "null",
@@ -64,14 +82,10 @@ import TestSupport
     /// The first chunk reports the model and the second becomes the template.
     static let opening = chunk("Hel") + chunk("lo")
 
-    static func text(_ decoded: Decoded) -> String {
-        decoded.feeds.joined().compactMap { if case .text(let text) = $0 { return text } else { return nil } }.joined()
-    }
-
     @Test func aTypicalStreamIsReadByTheTemplate() {
         let words = (0..<100).map { "word\($0) " }
-        let (decoded, reads) = Self.expectSameAsFullWalk(words.map { Self.chunk($0) }.joined() + Self.done)
-        #expect(Self.text(decoded) == words.joined())
+        let (decoded, reads) = Self.check.expectSameAsFullWalk(words.map { Self.chunk($0) }.joined() + Self.done)
+        #expect(decoded.text == words.joined())
         #expect(decoded.error == nil)
         #expect(reads == 98)
     }
@@ -80,18 +94,18 @@ import TestSupport
         let contents = [#"a\"b"#, #"back\\"#, #"\\\""#, #"caf\u00e9"#, #"\ud83d\ude00"#, #"\ud800"#, #"\ud800x"#,
                         #"\udc00\ud800"#, #"\/\b\f\n\r\t"#, #"\u0000"#, "é 😀", ""]
         for content in contents {
-            let (decoded, reads) = Self.expectSameAsFullWalk(Self.opening + Self.chunk(content) + Self.done)
+            let (decoded, reads) = Self.check.expectSameAsFullWalk(Self.opening + Self.chunk(content) + Self.done)
             #expect(decoded.error == nil, "\(content)")
             #expect(reads == 1, "\(content)")
         }
-        let (decoded, _) = Self.expectSameAsFullWalk(Self.opening + Self.chunk(#"\ud83d\ude00 \u00e9"#) + Self.done)
-        #expect(Self.text(decoded) == "Hello😀 é")
+        let (decoded, _) = Self.check.expectSameAsFullWalk(Self.opening + Self.chunk(#"\ud83d\ude00 \u00e9"#) + Self.done)
+        #expect(decoded.text == "Hello😀 é")
     }
 
     @Test func invalidUTF8IsRepairedAsTheFullWalkDoes() {
         for bad: [UInt8] in [[0xFF], [0xC3], [0xE2, 0x82], [0xC3, 0x28], [0xED, 0xA0, 0x80]] {
             let chunk = Array(Self.chunk("x@x").utf8).flatMap { $0 == UInt8(ascii: "@") ? bad : [$0] }
-            let (decoded, reads) = Self.expectSameAsFullWalk(Array(Self.opening.utf8) + chunk + Array(Self.done.utf8))
+            let (decoded, reads) = Self.check.expectSameAsFullWalk(Array(Self.opening.utf8) + chunk + Array(Self.done.utf8))
             #expect(decoded.error == nil)
             #expect(reads == 1)
         }
@@ -99,7 +113,7 @@ import TestSupport
 
     @Test func invalidStringsFailAsTheFullWalkDoes() {
         for content in [#"\x"#, #"\u12"#, #"\uZZZZ"#, #"\ud800\uZZZZ"#, "a\u{01}b", "tab\there", #"\"#] {
-            let (decoded, _) = Self.expectSameAsFullWalk(Self.opening + Self.chunk(content) + Self.chunk("after") + Self.done)
+            let (decoded, _) = Self.check.expectSameAsFullWalk(Self.opening + Self.chunk(content) + Self.chunk("after") + Self.done)
             #expect(decoded.error != nil, "\(content.debugDescription)")
         }
     }
@@ -113,8 +127,8 @@ import TestSupport
             + #"data: {"choices":[{"delta":{"content":"j","content":"k"}}]}"# + "\n\n"
             + #"data: {"choices":[{"delta":{"content":"l","content":"m"}}]}"# + "\n\n"
             + Self.chunk("n", finish: #""length""#) + Self.done
-        let (decoded, reads) = Self.expectSameAsFullWalk(stream)
-        #expect(Self.text(decoded) == "Helloabcdefghijklmn")
+        let (decoded, reads) = Self.check.expectSameAsFullWalk(stream)
+        #expect(decoded.text == "Helloabcdefghijklmn")
         #expect(decoded.feeds.joined().contains(.usage(Usage(promptTokens: 1, completionTokens: 2, totalTokens: 3))))
         #expect(decoded.feeds.last?.last == .finished(reason: "length"))
         // Read by the template: b (the stop chunk did not replace it), d and i. g is walked (the
@@ -134,7 +148,7 @@ import TestSupport
             #"data: {"error":{"message":"overloaded"}}"# + "\n\n",
         ]
         for shape in shapes {
-            let (decoded, reads) = Self.expectSameAsFullWalk(Self.opening + shape + Self.chunk("z") + Self.done)
+            let (decoded, reads) = Self.check.expectSameAsFullWalk(Self.opening + shape + Self.chunk("z") + Self.done)
             #expect(reads <= 1, "\(shape)")
             _ = decoded
         }
@@ -144,7 +158,7 @@ import TestSupport
         let stream = Array((Self.opening + Self.chunk(#"caf\u00e9 "#) + Self.chunk("ok", finish: #""stop""#)
             + Self.chunk(#"\ud83d\ude00"#) + Self.chunk("end") + Self.done).utf8)
         for cut in 0...stream.count {
-            Self.expectSameAsFullWalk(stream, cuts: [cut])
+            Self.check.expectSameAsFullWalk(stream, cuts: [cut])
         }
     }
 
@@ -173,7 +187,7 @@ import TestSupport
             }
             let bytes = Array((stream + Self.done).utf8)
             let cuts = (0..<Int.random(in: 0...8, using: &random)).map { _ in Int.random(in: 0...bytes.count, using: &random) }
-            Self.expectSameAsFullWalk(bytes, cuts: cuts)
+            Self.check.expectSameAsFullWalk(bytes, cuts: cuts)
         }
     }
 }
