@@ -80,11 +80,19 @@ public struct SSEParser: @unchecked Sendable {
         return events
     }
 
+    /// Whether nothing of an event is pending: the next byte starts a line of a new event. A
+    /// caller may read a whole event itself only here (ChatCompletionDecoder does).
+    public var isBetweenEvents: Bool { started && !skipLineFeed && line.isEmpty && !hasData && eventType == nil }
+
     /// Feeds bytes, calling `handle` with each event they complete. The event's data is only
     /// valid inside the call: nothing is allocated per event, which is what lets a stream of
     /// half a million small events through at the speed of the network (BENCHMARKS.md).
-    /// Throws `Failure` or what `handle` throws.
-    public mutating func feed(_ chunk: UnsafeBufferPointer<UInt8>, _ handle: (SSEEventView) throws -> Void) throws {
+    /// `stoppingAtBlankLine`: returns after the first blank line (the end of an event), so the
+    /// caller can look at what follows. Returns how many bytes were read; the rest, if any,
+    /// are for the next call. Throws `Failure` or what `handle` throws.
+    @discardableResult
+    public mutating func feed(_ chunk: UnsafeBufferPointer<UInt8>, stoppingAtBlankLine: Bool = false,
+                              _ handle: (SSEEventView) throws -> Void) throws -> Int {
         let count = chunk.count
         var start = 0
         if !started {
@@ -117,6 +125,7 @@ public struct SSEParser: @unchecked Sendable {
             if carriageReturn < start { carriageReturn = chunk.firstOffset(of: 0x0D, from: start, to: count) ?? count }
             let end = min(newline, carriageReturn)
             guard end < count else { break }
+            let isBlank = end == start && line.isEmpty
             if line.isEmpty {
                 try processLine(UnsafeBufferPointer(rebasing: chunk[start..<end]), inChunk: true, handle)
             } else {
@@ -133,11 +142,13 @@ public struct SSEParser: @unchecked Sendable {
                     skipLineFeed = true
                 }
             }
+            if isBlank && stoppingAtBlankLine { return start }
         }
         if start < count {
             line.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[start..<count]))
             if line.count > maxEventBytes { throw Failure.eventTooLarge(limit: maxEventBytes) }
         }
+        return count
     }
 
     /// Copies a data line still in the chunk into `data`, before the chunk goes away or another

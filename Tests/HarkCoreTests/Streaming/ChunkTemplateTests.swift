@@ -154,6 +154,45 @@ struct TemplateComparison<Decoder: TemplatedDecoder>: Sendable {
         }
     }
 
+    /// Events are read whole (`data: `, the chunk, two line feeds) only between events; any
+    /// other framing goes through the SSE parser and must give the same.
+    @Test func otherEventFramingsGiveWhatTheParserGives() {
+        let chunk = Self.chunk("x")
+        let framings = [
+            chunk.replacing("\n\n", with: "\r\n\r\n"), chunk.replacing("data: ", with: "data:"),
+            chunk.replacing("data: ", with: "data:  "), "id: 7\n" + chunk, "event: delta\n" + chunk, ": ping\n\n" + chunk,
+            chunk.replacing("\n\n", with: "\ndata: \n\n"), chunk.replacing("\n\n", with: "\n\n\n"),
+            chunk.replacing(#"{"content":"x"}"#, with: "{\"content\":\"x\\\n\"}"),
+            chunk.replacing(#"{"index":0,"#, with: "{\n\"index\":0,").replacing("\n\"index", with: "\ndata: \"index"),
+        ]
+        for framing in framings {
+            let stream = Array(("\u{FEFF}" + Self.opening + framing + Self.chunk("y") + framing + Self.chunk("z") + Self.done).utf8)
+            for cut in stride(from: 0, through: stream.count, by: 7) {
+                Self.check.expectSameAsFullWalk(stream, cuts: [cut])
+            }
+        }
+    }
+
+    /// A read that starts with a whole event laid out like the template may still be the
+    /// second data line of an event begun in the read before (here: an invalid one).
+    @Test func anEventBegunInTheLastReadIsFinishedByTheParser() {
+        let stream = Array((Self.opening + Self.chunk("x").replacing("\n\n", with: "\n") + Self.chunk("y")
+            + Self.chunk("z") + Self.done).utf8)
+        for cut in 0...stream.count {
+            let (decoded, _) = Self.check.expectSameAsFullWalk(stream, cuts: [cut])
+            #expect(decoded.error != nil)
+        }
+    }
+
+    /// A template taken from an event of two data lines holds a line break; the same bytes
+    /// on one data line are two lines to the parser (the second one a field it ignores).
+    @Test func aTemplateWithALineBreakIsNotReadAsOneLine() {
+        let twoLines = "data: {\"id\":\"c\",\ndata: \"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n"
+        let oneLine = "data: {\"id\":\"c\",\n\"choices\":[{\"delta\":{\"content\":\"b\"}}]}\n\n"
+        let (decoded, _) = Self.check.expectSameAsFullWalk(Self.opening + twoLines + oneLine + Self.done)
+        #expect(decoded.error != nil)
+    }
+
     @Test func anyCutGivesTheSameEventsAsTheFullWalk() {
         let stream = Array((Self.opening + Self.chunk(#"caf\u00e9 "#) + Self.chunk("ok", finish: #""stop""#)
             + Self.chunk(#"\ud83d\ude00"#) + Self.chunk("end") + Self.done).utf8)

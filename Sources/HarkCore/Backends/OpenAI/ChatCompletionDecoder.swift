@@ -45,19 +45,31 @@ public struct ChatCompletionDecoder: ReplyDecoder {
         }
         do {
             try bytes.withUnsafeBufferPointer { buffer in
-                try parser.feed(buffer) { event in
-                    if sawDone { return }
-                    if event.dataEquals("[DONE]") {
-                        sawDone = true
-                        return
-                    }
-                    if usesTemplate, template.appendContent(of: event.data, to: &text) {
+                var offset = 0
+                while offset < buffer.count {
+                    let rest = UnsafeBufferPointer(rebasing: buffer[offset...])
+                    // Between events, a whole event laid out like the template is read here,
+                    // without the parser's line search and dispatch (ChunkTemplate).
+                    if usesTemplate, !sawDone, parser.isBetweenEvents,
+                       let length = template.appendContent(ofEventAt: rest, maxDataBytes: SSEParser.defaultMaxEventBytes, to: &text) {
                         chunksReadByTemplate += 1
-                        return
+                        offset += length
+                        continue
                     }
-                    do { try scan(chunk: event.data, into: &replies) } catch is JSONError {
-                        let start = String(decoding: event.data.prefix(60), as: UTF8.self)
-                        throw HarkError.protocolViolation("the server sent an event that is not JSON: \(start)")
+                    offset += try parser.feed(rest, stoppingAtBlankLine: usesTemplate) { event in
+                        if sawDone { return }
+                        if event.dataEquals("[DONE]") {
+                            sawDone = true
+                            return
+                        }
+                        if usesTemplate, template.appendContent(of: event.data, to: &text) {
+                            chunksReadByTemplate += 1
+                            return
+                        }
+                        do { try scan(chunk: event.data, into: &replies) } catch is JSONError {
+                            let start = String(decoding: event.data.prefix(60), as: UTF8.self)
+                            throw HarkError.protocolViolation("the server sent an event that is not JSON: \(start)")
+                        }
                     }
                 }
             }
