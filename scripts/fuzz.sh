@@ -47,9 +47,9 @@ sources() {
     command) echo "$core/Commands/CommandSpec.swift ${errors[*]}" ;;
     json) echo "${json_sources[*]}" ;;
     http) echo "$core/HTTP/HTTPResponseParser.swift $core/HTTP/HTTPRequest.swift $core/HTTP/RetryPolicy.swift ${json_sources[*]} ${errors[*]}" ;;
-    n8n) echo "$core/Backends/Webhook/N8NReplyDecoder.swift $core/Streaming/LineSplitter.swift $core/Streaming/ByteSearch.swift" \
+    n8n) echo "$core/Backends/Webhook/N8NReplyDecoder.swift $core/Streaming/ChunkTemplate.swift $core/Streaming/LineSplitter.swift $core/Streaming/ByteSearch.swift" \
       "${decoder_sources[*]}" ;;
-    openai) echo "$core/Backends/OpenAI/ChatCompletionDecoder.swift $core/Streaming/SSEParser.swift $core/Streaming/ByteSearch.swift" \
+    openai) echo "$core/Backends/OpenAI/ChatCompletionDecoder.swift $core/Streaming/ChunkTemplate.swift $core/Streaming/SSEParser.swift $core/Streaming/ByteSearch.swift" \
       "$core/HTTP/ServerMessage.swift ${decoder_sources[*]}" ;;
     *) echo "fuzz.sh: no target \"$1\"; the targets are: ${targets[*]}" >&2; return 2 ;;
   esac

@@ -97,6 +97,7 @@ private final class ReplyPump<Decoder: ReplyDecoder>: @unchecked Sendable {
         case .body(let bytes):
             if head?.isSuccess == true {
                 try decoder.feed(bytes, into: &produced)
+                body?.recycle(bytes)
             } else if errorBody.count < 65536 {
                 errorBody += bytes.prefix(65536 - errorBody.count)
             }

@@ -15,6 +15,9 @@ final class HTTPBodyChannel: @unchecked Sendable {
     private(set) var cancelled = false
     private let limit: Int
     private var cancelHandler: (@Sendable () -> Void)?
+    /// Body buffers the consumer has read, for the transfer to fill again: allocating one per
+    /// read made the allocator map fresh pages for each (a page fault every 4 KB).
+    private var spareBuffers: [[UInt8]] = []
 
     /// What to do when the consumer cancels (wake the transfer); runs at once if it already has.
     var onCancel: (@Sendable () -> Void)? {
@@ -52,6 +55,25 @@ final class HTTPBodyChannel: @unchecked Sendable {
         return true
     }
 
+    /// An empty buffer for the next read's body: one the consumer gave back, when there is one.
+    func spareBuffer(capacity: Int) -> [UInt8] {
+        condition.lock()
+        var buffer = spareBuffers.popLast() ?? []
+        condition.unlock()
+        buffer.removeAll(keepingCapacity: true)
+        buffer.reserveCapacity(capacity)
+        return buffer
+    }
+
+    /// Gives back a body buffer whose bytes the consumer has read. A few are kept, so memory
+    /// stays what the bounded queue allows. (A buffer still referenced elsewhere is copied on
+    /// reuse, as any array is: recycling cannot change bytes someone holds.)
+    func recycle(_ buffer: [UInt8]) {
+        condition.lock()
+        if spareBuffers.count < 4 { spareBuffers.append(buffer) }
+        condition.unlock()
+    }
+
     func finish(throwing error: Error?) {
         condition.lock()
         guard !finished else {
@@ -84,6 +106,9 @@ final class HTTPBodyChannel: @unchecked Sendable {
                 condition.lock()
                 if head < queue.count {
                     let event = queue[head]
+                    // Not kept in the queue: a body handed back (recycle) must be the only
+                    // reference to be reused in place.
+                    queue[head] = .body([])
                     head += 1
                     if head > 64 && head * 2 > queue.count {
                         queue.removeFirst(head)

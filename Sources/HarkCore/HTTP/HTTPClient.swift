@@ -81,6 +81,9 @@ public struct HTTPStream: AsyncSequence, Sendable {
 
     public func cancel() { channel.cancel() }
 
+    /// Hands back a body the consumer has finished reading, for the transfer to reuse.
+    func recycle(_ bytes: [UInt8]) { channel.recycle(bytes) }
+
     public struct AsyncIterator: AsyncIteratorProtocol {
         let channel: HTTPBodyChannel
         public mutating func next() async throws -> HTTPEvent? { try await channel.next() }

@@ -31,6 +31,21 @@ public struct HTTPResponseParser {
     public var isDone: Bool { state == .done }
 
     public mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>) throws -> [Event] {
+        var body: [UInt8] = []
+        let events = try feed(bytes, appendingBodyTo: &body)
+        guard !body.isEmpty else { return events }
+        // A read's body follows any head it completes and comes before the end, which is last.
+        let ended = events.last == .end
+        var result = ended ? Array(events.dropLast()) : events
+        result.append(.body(body))
+        if ended { result.append(.end) }
+        return result
+    }
+
+    /// Feeds bytes, appending the body they hold to `body` (the transport's reused buffer:
+    /// no array per read) and returning the heads and the end they complete. The body bytes
+    /// of one read come after its heads and before its end.
+    public mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, appendingBodyTo body: inout [UInt8]) throws -> [Event] {
         var events: [Event] = []
         var input = bytes[...]
         while !input.isEmpty && state != .done {
@@ -48,23 +63,23 @@ public struct HTTPResponseParser {
                 try line(&events)
             case .fixed(let remaining):
                 let take = min(remaining, input.count)
-                events.append(.body(Array(input.prefix(take))))
+                body.append(contentsOf: UnsafeBufferPointer(rebasing: input.prefix(take)))
                 input = input.dropFirst(take)
                 state = remaining - take == 0 ? .done : .fixed(remaining: remaining - take)
                 if state == .done { events.append(.end) }
             case .chunkData(let remaining):
                 let take = min(remaining, input.count)
-                events.append(.body(Array(input.prefix(take))))
+                body.append(contentsOf: UnsafeBufferPointer(rebasing: input.prefix(take)))
                 input = input.dropFirst(take)
                 state = remaining - take == 0 ? .chunkDataEnd : .chunkData(remaining: remaining - take)
             case .untilClose:
-                events.append(.body(Array(input)))
+                body.append(contentsOf: UnsafeBufferPointer(rebasing: input))
                 input = input[input.endIndex...]
             case .done:
                 break
             }
         }
-        return merged(events)
+        return events
     }
 
     public mutating func feed(_ bytes: [UInt8]) throws -> [Event] {
@@ -87,20 +102,6 @@ public struct HTTPResponseParser {
     }
 
     private static func error(_ reason: String) -> HarkError { .protocolViolation("malformed HTTP response: \(reason)") }
-
-    /// Adjacent body pieces from one read, as one.
-    private func merged(_ events: [Event]) -> [Event] {
-        guard events.count > 1 else { return events }
-        var result: [Event] = []
-        for event in events {
-            if case .body(let next) = event, case .body(let previous)? = result.last {
-                result[result.count - 1] = .body(previous + next)
-            } else {
-                result.append(event)
-            }
-        }
-        return result
-    }
 
     private mutating func line(_ events: inout [Event]) throws {
         switch state {

@@ -134,12 +134,42 @@ public struct JSONParser {
         }
         guard index < bytes.count else { throw error("unterminated string") }
         var scalars: [UInt8] = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        try decodeStringRest(into: &scalars)
+        return String(decoding: scalars, as: UTF8.self)
+    }
+
+    /// Appends the text of the string token `quoted` (quotes included) to `text` as UTF-8,
+    /// escapes decoded and invalid UTF-8 repaired: the bytes of `parse(quoted).string`, without
+    /// building a String and a JSON value for each of a stream's escaped tokens. Throws, with
+    /// `text` unchanged, when the token is not one valid string.
+    static func appendString(_ quoted: UnsafeBufferPointer<UInt8>, to text: inout [UInt8]) throws(JSONError) {
+        var parser = JSONParser(quoted)
+        let start = text.count
+        do throws(JSONError) {
+            guard quoted.first == UInt8(ascii: "\"") else { throw parser.error("expected a string") }
+            parser.index = 1
+            try parser.decodeStringRest(into: &text)
+            guard parser.index == quoted.count else { throw parser.error("trailing characters") }
+        } catch {
+            text.removeSubrange(start...)
+            throw error
+        }
+        if !text.withUnsafeBufferPointer({ JSONScanner.isASCII(UnsafeBufferPointer(rebasing: $0[start...])) }) {
+            // What String(decoding:) makes of them, as parseString returns.
+            let repaired = String(decoding: text[start...], as: UTF8.self)
+            text.replaceSubrange(start..., with: repaired.utf8)
+        }
+    }
+
+    /// Decodes the rest of a string, from `index` to its closing quote, into `scalars`: raw
+    /// bytes as they are (repaired later, with the rest) and escapes as UTF-8.
+    private mutating func decodeStringRest(into scalars: inout [UInt8]) throws(JSONError) {
         while index < bytes.count {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
                 index += 1
-                return String(decoding: scalars, as: UTF8.self)
+                return
             case UInt8(ascii: "\\"):
                 index += 1
                 guard index < bytes.count else { throw error("unterminated escape") }

@@ -121,18 +121,26 @@ public struct JSONScanner {
     }
 
     /// Appends the string here to `text` as UTF-8 (invalid sequences repaired, as `string()`
-    /// does) without making a String of it; false, with the value skipped, for anything else.
-    public mutating func appendString(to text: inout [UInt8]) throws -> Bool {
-        guard let (quoted, escaped) = try stringToken() else { return false }
+    /// does) without making a String of it. Returns where its token lies in the document, quotes
+    /// included, for a caller that reuses the document's layout (ChunkTemplate); nil, with the
+    /// value skipped, for anything else.
+    public mutating func appendString(to text: inout [UInt8]) throws -> Range<Int>? {
+        guard let (quoted, escaped) = try stringToken() else { return nil }
+        try Self.appendText(of: quoted, escaped: escaped, to: &text)
+        return (index - quoted.count)..<index
+    }
+
+    /// Appends the text of a string token (quotes included; `escaped` as `scanString` found)
+    /// to `text`. Throws, leaving `text` as it was, when an escape is invalid.
+    static func appendText(of quoted: UnsafeBufferPointer<UInt8>, escaped: Bool, to text: inout [UInt8]) throws {
         let raw = UnsafeBufferPointer(rebasing: quoted.dropFirst().dropLast())
         if escaped {
-            text.append(contentsOf: (try JSONParser.parse(quoted).string ?? "").utf8)
-        } else if Self.isASCII(raw) {
+            try JSONParser.appendString(quoted, to: &text)
+        } else if isASCII(raw) {
             text.append(contentsOf: raw)
         } else {
             text.append(contentsOf: String(decoding: raw, as: UTF8.self).utf8)
         }
-        return true
     }
 
     /// The string token here, quotes included, and whether it holds escapes; nil, with the
@@ -201,14 +209,40 @@ public struct JSONScanner {
     /// Moves past the string that starts here; returns whether it holds an escape.
     @discardableResult
     private mutating func skipString() throws -> Bool {
-        index += 1  // opening quote
+        switch Self.scanString(bytes, openingQuote: index) {
+        case .closed(let end, let escaped):
+            index = end
+            return escaped
+        case .controlCharacter(let offset):
+            index = offset
+            throw error("control character in string")
+        case .unterminated(let offset):
+            index = offset
+            throw error("unterminated string")
+        }
+    }
+
+    /// How a string token ends: just past its closing quote (and whether it holds an escape),
+    /// or malformed at an offset.
+    enum StringEnd {
+        case closed(end: Int, escaped: Bool)
+        case controlCharacter(at: Int)
+        case unterminated(at: Int)
+    }
+
+    /// Finds the end of the string whose opening quote is at `quote`: the first quote not
+    /// after a backslash. Escapes are only stepped over here; their text is checked when the
+    /// string is read (`appendText`, `string()`).
+    @inline(__always)
+    static func scanString(_ bytes: UnsafeBufferPointer<UInt8>, openingQuote quote: Int) -> StringEnd {
+        var index = quote + 1
         var escaped = false
         let count = bytes.count
-        guard let base = bytes.baseAddress else { throw error("unterminated string") }
+        guard let base = bytes.baseAddress else { return .unterminated(at: index) }
         while true {
             // Eight bytes at a time (SWAR): most of a stream chunk's bytes are inside strings.
             if index + 8 <= count {
-                let mask = Self.lookMask(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                let mask = lookMask(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
                 if mask == 0 {
                     index += 8
                     continue
@@ -216,18 +250,17 @@ public struct JSONScanner {
                 // The lowest flagged byte is exact (little-endian): go straight to it.
                 index += mask.trailingZeroBitCount >> 3
             } else if index >= count {
-                throw error("unterminated string")
+                return .unterminated(at: index)
             }
             let byte = base[index]
             if byte == UInt8(ascii: "\"") {
-                index += 1
-                return escaped
+                return .closed(end: index + 1, escaped: escaped)
             }
             if byte == UInt8(ascii: "\\") {
                 escaped = true
                 index += 2
             } else if byte < 0x20 {
-                throw error("control character in string")
+                return .controlCharacter(at: index)
             } else {
                 index += 1  // only in the last few bytes, read one at a time
             }

@@ -39,12 +39,17 @@ public struct SSEEventView {
 /// dropped; lines end at CRLF, LF or a lone CR, even when a CRLF is split across reads; a
 /// blank line dispatches; `:` lines are comments; `data` lines join with "\n"; `id` persists
 /// unless it holds NUL; `retry` only when all digits; an incomplete event at EOF is dropped.
-/// Fed arbitrary chunks; it knows nothing about transports.
-public struct SSEParser: Sendable {
+/// Fed arbitrary chunks; it knows nothing about transports. Sendable though it holds a pointer:
+/// `dataInChunk` is set only inside `feed`, which empties it before returning.
+public struct SSEParser: @unchecked Sendable {
     public static let defaultMaxEventBytes = 32 << 20
 
     private var line: [UInt8] = []
     private var data: [UInt8] = []
+    /// The event's only data line so far, when it lies in the chunk being fed: handed out from
+    /// there when the event ends in the same chunk, as most do, instead of copied into `data`.
+    /// Copied before `feed` returns, when the chunk goes away.
+    private var dataInChunk: UnsafeBufferPointer<UInt8>?
     private var hasData = false
     private var eventType: String?
     private var lastEventID: String?
@@ -75,11 +80,19 @@ public struct SSEParser: Sendable {
         return events
     }
 
+    /// Whether nothing of an event is pending: the next byte starts a line of a new event. A
+    /// caller may read a whole event itself only here (ChatCompletionDecoder does).
+    public var isBetweenEvents: Bool { started && !skipLineFeed && line.isEmpty && !hasData && eventType == nil }
+
     /// Feeds bytes, calling `handle` with each event they complete. The event's data is only
     /// valid inside the call: nothing is allocated per event, which is what lets a stream of
     /// half a million small events through at the speed of the network (BENCHMARKS.md).
-    /// Throws `Failure` or what `handle` throws.
-    public mutating func feed(_ chunk: UnsafeBufferPointer<UInt8>, _ handle: (SSEEventView) throws -> Void) throws {
+    /// `stoppingAtBlankLine`: returns after the first blank line (the end of an event), so the
+    /// caller can look at what follows. Returns how many bytes were read; the rest, if any,
+    /// are for the next call. Throws `Failure` or what `handle` throws.
+    @discardableResult
+    public mutating func feed(_ chunk: UnsafeBufferPointer<UInt8>, stoppingAtBlankLine: Bool = false,
+                              _ handle: (SSEEventView) throws -> Void) throws -> Int {
         let count = chunk.count
         var start = 0
         if !started {
@@ -102,19 +115,24 @@ public struct SSEParser: Sendable {
             if chunk[start] == 0x0A { start += 1 }
             skipLineFeed = false
         }
+        defer { keepDataInChunk() }
+        // A line ends at the first CR or LF. memchr finds the LF; the next CR is looked for once
+        // and again only when passed, so a stream without CRs costs one search per chunk.
+        var carriageReturn = -1
         while start < count {
-            // A line ends at the first CR or LF: memchr finds the LF, then the CR before it,
-            // both with vector instructions rather than a byte at a time.
-            let newline = chunk.firstOffset(of: 0x0A, from: start, to: count) ?? count
-            let end = chunk.firstOffset(of: 0x0D, from: start, to: newline) ?? newline
+            // The blank line that ends each event is looked at before memchr is called for it.
+            let newline = chunk[start] == 0x0A ? start : chunk.firstOffset(of: 0x0A, from: start, to: count) ?? count
+            if carriageReturn < start { carriageReturn = chunk.firstOffset(of: 0x0D, from: start, to: count) ?? count }
+            let end = min(newline, carriageReturn)
             guard end < count else { break }
+            let isBlank = end == start && line.isEmpty
             if line.isEmpty {
-                try processLine(UnsafeBufferPointer(rebasing: chunk[start..<end]), handle)
+                try processLine(UnsafeBufferPointer(rebasing: chunk[start..<end]), inChunk: true, handle)
             } else {
                 line.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[start..<end]))
                 let whole = line
                 line.removeAll(keepingCapacity: true)
-                try whole.withUnsafeBufferPointer { buffer in try processLine(buffer, handle) }
+                try whole.withUnsafeBufferPointer { buffer in try processLine(buffer, inChunk: false, handle) }
             }
             start = end + 1
             if chunk[end] == 0x0D {
@@ -124,11 +142,21 @@ public struct SSEParser: Sendable {
                     skipLineFeed = true
                 }
             }
+            if isBlank && stoppingAtBlankLine { return start }
         }
         if start < count {
             line.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[start..<count]))
             if line.count > maxEventBytes { throw Failure.eventTooLarge(limit: maxEventBytes) }
         }
+        return count
+    }
+
+    /// Copies a data line still in the chunk into `data`, before the chunk goes away or another
+    /// line joins it.
+    private mutating func keepDataInChunk() {
+        guard let pending = dataInChunk else { return }
+        data.append(contentsOf: pending)
+        dataInChunk = nil
     }
 
     public mutating func feed(_ bytes: [UInt8]) throws(Failure) -> [SSEEvent] {
@@ -139,22 +167,34 @@ public struct SSEParser: Sendable {
     public mutating func finish() {
         line.removeAll()
         data.removeAll()
+        dataInChunk = nil
         hasData = false
         eventType = nil
     }
 
-    private mutating func processLine(_ text: UnsafeBufferPointer<UInt8>, _ handle: (SSEEventView) throws -> Void) throws {
+    /// `inChunk`: the line lies in the chunk being fed (not in a copy), so a view of it stays
+    /// valid until `feed` returns.
+    private mutating func processLine(_ text: UnsafeBufferPointer<UInt8>, inChunk: Bool,
+                                      _ handle: (SSEEventView) throws -> Void) throws {
         if text.isEmpty {
             try dispatch(handle)
             return
         }
         if text[0] == UInt8(ascii: ":") { return }  // comment, e.g. keep-alive
-        let colon = text.firstOffset(of: UInt8(ascii: ":"), from: 0, to: text.count) ?? text.count
+        // Nearly every line is a data line: its colon is known without a search.
+        let colon = Self.startsWithData(text) ? 4 : text.firstOffset(of: UInt8(ascii: ":"), from: 0, to: text.count) ?? text.count
         let field = UnsafeBufferPointer(rebasing: text[0..<colon])
         var valueStart = colon < text.count ? colon + 1 : text.count
         if valueStart < text.count, text[valueStart] == 0x20 { valueStart += 1 }
         let value = UnsafeBufferPointer(rebasing: text[valueStart..<text.count])
         if equals(field, "data") {
+            if !hasData && inChunk {
+                if value.count > maxEventBytes { throw Failure.eventTooLarge(limit: maxEventBytes) }
+                dataInChunk = value
+                hasData = true
+                return
+            }
+            keepDataInChunk()
             if hasData { data.append(0x0A) }
             data.append(contentsOf: value)
             hasData = true
@@ -174,15 +214,25 @@ public struct SSEParser: Sendable {
 
     private mutating func dispatch(_ handle: (SSEEventView) throws -> Void) throws {
         defer {
-            data.removeAll(keepingCapacity: true)
+            dataInChunk = nil
+            if !data.isEmpty { data.removeAll(keepingCapacity: true) }
             hasData = false
             eventType = nil
         }
         guard hasData else { return }
         let type = eventType.flatMap { $0.isEmpty ? nil : $0 } ?? "message"
+        if let dataInChunk {
+            try handle(SSEEventView(type: type, data: dataInChunk, id: lastEventID, retry: retry))
+            return
+        }
         try data.withUnsafeBufferPointer { data in
             try handle(SSEEventView(type: type, data: data, id: lastEventID, retry: retry))
         }
+    }
+
+    private static func startsWithData(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        line.count >= 5 && line[0] == UInt8(ascii: "d") && line[1] == UInt8(ascii: "a") && line[2] == UInt8(ascii: "t")
+            && line[3] == UInt8(ascii: "a") && line[4] == UInt8(ascii: ":")
     }
 
     private func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {

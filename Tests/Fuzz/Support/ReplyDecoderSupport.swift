@@ -66,3 +66,24 @@ func checkChunkingInvariance<Decoder: ReplyDecoder>(_ makeDecoder: () -> Decoder
         require(other == whole, "pieces \(pieces) gave \(other), whole \(whole)")
     }
 }
+
+/// A decoder that reads chunks shaped like the last plain one by comparing bytes
+/// (Streaming/ChunkTemplate.swift), which can be told to walk every chunk instead.
+protocol TemplatedDecoder: ReplyDecoder {
+    var usesTemplate: Bool { get set }
+}
+
+/// The template is invisible: however the body is fed, the events and the error are those
+/// of a decoder that walks every chunk.
+func checkTemplateIsInvisible<Decoder: TemplatedDecoder>(_ makeDecoder: () -> Decoder, contentType: String,
+                                                         _ input: FuzzInput) {
+    let body = input.rest
+    let head = HTTPResponseHead(status: 200, headers: ["content-type": contentType])
+    var walking = makeDecoder()
+    walking.usesTemplate = false
+    for pieces in body.feedings {
+        let fast = decode(makeDecoder(), head: head, body, pieces)
+        let full = decode(walking, head: head, body, pieces)
+        require(fast == full, "with the template \(fast), walking every chunk \(full), pieces \(pieces)")
+    }
+}

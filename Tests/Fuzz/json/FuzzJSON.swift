@@ -5,12 +5,15 @@
 ///   exception: they parse as infinity, which JSON cannot write, so encoding writes null);
 /// - the encoding holds no raw control character other than pretty printing's newlines;
 /// - the scanner accepts what the parser accepts, and reads the same strings and integers
-///   (below 2^53, where a Double is exact) from the members of an object.
+///   (below 2^53, where a Double is exact) from the members of an object;
+/// - for a string token, appendString gives the bytes of the parsed string, and refuses
+///   (leaving the buffer as it was) exactly what the parser refuses.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = FuzzInput(data, size)
     let bytes = input.bytes
+    checkAppendString(bytes)
     guard let value = try? JSON.parse(bytes) else { return 0 }
     if isFinite(value) {
         for pretty in [false, true] {
@@ -22,6 +25,20 @@ public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     checkScanner(bytes, value)
     return 0
+}
+
+func checkAppendString(_ bytes: [UInt8]) {
+    // A token, as the scanner hands it: from its opening quote to its last byte.
+    guard bytes.first == UInt8(ascii: "\""), bytes.count >= 2, bytes.last == UInt8(ascii: "\"") else { return }
+    let parsed = (try? JSON.parse(bytes))?.string
+    var text: [UInt8] = [0x61]
+    do {
+        try bytes.withUnsafeBufferPointer { try JSONParser.appendString($0, to: &text) }
+        require(parsed.map { [0x61] + Array($0.utf8) } == text, "appendString gave \(text), parse \(String(describing: parsed))")
+    } catch {
+        require(parsed == nil, "appendString refused what parse read as \(String(describing: parsed))")
+        require(text == [0x61], "a refused token changed the buffer to \(text)")
+    }
 }
 
 func isFinite(_ value: JSON) -> Bool {

@@ -2,6 +2,7 @@
 /// n8n webhook answers: newline-delimited JSON chunks when it streams, a whole body otherwise.
 /// Properties:
 /// - checkChunkingInvariance (Support/ReplyDecoderSupport.swift) for any body;
+/// - the chunk template is invisible (checkTemplateIsInvisible, the same file);
 /// - for any texts (the input cut in up to eight pieces), a stream of `item` chunks carrying
 ///   them decodes to exactly their concatenation.
 
@@ -9,9 +10,12 @@
 public func fuzzN8NReplyDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = FuzzInput(data, size)
     checkChunkingInvariance({ N8NReplyDecoder() }, input)
+    checkTemplateIsInvisible({ N8NReplyDecoder() }, contentType: "application/json", input)
     checkItems(input)
     return 0
 }
+
+extension N8NReplyDecoder: TemplatedDecoder {}
 
 func checkItems(_ input: FuzzInput) {
     let texts = input.fewPieces.map { String(decoding: input.piece($0), as: UTF8.self) }

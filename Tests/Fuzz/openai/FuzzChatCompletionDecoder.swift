@@ -1,6 +1,8 @@
 /// Fuzz target: ChatCompletionDecoder (Backends/OpenAI/ChatCompletionDecoder.swift), which reads
 /// an OpenAI-compatible server's streamed (SSE) or whole chat completion. Properties:
 /// - checkChunkingInvariance (Support/ReplyDecoderSupport.swift), for streamed and whole bodies;
+/// - the chunk template (ChunkTemplate.swift) is invisible: however the body is fed, the
+///   events and the error are those of a decoder that walks every chunk;
 /// - for any texts (the input cut in up to eight pieces), a stream of chunks whose deltas carry
 ///   them decodes to exactly their concatenation.
 
@@ -8,9 +10,12 @@
 public func fuzzChatCompletionDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = FuzzInput(data, size)
     checkChunkingInvariance({ ChatCompletionDecoder() }, input)
+    checkTemplateIsInvisible({ ChatCompletionDecoder() }, contentType: "text/event-stream", input)
     checkDeltas(input)
     return 0
 }
+
+extension ChatCompletionDecoder: TemplatedDecoder {}
 
 func checkDeltas(_ input: FuzzInput) {
     let texts = input.fewPieces.map { String(decoding: input.piece($0), as: UTF8.self) }

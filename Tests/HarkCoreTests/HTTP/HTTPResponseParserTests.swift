@@ -37,6 +37,27 @@ import Testing
         #expect(ended)
     }
 
+    /// One read: the heads it completes, its body as one piece, then the end.
+    @Test func aReadGivesItsHeadThenItsWholeBodyThenTheEnd() throws {
+        var parser = HTTPResponseParser()
+        let events = try parser.feed(Array(Self.chunked.utf8))
+        #expect(events.count == 3)
+        if case .head(let head) = events.first { #expect(head.status == 200) } else { Issue.record("no head first: \(events)") }
+        #expect(events.dropFirst().first == .body(Array("hello, wörld".utf8)))
+        #expect(events.last == .end)
+    }
+
+    /// The transport's form: body bytes appended to its own buffer, after what it holds.
+    @Test func bodyBytesAreAppendedToTheCallersBuffer() throws {
+        var parser = HTTPResponseParser()
+        var body: [UInt8] = Array("kept ".utf8)
+        let bytes = Array("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello".utf8)
+        let events = try bytes.withUnsafeBufferPointer { try parser.feed($0, appendingBodyTo: &body) }
+        #expect(events.count == 2)
+        #expect(events.last == .end)
+        #expect(body == Array("kept hello".utf8))
+    }
+
     @Test func anyCutGivesTheSameResponse() throws {
         let whole = try parse(Self.chunked)
         for cut in 0...Self.chunked.utf8.count {

@@ -28,6 +28,26 @@ import Testing
         #expect(throws: JSONError.self) { try JSON.parse(text) }
     }
 
+    /// appendString is parse(token).string as bytes, for the escaped content of stream chunks;
+    /// a token parse refuses leaves the buffer as it was.
+    @Test func appendStringGivesWhatParseGives() throws {
+        let texts = [#""a\"b\\c\/d\n\t\u00e9\ud83d\ude00""#, #""x\ud800y""#, #""\udc00\ud800\u0041""#, #""plain""#, #""""#, "\"é😀\""]
+        // Invalid UTF-8 next to an escape: repaired as a whole, as parse does.
+        let tokens = texts.map { Array($0.utf8) } + [[0x22, 0x61, 0xFF, 0x62, 0x5C, 0x6E, 0xC3, 0x22]]
+        for token in tokens {
+            var text: [UInt8] = Array("before ".utf8)
+            try token.withUnsafeBufferPointer { try JSONParser.appendString($0, to: &text) }
+            let parsed = try JSON.parse(token).string ?? ""
+            #expect(text == Array(("before " + parsed).utf8), "\(token)")
+        }
+        let refused = [#""\x""#, #""\u12""#, #""\uZZZZ""#, #""\ud800\uZZZZ""#, "\"a\u{01}\"", #""open"#, #""a" "#, #""a"b""#]
+        for token in refused.map({ Array($0.utf8) }) {
+            var text: [UInt8] = Array("before ".utf8)
+            #expect(throws: JSONError.self) { try token.withUnsafeBufferPointer { try JSONParser.appendString($0, to: &text) } }
+            #expect(text == Array("before ".utf8))
+        }
+    }
+
     @Test func deepNestingIsAnErrorNotACrash() {
         let text = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
         #expect(throws: JSONError.self) { try JSON.parse(text) }

@@ -103,5 +103,10 @@ func randomCuts(count: Int, in length: Int, seed: UInt64) -> [Int] {
         #expect(throws: SSEParser.Failure.self) {
             _ = try parser.feed(Array(("data: " + String(repeating: "x", count: 2000)).utf8))
         }
+        // A whole line in one read, which the parser reads in place rather than copying.
+        var another = SSEParser(maxEventBytes: 1000)
+        #expect(throws: SSEParser.Failure.self) {
+            _ = try another.feed(Array(("data: " + String(repeating: "x", count: 2000) + "\n").utf8))
+        }
     }
 }

@@ -11,6 +11,13 @@ public struct ChatCompletionDecoder: ReplyDecoder {
     private var reportedModel = false
     /// Content read in this feed and not yet handed out.
     private var text: [UInt8] = []
+    /// The last chunk whose walk did nothing but append its content: most chunks are read by
+    /// comparing them with it (ChunkTemplate).
+    private var template = ChunkTemplate()
+    /// Off in tests that check the template against the full walk.
+    var usesTemplate = true
+    /// How many chunks the template read, for those tests.
+    private(set) var chunksReadByTemplate = 0
 
     public init() {}
 
@@ -38,15 +45,31 @@ public struct ChatCompletionDecoder: ReplyDecoder {
         }
         do {
             try bytes.withUnsafeBufferPointer { buffer in
-                try parser.feed(buffer) { event in
-                    if sawDone { return }
-                    if event.dataEquals("[DONE]") {
-                        sawDone = true
-                        return
+                var offset = 0
+                while offset < buffer.count {
+                    let rest = UnsafeBufferPointer(rebasing: buffer[offset...])
+                    // Between events, a whole event laid out like the template is read here,
+                    // without the parser's line search and dispatch (ChunkTemplate).
+                    if usesTemplate, !sawDone, parser.isBetweenEvents,
+                       let length = template.appendContent(ofEventAt: rest, maxDataBytes: SSEParser.defaultMaxEventBytes, to: &text) {
+                        chunksReadByTemplate += 1
+                        offset += length
+                        continue
                     }
-                    do { try scan(chunk: event.data, into: &replies) } catch is JSONError {
-                        let start = String(decoding: event.data.prefix(60), as: UTF8.self)
-                        throw HarkError.protocolViolation("the server sent an event that is not JSON: \(start)")
+                    offset += try parser.feed(rest, stoppingAtBlankLine: usesTemplate) { event in
+                        if sawDone { return }
+                        if event.dataEquals("[DONE]") {
+                            sawDone = true
+                            return
+                        }
+                        if usesTemplate, template.appendContent(of: event.data, to: &text) {
+                            chunksReadByTemplate += 1
+                            return
+                        }
+                        do { try scan(chunk: event.data, into: &replies) } catch is JSONError {
+                            let start = String(decoding: event.data.prefix(60), as: UTF8.self)
+                            throw HarkError.protocolViolation("the server sent an event that is not JSON: \(start)")
+                        }
                     }
                 }
             }
@@ -55,13 +78,17 @@ public struct ChatCompletionDecoder: ReplyDecoder {
         }
     }
 
-    /// The hot path: one streamed chunk read without building it (see JSONScanner). Its
-    /// content is appended to `text`, which becomes one `.text` event per network read.
+    /// One streamed chunk read without building it (see JSONScanner). Its content is appended
+    /// to `text`, which becomes one `.text` event per network read. A chunk that does nothing
+    /// else becomes the template the next chunks are compared with.
     private mutating func scan(chunk: UnsafeBufferPointer<UInt8>, into replies: inout [ReplyEvent]) throws {
         var reasoning: String?
         var model: String?
         var usage: Usage?
         var failed = false
+        var setsFinishReason = false
+        var contentStrings = 0
+        var content: Range<Int>?
         let textBefore = text.count
         try JSONScanner.scan(chunk) { root in
             try root.forEachMember { key, value in
@@ -70,11 +97,17 @@ public struct ChatCompletionDecoder: ReplyDecoder {
                         try choice.forEachMember { key, value in
                             if key == "delta" {
                                 try value.forEachMember { key, value in
-                                    if key == "content" { _ = try value.appendString(to: &text) }
+                                    if key == "content" {
+                                        content = try value.appendString(to: &text)
+                                        contentStrings += 1
+                                    }
                                     else if key == "reasoning_content" || key == "reasoning" { reasoning = try value.string() }
                                 }
                             } else if key == "finish_reason" {
-                                if let reason = try value.string() { finishReason = reason }
+                                if let reason = try value.string() {
+                                    finishReason = reason
+                                    setsFinishReason = true
+                                }
                             }
                         }
                     }
@@ -103,7 +136,12 @@ public struct ChatCompletionDecoder: ReplyDecoder {
         let newModel = model.flatMap { !reportedModel && !$0.isEmpty ? $0 : nil }
         let someReasoning = reasoning.flatMap { $0.isEmpty ? nil : $0 }
         let someUsage = usage.flatMap { $0 == Usage() ? nil : $0 }
-        guard newModel != nil || someReasoning != nil || someUsage != nil else { return }
+        guard newModel != nil || someReasoning != nil || someUsage != nil else {
+            // Nothing but one content string was read and no state changed: a chunk laid out
+            // like this one with another string in its place does exactly the same.
+            if !setsFinishReason, contentStrings == 1, let content { template.take(chunk, content: content) }
+            return
+        }
         // Events other than text keep their place: earlier chunks' text before them, this
         // chunk's content after the model and reasoning.
         flushText(before: textBefore, into: &replies)

@@ -14,6 +14,16 @@ public struct N8NReplyDecoder: ReplyDecoder {
     private var itemCount = 0
     private var lastTextRun: String?
     private let maxWholeBytes: Int
+    /// Text read in this feed and not yet handed out: one `.text` event per network read.
+    private var text: [UInt8] = []
+    /// The last item line whose content was appended with no separator before it: most lines
+    /// are read by comparing them with it (ChunkTemplate). Cleared when the run it belongs to
+    /// stops being the last one that wrote text.
+    private var template = ChunkTemplate()
+    /// Off in tests that check the template against the full walk.
+    var usesTemplate = true
+    /// How many lines the template read, for those tests.
+    private(set) var chunksReadByTemplate = 0
 
     public init(maxWholeBytes: Int = 64 << 20) {
         self.maxWholeBytes = maxWholeBytes
@@ -24,6 +34,7 @@ public struct N8NReplyDecoder: ReplyDecoder {
     }
 
     public mutating func feed(_ bytes: [UInt8], into events: inout [ReplyEvent]) throws {
+        defer { flushText(into: &events) }
         do { try decode(bytes, into: &events) } catch LineSplitter.Failure.lineTooLarge(let limit) {
             throw HarkError.protocolViolation("a line of the webhook's stream is larger than \(limit >> 20) MB")
         }
@@ -37,7 +48,7 @@ public struct N8NReplyDecoder: ReplyDecoder {
             swap(&splitter, &self.splitter)
             defer { swap(&splitter, &self.splitter) }
             try bytes.withUnsafeBufferPointer { buffer in
-                try splitter.feed(buffer) { line in try self.line(line, into: &events) }
+                try splitter.feed(buffer) { line in try self.line(line) }
             }
         case .whole:
             pending += bytes
@@ -59,7 +70,7 @@ public struct N8NReplyDecoder: ReplyDecoder {
                 mode = .streaming
                 let buffered = pending
                 pending = []
-                try lines(try splitter.feed(buffered), into: &events)
+                try lines(try splitter.feed(buffered))
                 return
             }
             mode = .whole
@@ -68,7 +79,8 @@ public struct N8NReplyDecoder: ReplyDecoder {
 
     public mutating func finish(into events: inout [ReplyEvent]) throws {
         if mode == .streaming {
-            if let last = splitter.finish() { try lines([last], into: &events) }
+            if let last = splitter.finish() { try lines([last]) }
+            flushText(into: &events)
             if itemCount == 0 { events.append(.notice("no response")) }
             events.append(.finished(reason: nil))
             return
@@ -77,7 +89,8 @@ public struct N8NReplyDecoder: ReplyDecoder {
         let trimmed = Array(pending.drop(while: Self.isSpace).reversed().drop(while: Self.isSpace).reversed())
         if Self.streamChunk(trimmed) != nil {
             mode = .streaming
-            try lines([trimmed], into: &events)
+            try lines([trimmed])
+            flushText(into: &events)
             if itemCount == 0 { events.append(.notice("no response")) }
             events.append(.finished(reason: nil))
             return
@@ -90,8 +103,11 @@ public struct N8NReplyDecoder: ReplyDecoder {
     /// One streamed chunk: its type, text, and the node run it belongs to.
     struct Chunk {
         var type: String
-        var content: String?
+        /// The content string's text as UTF-8, nil when it is absent or not a string.
+        var content: [UInt8]?
         var run: String
+        /// Where the content's token lies in the line, when the line has one content member.
+        var contentToken: Range<Int>?
     }
 
     /// The chunk on this line, or nil when the line is not one. Read with JSONScanner: a long
@@ -103,14 +119,21 @@ public struct N8NReplyDecoder: ReplyDecoder {
     static func streamChunk(_ line: UnsafeBufferPointer<UInt8>) -> Chunk? {
         guard line.first == UInt8(ascii: "{") else { return nil }
         var type: String?
-        var content: String?
+        var content: [UInt8]?
+        var contentToken: Range<Int>?
+        var contentMembers = 0
         var node = ""
         var runIndex = "0"
         do {
             try JSONScanner.scan(line) { root in
                 try root.forEachMember { key, value in
                     if key == "type" { type = try value.string() }
-                    else if key == "content" { content = try value.string() }
+                    else if key == "content" {
+                        var bytes: [UInt8] = []
+                        contentToken = try value.appendString(to: &bytes)
+                        content = contentToken == nil ? nil : bytes
+                        contentMembers += 1
+                    }
                     else if key == "metadata" {
                         try value.forEachMember { key, value in
                             if key == "nodeId" { node = try value.string() ?? "" }
@@ -127,20 +150,27 @@ public struct N8NReplyDecoder: ReplyDecoder {
         case "begin", "item", "end", "error": break
         default: return nil
         }
-        return Chunk(type: type, content: content, run: node + "#" + runIndex)
+        return Chunk(type: type, content: content, run: node + "#" + runIndex,
+                     contentToken: contentMembers == 1 ? contentToken : nil)
     }
 
-    private mutating func lines(_ lines: [[UInt8]], into events: inout [ReplyEvent]) throws {
+    private mutating func lines(_ lines: [[UInt8]]) throws {
         for line in lines {
-            try line.withUnsafeBufferPointer { line in try self.line(line, into: &events) }
+            try line.withUnsafeBufferPointer { line in try self.line(line) }
         }
     }
 
-    private mutating func line(_ line: UnsafeBufferPointer<UInt8>, into events: inout [ReplyEvent]) throws {
+    private mutating func line(_ line: UnsafeBufferPointer<UInt8>) throws {
+        if usesTemplate, template.appendContent(of: line, to: &text) {
+            // An item of the run that wrote last: counted, its text appended (none when empty).
+            itemCount += 1
+            chunksReadByTemplate += 1
+            return
+        }
         guard let chunk = Self.streamChunk(line) else {
             // Not JSON: n8n's own client shows such a line as text.
             itemCount += 1
-            events.append(.text(String(decoding: line, as: UTF8.self)))
+            text.append(contentsOf: String(decoding: line, as: UTF8.self).utf8)
             return
         }
         switch chunk.type {
@@ -148,14 +178,30 @@ public struct N8NReplyDecoder: ReplyDecoder {
             itemCount += 1
             guard let content = chunk.content, !content.isEmpty else { return }
             // Several agents (or runs of one) in a reply: keep their texts apart.
-            if let last = lastTextRun, last != chunk.run { events.append(.text("\n\n")) }
+            let runChanged = lastTextRun != chunk.run
+            if lastTextRun != nil, runChanged { text.append(contentsOf: "\n\n".utf8) }
             lastTextRun = chunk.run
-            events.append(.text(content))
+            text.append(contentsOf: content)
+            if let token = chunk.contentToken {
+                // Counted, and its text appended after its own run's: a line laid out like this
+                // one with another string in its place does exactly the same.
+                template.take(line, content: token)
+            } else if runChanged {
+                // The template's lines add no separator only while its run is the last to write.
+                template.clear()
+            }
         case "error":
-            throw HarkError.backend("n8n: \(chunk.content ?? "the workflow failed")")
+            throw HarkError.backend("n8n: \(chunk.content.map { String(decoding: $0, as: UTF8.self) } ?? "the workflow failed")")
         default:
             break
         }
+    }
+
+    /// Hands out the text gathered so far as one event (its pieces are each valid UTF-8).
+    private mutating func flushText(into events: inout [ReplyEvent]) {
+        guard !text.isEmpty else { return }
+        events.append(.text(String(decoding: text, as: UTF8.self)))
+        text.removeAll(keepingCapacity: true)
     }
 
     /// A reply read whole.
