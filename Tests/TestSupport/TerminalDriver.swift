@@ -88,7 +88,7 @@ public final class TerminalDriver: @unchecked Sendable {
     /// Polls the screen until `condition` holds: a terminal has no event to wait on, so this
     /// reads the screen every 20 ms (without holding a thread) up to a deadline.
     @discardableResult
-    public func waitFor(_ what: String, seconds: Double = 20, _ condition: (String) -> Bool) async throws -> String {
+    public func waitFor(_ what: String, seconds: Double = 90, _ condition: (String) -> Bool) async throws -> String {
         let deadline = Date().addingTimeInterval(seconds)
         var screen = ""
         while Date() < deadline {
@@ -101,7 +101,7 @@ public final class TerminalDriver: @unchecked Sendable {
     }
 
     @discardableResult
-    public func waitFor(text: String, seconds: Double = 20) async throws -> String {
+    public func waitFor(text: String, seconds: Double = 90) async throws -> String {
         try await waitFor("\"\(text)\"", seconds: seconds) { $0.contains(text) }
     }
 
@@ -113,7 +113,7 @@ public final class TerminalDriver: @unchecked Sendable {
     }
 
     /// Waits for the program to end and returns its exit status.
-    public func waitForExit(seconds: Double = 20) async throws -> Int {
+    public func waitForExit(seconds: Double = 90) async throws -> Int {
         try await waitFor("the program to exit", seconds: seconds) { $0.contains("[exited ") }
         return try exitStatus() ?? -1
     }

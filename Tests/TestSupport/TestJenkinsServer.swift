@@ -169,7 +169,7 @@ public final class TestJenkinsServer: @unchecked Sendable {
 
     /// Waits until what the server has answered satisfies `condition`; false after `seconds`
     /// (check it: a condition that never holds is a broken test).
-    public func until(within seconds: Double = 20, _ condition: @escaping @Sendable ([Served]) -> Bool) async -> Bool {
+    public func until(within seconds: Double = 90, _ condition: @escaping @Sendable ([Served]) -> Bool) async -> Bool {
         let gate = Gate()
         lock.withLock {
             if condition(served) { gate.open() } else { waiters.append((condition, gate)) }

@@ -458,7 +458,9 @@ import TestSupport
             job.stop()
         }
         #expect(output.hasSuffix("(stopped; what arrived is kept)\n"))
-        #expect(Date().timeIntervalSince(started) < 20)
+        // Under 45 s: the wait it cuts short is 50 s (a fully parallel test run on two cores has
+        // been seen to take 25 s over a stop that takes milliseconds alone).
+        #expect(Date().timeIntervalSince(started) < 45)
         #expect(server.apiRequests.count == 1)
     }
 
