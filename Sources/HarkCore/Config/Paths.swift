@@ -26,7 +26,6 @@ public struct Paths: Sendable {
     /// From HOME, XDG_CONFIG_HOME and XDG_DATA_HOME (read with getenv: building Foundation's
     /// whole environment dictionary is a measurable part of start-up).
     public static func fromEnvironment() -> Paths {
-        func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
         let home = homeDirectory()
         func xdg(_ name: String, _ fallback: String) -> String {
             // The spec says relative values are invalid and must be ignored.
@@ -37,16 +36,22 @@ public struct Paths: Sendable {
                      dataDirectory: xdg("XDG_DATA_HOME", ".local/share") + "/hark")
     }
 
+    /// An environment variable's value, nil when unset or empty.
+    static func variable(_ name: String) -> String? {
+        guard let value = getenv(name), value.pointee != 0 else { return nil }
+        return String(cString: value)
+    }
+
     /// HOME, or the user database's home directory when HOME is unset or empty.
     public static func homeDirectory() -> String {
-        if let home = getenv("HOME").map({ String(cString: $0) }), !home.isEmpty { return home }
+        if let home = variable("HOME") { return home }
         if let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir { return String(cString: directory) }
         return "/"
     }
 
     /// TMPDIR, or /tmp.
     public static func temporaryDirectory() -> String {
-        if let directory = getenv("TMPDIR").map({ String(cString: $0) }), !directory.isEmpty { return directory }
+        if let directory = variable("TMPDIR") { return directory }
         return "/tmp"
     }
 
@@ -76,8 +81,8 @@ public struct Paths: Sendable {
     /// A path as the user wrote it: `~/x`, absolute, or relative to the config folder, the
     /// current folder, or the shipped prompts' parent (so `prompts/concise.md` works).
     public func resolve(_ path: String) -> String {
-        if path.hasPrefix("/") { return path }
-        if path.hasPrefix("~/") { return Paths.homeDirectory() + String(path.dropFirst(1)) }
+        let expanded = path.expandingTildeInPath
+        if expanded.hasPrefix("/") { return expanded }
         let cwd = FileManager.default.currentDirectoryPath
         var candidates = [configDirectory + "/" + path, cwd + "/" + path]
         for shared in sharedPromptDirectories {

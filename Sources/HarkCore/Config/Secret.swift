@@ -48,7 +48,7 @@ public enum SecretReference: Sendable, Equatable, CustomStringConvertible {
             }
             return value
         case .file(let path):
-            let expanded = path.hasPrefix("~/") ? Paths.homeDirectory() + String(path.dropFirst(1)) : path
+            let expanded = path.expandingTildeInPath
             guard let data = FileManager.default.contents(atPath: expanded) else {
                 throw HarkError.secret(reference: description, reason: "cannot read \(expanded)")
             }

@@ -143,9 +143,8 @@ extension Paths {
     /// A folder or file the user named in the config: `~/x`, absolute, or relative to the
     /// config folder.
     public func resolveUserPath(_ path: String) -> String {
-        if path.hasPrefix("/") { return path }
-        if path == "~" { return Paths.homeDirectory() }
-        if path.hasPrefix("~/") { return Paths.homeDirectory() + String(path.dropFirst(1)) }
+        let expanded = path.expandingTildeInPath
+        if expanded.hasPrefix("/") { return expanded }
         return configDirectory + "/" + path
     }
 }
