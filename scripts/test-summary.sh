@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Prints "tests: N passed, F failed" from a Swift Testing xUnit file (swift test --xunit-output),
+# Prints "tests: N passed, F failed" from a Swift Testing xUnit file (--xunit-output),
 # and exits non-zero if the file is missing, names no test, or counts a failure.
 set -euo pipefail
 file=${1:?usage: scripts/test-summary.sh RESULTS.xml}
-if [ ! -s "$file" ]; then echo "test-summary: no results in $file; did swift test run?" >&2; exit 1; fi
+if [ ! -s "$file" ]; then echo "test-summary: no results in $file; did the tests run?" >&2; exit 1; fi
 python3 - "$file" <<'PY'
 import sys
 import xml.etree.ElementTree as ET
