@@ -60,6 +60,18 @@ for wheel in "${wheels[@]}"; do
 done
 
 if [ "$release" = 1 ]; then
+  # The release binary links libstdc++ (which the static Swift runtime needs) and SQLite from
+  # their static archives: loading and binding the two shared libraries cost 1 ms at every
+  # start, a third of `hark version` and a fifth of `hark search` (BENCHMARKS.md). The linker
+  # looks in the build directory before the system's, and takes an archive it finds there for
+  # -lstdc++ and -lsqlite3. Vosk, which is C++ too, brings its own libstdc++ when it is loaded;
+  # hark exports none of the copy it holds, so each keeps to its own.
+  bin=$(swift build -c release --show-bin-path)
+  mkdir -p "$bin"
+  for archive in libstdc++.a libsqlite3.a; do
+    found=$(gcc -print-file-name="$archive" 2>/dev/null || true)
+    if [ -f "$found" ]; then ln -sf "$found" "$bin/$archive"; fi
+  done
   say "building hark (release)"
   swift build -c release --static-swift-stdlib 2>&1 | grep -v '^\[' >&2 || true
   test -x .build/release/hark || { echo "setup.sh: the release build failed; run: swift build -c release" >&2; exit 1; }
