@@ -121,13 +121,22 @@ def history():
         hark, cli = percentiles[commands[0]], percentiles[commands[1]]
         # Inserts while streaming: the parts a 50 MB reply writes, per second of the reply.
         before = int(run(["sqlite3", database, "SELECT coalesce(max(id), 0) FROM messages"]))
-        started = time.monotonic()
-        subprocess.run([HARK, "-s", "bench", "--new-thread", "bytes=50000000"], env=env, check=True, stdout=subprocess.DEVNULL)
-        stream_s = time.monotonic() - started
+        # The server makes a reply of a new size once; that is not hark's time.
+        subprocess.run(curl_chat(server.port, "bytes=50000000"), shell=True, check=True)
+        streams = []
+        for _ in range(3):
+            started = time.monotonic()
+            subprocess.run([HARK, "-s", "bench", "--new-thread", "bytes=50000000"], env=env, check=True,
+                           stdout=subprocess.DEVNULL)
+            streams.append(time.monotonic() - started)
+        stream_s = sorted(streams)[1]
+        # Each in a new thread: continuing the thread above would send its 2.6 MB reply along
+        # as context every time, and time the request's size rather than the history's.
         one_shots = 50
         started = time.monotonic()
         for index in range(one_shots):
-            subprocess.run([HARK, "-s", "bench", f"one-shot {index}"], env=env, check=True, stdout=subprocess.DEVNULL)
+            subprocess.run([HARK, "-s", "bench", "--new-thread", f"one-shot {index}"], env=env, check=True,
+                           stdout=subprocess.DEVNULL)
         per_message_ms = (time.monotonic() - started) / one_shots * 1000
         results["history"] = {"messages": count, "fill_s": fill_s, "search_p50_ms": hark["p50_ms"],
                               "search_p99_ms": hark["p99_ms"], "sqlite3_p50_ms": cli["p50_ms"], "sqlite3_p99_ms": cli["p99_ms"],
