@@ -14,7 +14,9 @@ for argument in "$@"; do
   esac
 done
 
-say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+say() {
+  if [ -t 2 ] && [ -z "${NO_COLOR:-}" ]; then printf '\033[1m==> %s\033[0m\n' "$*" >&2; else printf '==> %s\n' "$*" >&2; fi
+}
 
 # Debian packages: build headers, the voice engines, the tools the tests drive.
 packages=(libedit-dev libsqlite3-dev libcurl4-openssl-dev zlib1g-dev espeak-ng libespeak-ng-dev python3 python3-venv)
@@ -73,6 +75,9 @@ if [ "$release" = 1 ]; then
     if [ -f "$found" ]; then ln -sf "$found" "$bin/$archive"; fi
   done
   say "building hark (release)"
-  swift build -c release --static-swift-stdlib 2>&1 | grep -v '^\[' >&2 || true
+  # Progress lines and the toolchain's own link warning (its static Foundation calls mktemp)
+  # are left out: neither says anything about hark.
+  swift build -c release --static-swift-stdlib 2>&1 \
+    | grep -v -e '^\[' -e "warning: the use of \`mktemp' is dangerous" >&2 || true
   test -x .build/release/hark || { echo "setup.sh: the release build failed; run: swift build -c release" >&2; exit 1; }
 fi
