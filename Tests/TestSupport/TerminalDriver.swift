@@ -86,13 +86,15 @@ public final class TerminalDriver: @unchecked Sendable {
     }
 
     /// Polls the screen until `condition` holds: a terminal has no event to wait on, so this
-    /// reads the screen every 20 ms (without holding a thread) up to a deadline.
+    /// reads the screen every 20 ms up to a deadline. Each read runs a tmux client to its end,
+    /// so it runs off the concurrency pool: on two cores, a dozen terminal tests polling on the
+    /// pool's two threads kept every other test from running.
     @discardableResult
     public func waitFor(_ what: String, seconds: Double = 90, _ condition: (String) -> Bool) async throws -> String {
         let deadline = Date().addingTimeInterval(seconds)
         var screen = ""
         while Date() < deadline {
-            screen = try self.screen()
+            screen = try await offThePool { try self.screen() }
             if condition(screen) { return screen }
             try await Task.sleep(nanoseconds: 20_000_000)
         }
