@@ -79,9 +79,14 @@ public final class Workspace: @unchecked Sendable {
             do { freshWarnings += try BackendRegistry.validate(session) } catch { freshWarnings.append(error.userMessage) }
         }
         lock.withLock {
+            // A session that reads the same after the reload keeps its backend: it may be
+            // following builds, or hold a login or a cache, that a new one would not know.
+            backends = backends.filter { name, _ in
+                guard let before = config.session(named: name), let after = fresh.session(named: name) else { return false }
+                return before.kind == after.kind && before.values == after.values
+            }
             config = fresh
             warnings = freshWarnings
-            backends = [:]
             if fresh.session(named: current) == nil { current = fresh.defaultSession }
         }
     }
