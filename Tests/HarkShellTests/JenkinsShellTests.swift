@@ -69,4 +69,36 @@ struct JenkinsShellTests {
         #expect(try store.search("zebra").isEmpty)
         #expect(!(try store.inputHistory(session: "ci").joined().contains("zebra")))
     }
+
+    /// `@ci build app` from another session follows the build the same way: Ctrl-C leaves it
+    /// running, and its end is announced.
+    @Test func aBuildStartedWithAtDetachesOnCtrlC() async throws {
+        let server = try TestJenkinsServer()
+        server.addJob("app")
+        let home = TestHome(config: "[hark]\ndefault = notes\n\n[session ci]\nkind = jenkins\nurl = \(server.url)\n"
+            + "auth = basic:ann:\(TestJenkinsServer.token)\npoll_interval = 0.02\n\n[session notes]\nkind = local\n")
+        var environment = home.environment
+        environment["EDITRC"] = home.directory.write("editrc", "")
+        let terminal = try TerminalDriver([BuiltProducts.hark], environment: environment)
+
+        try await terminal.waitFor(text: "notes ›")
+        try terminal.type("@ci build app")
+        try terminal.press("Enter")
+        try await terminal.waitFor(text: "waiting: In the quiet period")
+        let number = server.start(try #require(server.lastQueueID))
+        server.append("app", number, "+ make app\n")
+        try await terminal.waitFor(text: "+ make app")
+
+        try terminal.press("C-c")
+        try await terminal.waitFor(text: "ci goes on in the background")
+        server.finish("app", number, "SUCCESS", duration: 2_000)
+        try await terminal.waitFor(text: "app #\(number) SUCCESS")
+        #expect(try terminal.screen().contains("notes ›"))
+        try terminal.press("C-d")
+        #expect(try await terminal.waitForExit() == 0)
+
+        let store = try HistoryStore(path: home.paths.historyDatabase)
+        let reply = try #require(try store.lastMessage(session: "ci", role: .assistant))
+        #expect(reply.text.hasSuffix("+ make app\nFinished: SUCCESS\n"), "followed to the end in the background")
+    }
 }

@@ -37,8 +37,13 @@ public final class ReplyJob: @unchecked Sendable {
     public private(set) var replyMessageID: Int64?
     public private(set) var text = ""
     public private(set) var usage: Usage?
-    /// Ctrl-C detaches instead of stopping (set for a Jenkins build's console).
-    public var interruptDetaches = false
+    /// Ctrl-C detaches instead of stopping (a Jenkins build's console): set by the command
+    /// that started it, or by the backend's `.detachable` event.
+    public var interruptDetaches: Bool {
+        get { lock.withLock { detachable } }
+        set { lock.withLock { detachable = newValue } }
+    }
+    private var detachable = false
     /// The last notice the backend sent: the one-line summary when it ends unwatched.
     public private(set) var lastNotice: String?
     /// The backend's reason for the end (`stop`, `length`, a build's `SUCCESS`…).
@@ -183,6 +188,8 @@ public final class ReplyJob: @unchecked Sendable {
                     answeredBy = name
                 case .notice(let text):
                     lock.withLock { lastNotice = text }
+                case .detachable:
+                    interruptDetaches = true
                 case .reasoning, .status, .finished:
                     break
                 }

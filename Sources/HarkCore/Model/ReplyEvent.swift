@@ -19,4 +19,7 @@ public enum ReplyEvent: Sendable, Equatable {
     case model(String)
     /// The reply ended normally; the reason is the backend's (`stop`, `length`, `SUCCESS`…).
     case finished(reason: String?)
+    /// The reply goes on whether or not anyone watches (a Jenkins build): Ctrl-C leaves it
+    /// running in the background instead of stopping it. Sent before the reply's text.
+    case detachable
 }

@@ -103,7 +103,7 @@ public final class ReplyView {
             }
         case .usage(let reported):
             usage = reported
-        case .backendMessageID, .backendThreadID, .model, .finished:
+        case .backendMessageID, .backendThreadID, .model, .finished, .detachable:
             break
         }
     }
@@ -165,7 +165,7 @@ public final class ReplyView {
                     "completion_tokens": JSON(usage.completionTokens), "total_tokens": JSON(usage.totalTokens)]
         case .backendThreadID(let id): return ["type": "thread", "server_id": .string(id)]
         case .model(let name): return ["type": "model", "model": .string(name)]
-        case .backendMessageID, .finished: return nil
+        case .backendMessageID, .finished, .detachable: return nil
         }
     }
 

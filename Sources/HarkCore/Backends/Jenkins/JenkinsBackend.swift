@@ -86,7 +86,10 @@ public final class JenkinsBackend: Backend, BackendKind, @unchecked Sendable {
                     if invocation == nil { invocation = try await command(forMessage: text) }
                     guard let invocation else { throw HarkError.usage(TypedCommands.explanation) }
                     switch try await perform(invocation.name, invocation.arguments, interaction: NonInteractive()) {
-                    case .events(let events, _, _):
+                    case .events(let events, _, let detachOnInterrupt):
+                        // `@ci build app` from another session detaches on Ctrl-C as
+                        // `/build app` does in this one.
+                        if detachOnInterrupt { continuation.yield(.detachable) }
                         for try await event in events { continuation.yield(event) }
                     case .output(let document):
                         continuation.yield(.text(document.map(\.plainText).joined(separator: "\n") + "\n"))
