@@ -5,7 +5,7 @@ run:
 test:
 	scripts/test.sh
 build:
-	swift build -c release --static-swift-stdlib
+	scripts/setup.sh --release
 completions:
 	swift run hark completions bash > completions/hark.bash
 	swift run hark completions zsh > completions/_hark
