@@ -2,7 +2,7 @@ import FoundationEssentials
 import Glibc
 
 extension Workspace {
-    func listSessions(_ invocation: CommandInvocation) async throws -> CommandOutcome {
+    func listSessions(_ context: CommandContext) async throws -> CommandOutcome {
         let unread = try store.unreadCounts()
         let rows: [[Span]] = config.sessions.map { session in
             let marker = session.name == currentSession ? Span("›", .accent) : Span(" ")
@@ -17,35 +17,32 @@ extension Workspace {
         return .output(Table.render(rows, gap: 1))
     }
 
-    func sessionCommand(_ invocation: CommandInvocation) async throws -> CommandOutcome {
-        guard let first = invocation.arguments.first else {
-            return try await listSessions(invocation)
-        }
-        switch first {
-        case "add":
-            let added = try SessionEditing.add(arguments: Array(invocation.arguments.dropFirst()), paths: paths, config: config)
-            try reloadConfig()
-            return .output([StyledLine("added session \(added.name) (\(added.kind)); /session \(added.name) switches to it", .success)])
-        case "rm":
-            guard invocation.arguments.count == 2 else { throw HarkError.usage("usage: /session rm NAME") }
-            let name = invocation.arguments[1]
-            try SessionEditing.remove(name: name, paths: paths, config: config)
-            try reloadConfig()
-            return .output([StyledLine("removed session \(name) from the config (its history stays)", .success)])
-        case "edit":
-            guard invocation.arguments.count >= 2 else { throw HarkError.usage("usage: /session edit NAME [KEY=VALUE…]") }
-            let name = invocation.arguments[1]
-            let session = try self.session(named: name)
-            let assignments = Array(invocation.arguments.dropFirst(2))
-            if assignments.isEmpty {
-                return .editConfig
-            }
-            try SessionEditing.set(assignments, session: session, paths: paths)
-            try reloadConfig()
-            return .output([StyledLine("updated session \(name)", .success)])
-        default:
-            return try switchTo(first)
-        }
+    func switchSession(_ context: CommandContext) async throws -> CommandOutcome {
+        try switchTo(context.arguments["NAME"] ?? "")
+    }
+
+    func addSession(_ context: CommandContext) async throws -> CommandOutcome {
+        let added = try SessionEditing.add(name: context.arguments["NAME"] ?? "", settings: context.arguments.list("KEY=VALUE"),
+                                           options: context.arguments.options, paths: paths, config: config)
+        try reloadConfig()
+        return .output([StyledLine("added session \(added.name) (\(added.kind)); /session \(added.name) switches to it", .success)])
+    }
+
+    func removeSession(_ context: CommandContext) async throws -> CommandOutcome {
+        let name = context.arguments["NAME"] ?? ""
+        try SessionEditing.remove(name: name, paths: paths, config: config)
+        try reloadConfig()
+        return .output([StyledLine("removed session \(name) from the config (its history stays)", .success)])
+    }
+
+    func editSession(_ context: CommandContext) async throws -> CommandOutcome {
+        let name = context.arguments["NAME"] ?? ""
+        let session = try self.session(named: name)
+        let assignments = context.arguments.list("KEY=VALUE")
+        if assignments.isEmpty { return .editConfig }
+        try SessionEditing.set(assignments, session: session, paths: paths)
+        try reloadConfig()
+        return .output([StyledLine("updated session \(name)", .success)])
     }
 
     /// Switches and shows what arrived there since the user last looked.
@@ -61,7 +58,7 @@ extension Workspace {
         return .output(lines)
     }
 
-    func nextUnread(_ invocation: CommandInvocation) async throws -> CommandOutcome {
+    func nextUnread(_ context: CommandContext) async throws -> CommandOutcome {
         guard let name = try store.oldestUnreadSession(), config.session(named: name) != nil else {
             return .output([StyledLine("nothing unread", .dim)])
         }

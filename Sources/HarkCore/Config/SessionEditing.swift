@@ -4,47 +4,33 @@ import Glibc
 /// Adding, editing and removing sessions in the config file; shared by `/session` and
 /// `hark session`.
 public enum SessionEditing {
-    /// Parses `NAME --kind K [--url U] [--auth A] [--model M] [--system S] [--set K=V]…`.
-    public static func add(arguments: [String], paths: Paths, config: Config) throws -> SessionConfig {
-        guard let name = arguments.first, !name.hasPrefix("-") else {
-            throw HarkError.usage("usage: session add NAME --kind KIND [--url URL] [--auth SPEC] [--set KEY=VALUE]…")
-        }
+    /// The options of `session add`, for `hark session add` and `/session add` alike.
+    public static let addOptions: [OptionSpec] = [
+        OptionSpec(["--kind"], "KIND", "webhook, openai, local…", completion: .kinds, isRequired: true),
+        OptionSpec(["--url"], "URL", "the server's URL"),
+        OptionSpec(["--auth"], "SPEC", "basic:USER:SECRET, header:NAME:SECRET or bearer:SECRET"),
+        OptionSpec(["--model"], "MODEL", "the model (openai)"),
+        OptionSpec(["--system"], "TEXT|@FILE", "the system prompt (openai)", completion: .files),
+        OptionSpec(["--set"], "KEY=VALUE", "any other setting", repeats: true),
+    ]
+
+    /// Adds the session `name` with the parsed `addOptions` and bare `KEY=VALUE` settings.
+    public static func add(name: String, settings: [String], options: ParsedOptions, paths: Paths,
+                           config: Config) throws -> SessionConfig {
+        guard !name.hasPrefix("-") else { throw HarkError.usage("session add needs a NAME first, then --kind KIND") }
         guard ConfigFile.isValidSessionName(name) else {
             throw HarkError.usage("session name \"\(name)\" may use letters, digits, _ . and - only")
         }
         guard config.session(named: name) == nil || (name == "local" && !sessionBlockExists("local", paths: paths)) else {
             throw HarkError.usage("session \(name) exists already; use session edit \(name) KEY=VALUE")
         }
-        var session = SessionConfig(name: name, kind: "")
-        var index = 1
-        func value(_ option: String) throws -> String {
-            index += 1
-            guard index < arguments.count else { throw HarkError.usage("\(option) needs a value") }
-            return arguments[index]
+        var session = SessionConfig(name: name, kind: (options.value("--kind") ?? "").lowercased())
+        for key in ["url", "auth", "model", "system"] {
+            if let value = options.value("--" + key) { session[key] = value }
         }
-        while index < arguments.count {
-            let option = arguments[index]
-            switch option {
-            case "--kind": session.kind = try value(option).lowercased()
-            case "--url": session["url"] = try value(option)
-            case "--auth": session["auth"] = try value(option)
-            case "--model": session["model"] = try value(option)
-            case "--system": session["system"] = try value(option)
-            case "--set":
-                let (key, setting) = try assignment(try value(option))
-                if key == "kind" { session.kind = setting } else { session[key] = setting }
-            default:
-                if option.contains("="), !option.hasPrefix("-") {
-                    let (key, setting) = try assignment(option)
-                    session[key] = setting
-                } else {
-                    throw HarkError.usage("unknown option \(option) for session add; options are --kind --url --auth --model --system --set")
-                }
-            }
-            index += 1
-        }
-        guard !session.kind.isEmpty else {
-            throw HarkError.usage("session add needs --kind (\(BackendRegistry.names.joined(separator: ", ")))")
+        for text in options.values("--set") + settings {
+            let (key, setting) = try assignment(text)
+            if key == "kind" { session.kind = setting } else { session[key] = setting }
         }
         if let auth = session["auth"] { _ = try AuthSpec(parsing: auth) }
         let problems = try BackendRegistry.validate(session)

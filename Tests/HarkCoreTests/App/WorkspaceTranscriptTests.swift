@@ -172,7 +172,7 @@ import TestSupport
             > @nobody hi
             error: no session named "nobody"; `hark sessions` lists them
             > /history many
-            error: usage: /history [N], N a positive number
+            error: usage: /history [N]; N is a positive number
             > /thread rm 99
             error: no thread "99" in this session; /threads lists them
             > !
