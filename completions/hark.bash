@@ -47,7 +47,7 @@ _hark() {
         version)
             COMPREPLY=($(compgen -W "" -- "$cur")) ;;
         help)
-            COMPREPLY=($(compgen -W "accept activities attach build clear completions contact contacts continue doctor download edit edits export file files form forms forward gifts help history info instance instances job jobs listen log login logout more mute next notes pipe prompt prompts queue quit refresh reject retry search session sessions speak status stop stop-build tag tags tasks thread threads transcribe upload version voice" -- "$cur")) ;;
+            COMPREPLY=($(compgen -W "accept activities attach build clear completions contact contacts continue doctor download edit edits export file files form forms forward gifts help history info instance instances job jobs listen log login logout more mute next notes pipe prompt prompts queue quit refresh reject retry save search session sessions speak status stop stop-build tag tags tasks thread threads transcribe upload version voice" -- "$cur")) ;;
         completions)
             COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")) ;;
     esac

@@ -62,6 +62,6 @@ complete -c hark -n '__fish_seen_subcommand_from listen' -l json -d 'one JSON ob
 complete -c hark -n '__fish_use_subcommand' -a doctor -d 'check the voice parts: espeak-ng, audio output, libvosk, models, microphone'
 complete -c hark -n '__fish_use_subcommand' -a version -d 'print the version (hark doctor checks the voice parts)'
 complete -c hark -n '__fish_use_subcommand' -a help -d 'explain a command (or a /command of the shell)'
-complete -c hark -n '__fish_seen_subcommand_from help' -a 'accept activities attach build clear completions contact contacts continue doctor download edit edits export file files form forms forward gifts help history info instance instances job jobs listen log login logout more mute next notes pipe prompt prompts queue quit refresh reject retry search session sessions speak status stop stop-build tag tags tasks thread threads transcribe upload version voice'
+complete -c hark -n '__fish_seen_subcommand_from help' -a 'accept activities attach build clear completions contact contacts continue doctor download edit edits export file files form forms forward gifts help history info instance instances job jobs listen log login logout more mute next notes pipe prompt prompts queue quit refresh reject retry save search session sessions speak status stop stop-build tag tags tasks thread threads transcribe upload version voice'
 complete -c hark -n '__fish_use_subcommand' -a completions -d 'print a shell completion script'
 complete -c hark -n '__fish_seen_subcommand_from completions' -a 'bash zsh fish'

@@ -57,6 +57,17 @@ extension Workspace {
         return .reply(try send(try lastReply().text, to: target))
     }
 
+    /// The last reply, whole, into a file (a reply's code, a draft) without copying from the screen.
+    func saveReply(_ context: CommandContext) async throws -> CommandOutcome {
+        let reply = try lastReply()
+        let path = (context.arguments["FILE"] ?? "").expandingTildeInPath
+        let text = reply.text.hasSuffix("\n") ? reply.text : reply.text + "\n"
+        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
+            throw HarkError.io("cannot write \(path); check that its folder exists and is writable")
+        }
+        return .output([StyledLine("wrote the last reply (\(text.utf8.count) bytes) to \(path)", .success)])
+    }
+
     func attach(_ context: CommandContext) async throws -> CommandOutcome {
         let session = context.session.name
         guard let path = Self.attachedPath(context) else {

@@ -62,6 +62,8 @@ public enum CoreCommands {
                     hint: "e.g. /pipe wc -w", run: core(Workspace.pipe)),
         CommandSpec("forward", [.one("SESSION", .sessions)], "send the last reply on to another session", group: "messages",
                     run: core(Workspace.forward)),
+        CommandSpec("save", [.one("FILE", .files)], "write the last reply to FILE, as it arrived", group: "messages",
+                    run: core(Workspace.saveReply)),
 
         CommandSpec("attach", [.optionalText("PATH", .files)], "send a file with the next message (alone: what is attached)",
                     group: "files", run: core(Workspace.attach)),
