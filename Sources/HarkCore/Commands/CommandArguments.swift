@@ -48,7 +48,7 @@ public struct CommandArguments: Sendable {
             let left = Array(words[next...])
             switch argument.count {
             case .one:
-                guard let word = left.first else { throw HarkError.badArguments(spec: spec, reason: nil) }
+                guard let word = left.first else { throw spec.badArguments() }
                 bound.append((argument.name, [word]))
                 next += 1
             case .optional:
@@ -61,17 +61,17 @@ public struct CommandArguments: Sendable {
                 }
                 next += 1
             case .oneOrMore, .any:
-                if argument.count == .oneOrMore, left.isEmpty { throw HarkError.badArguments(spec: spec, reason: nil) }
+                if argument.count == .oneOrMore, left.isEmpty { throw spec.badArguments() }
                 bound.append((argument.name, left))
                 next = words.count
             case .text, .optionalText:
                 let text = invocation.rawArguments(droppingFirst: skipping + next)
-                if argument.count == .text, text.isEmpty { throw HarkError.badArguments(spec: spec, reason: nil) }
+                if argument.count == .text, text.isEmpty { throw spec.badArguments() }
                 bound.append((argument.name, text.isEmpty ? [] : [text]))
                 next = words.count
             }
         }
-        guard next == words.count else { throw HarkError.badArguments(spec: spec, reason: nil) }
+        guard next == words.count else { throw spec.badArguments() }
         return CommandArguments(words: words, raw: raw, options: options, bound: bound)
     }
 }

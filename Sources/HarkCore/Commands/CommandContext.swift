@@ -34,7 +34,7 @@ public struct CommandContext: Sendable {
     }
 
     /// A usage error of this command: its usage, the reason, its hint.
-    public func badArguments(_ reason: String? = nil) -> HarkError { .badArguments(spec: spec, reason: reason) }
+    public func badArguments(_ reason: String? = nil) -> HarkError { spec.badArguments(reason) }
 
     /// This session's backend, built on first use.
     public func backend() throws -> any Backend { try workspace.backend(for: session.name) }

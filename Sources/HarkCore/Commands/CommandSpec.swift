@@ -139,6 +139,11 @@ public struct CommandSpec: Sendable {
     /// (`/thread rename TITLE`).
     public var usage: String { "/" + name + (argumentUsage.isEmpty ? "" : " " + argumentUsage) }
 
+    /// The usage error of this form: its usage, the reason, its hint.
+    public func badArguments(_ reason: String? = nil) -> HarkError {
+        .badArguments(usage: usage, hint: hint, reason: reason)
+    }
+
     /// Every form: `/thread NAME|ID | new [TITLE] | rename TITLE | rm [ID]`.
     public var fullUsage: String {
         guard !subcommands.isEmpty else { return usage }
@@ -175,14 +180,5 @@ public struct CommandSpec: Sendable {
             offered.append(.choices(options.flatMap(\.names).filter { $0.hasPrefix("--") }))
         }
         return offered
-    }
-}
-
-/// Specs compare by what they say, not by their handlers (closures cannot be compared):
-/// usage errors carry their spec and tests compare errors.
-extension CommandSpec: Equatable {
-    public static func == (lhs: CommandSpec, rhs: CommandSpec) -> Bool {
-        lhs.name == rhs.name && lhs.arguments == rhs.arguments && lhs.summary == rhs.summary && lhs.group == rhs.group
-            && lhs.options == rhs.options && lhs.subcommands == rhs.subcommands && lhs.kinds == rhs.kinds && lhs.hint == rhs.hint
     }
 }

@@ -3,9 +3,10 @@
 public enum HarkError: Error, Sendable, Equatable {
     /// Wrong arguments or an unknown option.
     case usage(String)
-    /// A slash-command's arguments do not fit its spec: shown as the spec's usage, the reason
-    /// (if any) and the spec's hint, so every command's usage error reads the same.
-    case badArguments(spec: CommandSpec, reason: String?)
+    /// A slash-command's arguments do not fit its spec: its usage and hint, rendered from the
+    /// spec by `CommandSpec.badArguments`, and the reason if any; every command's usage error
+    /// reads the same. (Strings, not the spec: this file stands alone in the fuzz targets.)
+    case badArguments(usage: String, hint: String?, reason: String?)
     case unknownCommand(String, suggestion: String?)
     case commandNotForKind(command: String, kind: String)
     case unknownSession(String, suggestion: String?)
@@ -81,8 +82,8 @@ public enum HarkError: Error, Sendable, Equatable {
         switch self {
         case .usage(let text):
             return text
-        case .badArguments(let spec, let reason):
-            return "usage: " + spec.usage + (reason.map { "; " + $0 } ?? "") + (spec.hint.map { "; " + $0 } ?? "")
+        case .badArguments(let usage, let hint, let reason):
+            return "usage: " + usage + (reason.map { "; " + $0 } ?? "") + (hint.map { "; " + $0 } ?? "")
         case .unknownCommand(let name, let suggestion):
             return "unknown command \(name)" + (suggestion.map { "; did you mean \($0)?" } ?? "; /help lists them")
         case .commandNotForKind(let command, let kind):

@@ -75,8 +75,8 @@ import TestSupport
         #expect(toFile["md|json"] == nil)
         #expect(toFile["FILE"] == "notes.md")
         #expect(try parse(export, "/export JSON")["md|json"] == "json")
-        #expect(throws: HarkError.badArguments(spec: export, reason: nil)) { try parse(export, "/export xml nowhere extra") }
-        #expect(HarkError.badArguments(spec: export, reason: nil).message == "usage: /export [md|json] [FILE]")
+        #expect(throws: export.badArguments()) { try parse(export, "/export xml nowhere extra") }
+        #expect(export.badArguments().message == "usage: /export [md|json] [FILE]")
         // A text argument is the rest of the line as typed.
         let thread = try #require(CommandTable.standard.lookup("thread", kind: "local"))
         let rename = try #require(thread.subcommand("rename"))
@@ -88,7 +88,7 @@ import TestSupport
         #expect(sent.flag("--send"))
         #expect(sent["NAME"] == "translate")
         #expect(sent.list("KEY=VALUE") == ["text=hi", "lang=fr"])
-        #expect(HarkError.badArguments(spec: prompt, reason: "one name").message
+        #expect(prompt.badArguments("one name").message
                 == "usage: /prompt NAME [KEY=VALUE…] [--send]; one name; /prompts lists the names")
         #expect(throws: HarkError.usage("unknown option --sned for /prompt; did you mean --send?")) {
             try parse(prompt, "/prompt x --sned")
