@@ -142,6 +142,57 @@ public enum Migrations {
         Migration(name: "005-open-replies-index", sql: """
             CREATE INDEX messages_being_written ON messages(writer_pid) WHERE writer_pid IS NOT NULL;
             """),
+        // The local session's documents: each file once per session with what it was when
+        // read (size, modification time), its passages with their lines and heading, indexed
+        // for BM25 (porter stemming: "leaves" finds "leaving"); vectors when a model's server
+        // makes them; the folders added, to notice new files. A form's value proposed from a
+        // document waits in local_forms.proposal for the user's yes.
+        Migration(name: "006-local-documents", sql: """
+            CREATE TABLE local_documents (
+                id INTEGER PRIMARY KEY,
+                session TEXT NOT NULL,
+                path TEXT NOT NULL,
+                name TEXT NOT NULL,
+                format TEXT NOT NULL,
+                size INTEGER NOT NULL,
+                modified REAL NOT NULL,
+                chunks INTEGER NOT NULL DEFAULT 0,
+                added_at REAL NOT NULL,
+                indexed_at REAL NOT NULL,
+                UNIQUE (session, path)
+            );
+            CREATE TABLE local_document_folders (
+                session TEXT NOT NULL,
+                path TEXT NOT NULL,
+                added_at REAL NOT NULL,
+                PRIMARY KEY (session, path)
+            );
+            CREATE TABLE local_chunks (
+                id INTEGER PRIMARY KEY,
+                document_id INTEGER NOT NULL REFERENCES local_documents(id) ON DELETE CASCADE,
+                line_start INTEGER NOT NULL,
+                line_end INTEGER NOT NULL,
+                heading TEXT NOT NULL DEFAULT '',
+                text TEXT NOT NULL
+            );
+            CREATE INDEX local_chunks_by_document ON local_chunks(document_id);
+            CREATE VIRTUAL TABLE local_chunks_fts USING fts5(
+                heading, text, content='local_chunks', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2'
+            );
+            INSERT INTO local_chunks_fts(local_chunks_fts, rank) VALUES ('rank', 'bm25(2.0, 1.0)');
+            CREATE TRIGGER local_chunks_fts_insert AFTER INSERT ON local_chunks BEGIN
+                INSERT INTO local_chunks_fts(rowid, heading, text) VALUES (new.id, new.heading, new.text);
+            END;
+            CREATE TRIGGER local_chunks_fts_delete AFTER DELETE ON local_chunks BEGIN
+                INSERT INTO local_chunks_fts(local_chunks_fts, rowid, heading, text) VALUES ('delete', old.id, old.heading, old.text);
+            END;
+            CREATE TABLE local_chunk_vectors (
+                chunk_id INTEGER PRIMARY KEY REFERENCES local_chunks(id) ON DELETE CASCADE,
+                model TEXT NOT NULL,
+                vector BLOB NOT NULL
+            );
+            ALTER TABLE local_forms ADD COLUMN proposal TEXT;
+            """),
     ]
 
     /// Applies every step not yet recorded. Returns the names applied now.

@@ -27,6 +27,8 @@ public final class OpenAIBackend: Backend, BackendKind {
     let contextMessages: Int
     let asksForUsage: Bool
     let timeouts: HTTPTimeouts
+    /// Whether the server answered /embeddings (OpenAIBackend+Embeddings); nil until asked.
+    let embeddingsOffered = Locked<Bool?>(nil)
 
     init(session: SessionConfig, environment: BackendEnvironment) throws {
         self.session = session
