@@ -20,7 +20,7 @@ _hark() {
         esac
     done
     case "$command" in
-        "") COMPREPLY=($(compgen -W "sessions session history search export speak transcribe listen doctor version help completions -s --session --thread --new-thread --json --speak --listen -h --help --version" -- "$cur")) ;;
+        "") COMPREPLY=($(compgen -W "sessions session history search ask backup restore export speak transcribe listen doctor version help completions -s --session --thread --new-thread --json --speak --listen -h --help --version" -- "$cur")) ;;
         sessions)
             COMPREPLY=($(compgen -W "--names --json" -- "$cur")) ;;
         session)
@@ -34,6 +34,12 @@ _hark() {
             COMPREPLY=($(compgen -W "-s --session -n --json" -- "$cur")) ;;
         search)
             COMPREPLY=($(compgen -W "-s --session -n --json" -- "$cur")) ;;
+        ask)
+            COMPREPLY=($(compgen -W "-s --session --json" -- "$cur")) ;;
+        backup)
+            COMPREPLY=($(compgen -f -- "$cur")) ;;
+        restore)
+            COMPREPLY=($(compgen -f -- "$cur")) ;;
         export)
             COMPREPLY=($(compgen -W "-s --session --thread --format -o --output" -- "$cur")) ;;
         speak)
@@ -47,7 +53,7 @@ _hark() {
         version)
             COMPREPLY=($(compgen -W "" -- "$cur")) ;;
         help)
-            COMPREPLY=($(compgen -W "accept activities attach build clear completions contact contacts continue doctor download edit edits export file files form forms forward gifts help history info instance instances job jobs listen log login logout more mute next notes pipe prompt prompts queue quit refresh reject retry save search session sessions speak status stop stop-build tag tags tasks thread threads transcribe upload version voice" -- "$cur")) ;;
+            COMPREPLY=($(compgen -W "accept activities ask attach backup build clear completions contact contacts continue docs doctor download edit edits export file files form forms forward gifts help history info instance instances job jobs listen log login logout more mute next notes pipe prompt prompts queue quit refresh reject restore retry save search session sessions speak status stop stop-build tag tags tasks thread threads transcribe upload version voice" -- "$cur")) ;;
         completions)
             COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")) ;;
     esac

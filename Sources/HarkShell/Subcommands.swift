@@ -174,7 +174,12 @@ extension HarkCommandLine {
             threads = [thread]
         }
         let contents = try threads.sorted { $0.id < $1.id }.map { ($0, try workspace.store.messages(threadID: $0.id)) }
-        let text = format == "json" ? Export.json(threads: contents) : Export.markdown(threads: contents, session: nil)
+        var additions = ExportAdditions()
+        for name in sessions {
+            additions.merge(workspace.exportAdditions(session: name, threads: threads.filter { $0.session == name }))
+        }
+        let text = format == "json" ? Export.json(threads: contents, additions: additions)
+            : Export.markdown(threads: contents, session: nil, additions: additions)
         if let path = parsed.value("--output") {
             guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
                 throw HarkError.io("cannot write \(path)")

@@ -26,8 +26,10 @@ extension Workspace {
     func exportCommand(_ context: CommandContext) async throws -> CommandOutcome {
         guard let thread = try context.history.currentThread() else { throw HarkError.usage("there is no thread to export yet") }
         let messages = try context.history.messages(threadID: thread.id)
+        let additions = exportAdditions(session: context.session.name, threads: [thread])
         let text = context.arguments["md|json"] == "json"
-            ? Export.json(threads: [(thread, messages)]) : Export.markdown(threads: [(thread, messages)], session: context.session)
+            ? Export.json(threads: [(thread, messages)], additions: additions)
+            : Export.markdown(threads: [(thread, messages)], session: context.session, additions: additions)
         guard let file = context.arguments["FILE"] else {
             var lines = text.lineSlices().map { StyledLine(String($0)) }
             if lines.last?.plainText.isEmpty == true { lines.removeLast() }
@@ -41,3 +43,10 @@ extension Workspace {
     }
 }
 
+
+extension Workspace {
+    /// What the sessions' kinds add to an export of these threads (forms, documents).
+    public func exportAdditions(session name: String, threads: [ChatThread]) -> ExportAdditions {
+        (try? backend(for: name))?.exportAdditions(threads: threads) ?? ExportAdditions()
+    }
+}
