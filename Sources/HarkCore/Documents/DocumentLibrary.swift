@@ -176,8 +176,22 @@ public struct DocumentLibrary: Sendable {
         return report
     }
 
-    /// Reads and stores files, a batch of them per transaction.
+    /// Reads and stores files, a batch of them per transaction, on a connection of its own: a
+    /// large folder must not hold the lock of the connection a streaming reply writes through
+    /// (other processes and connections wait on SQLite's busy timeout, batch by batch).
     func index(_ files: [(path: String, name: String)], force: Bool, into report: inout IndexReport) throws {
+        guard !files.isEmpty else { return }
+        let writer = try history.tables { database in try Database(path: database.path) }
+        try writer.execute("PRAGMA foreign_keys=ON")
+        let bulk = files.count >= Self.bulkFiles
+        if bulk { try Self.mergeSettings(writer, bulk: true) }
+        defer {
+            if bulk { try? Self.mergeSettings(writer, bulk: false) }
+            // Every hark that opens the history after this one reads a WAL left behind from
+            // its start to rebuild its index (60 MB after 100 MB of documents: 100 ms for each
+            // `hark ask`); the connection that wrote it folds it into the database now.
+            if report.added + report.updated > 0 { _ = try? writer.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+        }
         var pending: [(path: String, name: String, format: DocumentFormat, stamp: (size: Int, modified: Double), chunks: [Chunk])] = []
         var pendingBytes = 0
         var pdfHintGiven = false
@@ -205,18 +219,37 @@ public struct DocumentLibrary: Sendable {
             if known[file.path] == nil { report.added += 1 } else { report.updated += 1 }
             report.bytes += bytes.count
             if pendingBytes >= batchBytes {
-                report.chunks += try store(pending)
+                report.chunks += try store(pending, on: writer)
                 pending.removeAll(keepingCapacity: true)
                 pendingBytes = 0
             }
         }
-        if !pending.isEmpty { report.chunks += try store(pending) }
+        if !pending.isEmpty { report.chunks += try store(pending, on: writer) }
+    }
+
+    /// From this many files on, the index is merged once at the end rather than as it grows.
+    static let bulkFiles = 200
+
+    /// FTS5 merges its segments a little at every commit (automerge 4) and all of a level at
+    /// 16 (crisismerge): for a folder of thousands of files that rewrites the same postings
+    /// many times over. While a large add runs, merging waits; then the index is merged once
+    /// ('optimize', the fastest to search) and the defaults are back.
+    static func mergeSettings(_ database: Database, bulk: Bool) throws {
+        try database.transaction {
+            try database.execute(bulk
+                ? "INSERT INTO local_chunks_fts(local_chunks_fts, rank) VALUES ('automerge', 0); "
+                    + "INSERT INTO local_chunks_fts(local_chunks_fts, rank) VALUES ('crisismerge', 64);"
+                : "INSERT INTO local_chunks_fts(local_chunks_fts) VALUES ('optimize'); "
+                    + "INSERT INTO local_chunks_fts(local_chunks_fts, rank) VALUES ('automerge', 4); "
+                    + "INSERT INTO local_chunks_fts(local_chunks_fts, rank) VALUES ('crisismerge', 16);")
+        }
     }
 
     /// One transaction: each file's row, its old passages out, its new ones in.
-    func store(_ files: [(path: String, name: String, format: DocumentFormat, stamp: (size: Int, modified: Double), chunks: [Chunk])]) throws -> Int {
+    func store(_ files: [(path: String, name: String, format: DocumentFormat, stamp: (size: Int, modified: Double), chunks: [Chunk])],
+               on database: Database) throws -> Int {
         let time = now().timeIntervalSince1970
-        return try history.tables { database in
+        return try history.tables { _ in
             try database.transaction {
                 let upsert = try database.prepare("""
                     INSERT INTO local_documents(session, path, name, format, size, modified, chunks, added_at, indexed_at)

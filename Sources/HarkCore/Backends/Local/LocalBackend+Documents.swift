@@ -85,7 +85,7 @@ extension LocalBackend {
         var parts: [String] = []
         if report.added > 0 { parts.append("added \(report.added) file\(report.added == 1 ? "" : "s")") }
         if report.updated > 0 { parts.append("read \(report.updated) changed file\(report.updated == 1 ? "" : "s") again") }
-        if report.added + report.updated > 0 { parts[parts.count - 1] += " (\(report.chunks) passages, \(bytes(report.bytes)))" }
+        if report.added + report.updated > 0 { parts[parts.count - 1] += " (\(report.chunks) passage\(report.chunks == 1 ? "" : "s"), \(bytes(report.bytes)))" }
         if !report.removed.isEmpty {
             parts.append("dropped \(report.removed.count == 1 ? report.removed[0] : "\(report.removed.count) files"), gone from disk")
         }

@@ -30,7 +30,9 @@ import TestSupport
         }
         let library = TemporaryDirectory("hark-docs")
         DocumentFixtures.write(into: library)
-        let workspace = try Self.home(server).workspace()
+        let home = Self.home(server)
+        defer { withExtendedLifetime(home) {} }  // its folder holds the history
+        let workspace = try home.workspace()
         let transcript = Transcript(workspace)
         let added = await transcript.type("/docs add \(library.file("trips")) \(library.file("handbook.md"))")
         #expect(added.contains("added 2 files (7 passages"))
@@ -70,7 +72,9 @@ import TestSupport
         }
         let library = TemporaryDirectory("hark-docs")
         DocumentFixtures.write(into: library)
-        let workspace = try Self.home(server).workspace()
+        let home = Self.home(server)
+        defer { withExtendedLifetime(home) {} }  // its folder holds the history
+        let workspace = try home.workspace()
         let transcript = Transcript(workspace)
         let added = await transcript.type("/docs add \(library.file("handbook.md"))")
         #expect(added == "> /docs add \(library.file("handbook.md"))\nadded 1 file (4 passages, 373 B)\n")
@@ -92,7 +96,9 @@ import TestSupport
         let server = try TestOpenAIServer(status: 500, errorBody: #"{"error":{"message":"model not loaded","type":"server_error"}}"#) { _ in [] }
         let library = TemporaryDirectory("hark-docs")
         DocumentFixtures.write(into: library)
-        let transcript = Transcript(try Self.home(server).workspace())
+        let home = Self.home(server)
+        defer { withExtendedLifetime(home) {} }  // its folder holds the history
+        let transcript = Transcript(try home.workspace())
         await transcript.type("/docs add \(library.file("handbook.md"))")
         let answer = await transcript.type("/ask holiday days")
         #expect(answer == """

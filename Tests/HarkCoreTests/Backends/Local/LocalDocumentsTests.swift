@@ -82,7 +82,7 @@ import TestSupport
         let listed = Self.hhmm(await transcript.type("/docs"))
         #expect(listed.hasPrefix("""
             > /docs
-            added 1 file (1 passages, 32 B) · dropped notes.txt, gone from disk
+            added 1 file (1 passage, 32 B) · dropped notes.txt, gone from disk
             3 documents · 
             """))
         #expect(listed.contains("trips/visa.txt"))
@@ -114,7 +114,9 @@ import TestSupport
     func aPDFIsReadPageByPageAndSourceFilesToo() async throws {
         let library = TemporaryDirectory("hark-docs")
         DocumentFixtures.write(into: library)
-        let transcript = Transcript(try TestHome().workspace())
+        let home = TestHome()
+        defer { withExtendedLifetime(home) {} }  // its folder holds the history
+        let transcript = Transcript(try home.workspace())
         let added = await transcript.type("/docs add \(library.file("report.pdf")) \(library.file("code"))")
         #expect(added.contains("added 2 files"))
         let answer = await transcript.type("/ask travel budget")
