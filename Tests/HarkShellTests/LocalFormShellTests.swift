@@ -48,6 +48,7 @@ struct LocalFormTerminalTests {
         do {
             let terminal = try TerminalDriver([BuiltProducts.hark], environment: environment)
             try await terminal.waitFor(text: "/forms lists forms to fill in, /prompts ready-made prompts.")
+            try await terminal.waitFor(text: "Your files: /docs add PATH… makes them searchable, /ask QUESTION finds what answers it.")
             try await terminal.waitFor(text: "/help lists every command.")
             try terminal.type("/forms")
             try terminal.press("Enter")
