@@ -8,11 +8,12 @@ enum TextLeadIn {
     /// The answer without its lead-in, or nil when it has none.
     static func strip(_ text: String, field: FormField) -> String? {
         let lowered = text.lowercased().replacingOccurrences(of: "’", with: "'")
-        var leadIns: [String] = []
-        if isNameField(field) { leadIns += nameLeadIns }
         let label = field.label.lowercased()
-        leadIns += ["my \(label) is", "the \(label) is", "\(label) is", "my \(label):", "\(label):"]
-        for leadIn in leadIns.sorted(by: { $0.count > $1.count }) where lowered.hasPrefix(leadIn + " ") || lowered.hasPrefix(leadIn + ":") {
+        var leadIns = ["my \(label) is", "the \(label) is", "\(label) is", "my \(label):", "\(label):"]
+        if isNameField(field) { leadIns += nameLeadIns }
+        // The longest that fits (`my name is`, not `name is`).
+        let fitting = leadIns.filter { lowered.hasPrefix($0 + " ") || lowered.hasPrefix($0 + ":") }
+        if let leadIn = fitting.max(by: { $0.count < $1.count }) {
             var rest = String(text.dropFirst(leadIn.count)).trimmed
             if rest.hasPrefix(":") { rest = String(rest.dropFirst()).trimmed }
             for polite in [", please", " please", ", thanks", " thanks"] where rest.lowercased().hasSuffix(polite) {

@@ -8,7 +8,7 @@ public struct FieldProblem: Error, Sendable, Equatable {
 public enum FieldCheck {
     public static func value(_ answer: String, for field: FormField, today: FormDate) -> Result<FormValue, FieldProblem> {
         let text = answer.trimmed
-        let shown = quoted(text)
+        var shown: String { quoted(text) }  // only for a refusal: most answers fit
         switch field.type {
         case .text, .multiline:
             return checkText(text, field: field).map(FormValue.text)
@@ -55,7 +55,7 @@ public enum FieldCheck {
     }
 
     static func checkPattern(_ text: String, field: FormField) -> Result<String, FieldProblem> {
-        guard let pattern = field.pattern, let regex = try? Regex(pattern) else { return .success(text) }
+        guard let pattern = field.pattern, let (regex, _) = RegexCache.shared.regexes(pattern) else { return .success(text) }
         if (try? regex.wholeMatch(in: text)) != nil { return .success(text) }
         if let example = field.example {
             return .failure(FieldProblem(message: "\(field.label) should look like \(example); \(quoted(text)) does not."))
