@@ -65,11 +65,28 @@ public struct DocumentLibrary: Sendable {
         }
     }
 
-    public func isEmpty() throws -> Bool {
-        try history.tables { database in
-            try database.scalar("SELECT count(*) FROM local_documents WHERE session = ?", .text(session)).int == 0
+    /// The documents with these names (those a search found passages in).
+    func documents(named names: Set<String>) throws -> [DocumentRecord] {
+        guard !names.isEmpty else { return [] }
+        return try history.tables { database in
+            let marks = Array(repeating: "?", count: names.count).joined(separator: ",")
+            return try database.query(Self.select + " WHERE session = ? AND name IN (\(marks))",
+                                      values: [.text(session)] + names.sorted().map { .text($0) }).map(Self.record)
         }
     }
+
+    public func isEmpty() throws -> Bool { try count() == 0 }
+
+    public func count() throws -> Int {
+        try history.tables { database in
+            try database.scalar("SELECT count(*) FROM local_documents WHERE session = ?", .text(session)).int ?? 0
+        }
+    }
+
+    /// Up to this many documents, /ask checks every file before it searches (a stat each, well
+    /// under a millisecond for them all); above, only the files its passages come from, after
+    /// the search: 10,000 stats and rows were most of an /ask's time (BENCHMARKS.md).
+    public static let checkAllBeforeAsk = 1_000
 
     func folders() throws -> [String] {
         try history.tables { database in
@@ -142,9 +159,10 @@ public struct DocumentLibrary: Sendable {
 
     /// Reads again what changed: files whose size or time differ, files gone (dropped), and
     /// with `folders`, new files in the folders added. `force` reads every file again.
-    public func refresh(folders walk: Bool, force: Bool = false) throws -> IndexReport {
+    /// `only` limits it to the documents of those names (no folder is walked then).
+    public func refresh(folders walk: Bool, force: Bool = false, only names: Set<String>? = nil) throws -> IndexReport {
         var report = IndexReport()
-        let known = try documents()
+        let known = try names.map { try documents(named: $0) } ?? documents()
         var changed: [(path: String, name: String)] = []
         var gone: [DocumentRecord] = []
         for document in known {
@@ -166,7 +184,7 @@ public struct DocumentLibrary: Sendable {
             }
             report.removed = gone.map(\.name)
         }
-        if walk {
+        if walk && names == nil {
             let paths = Set(known.map(\.path))
             for folder in try folders() where FileWalk.isDirectory(folder) {
                 changed += FileWalk.files(under: folder).filter { !paths.contains($0) }.map { ($0, Self.name(of: $0, in: folder)) }

@@ -128,12 +128,21 @@ extension LocalBackend {
     func ask(_ context: CommandContext) async throws -> CommandOutcome {
         let question = (context.arguments["QUESTION"] ?? "").trimmed
         guard !question.isEmpty else { throw context.badArguments() }
-        let refreshed = try documentLibrary().refresh(folders: false)
-        for line in Self.reportLines(refreshed, quietWhenUnchanged: true) { context.notes.add(line.plainText) }
+        let library = try documentLibrary()
+        // With a model, whose answer takes far longer than any check, every file is checked.
+        let checkAll = try llm != nil || library.count() <= DocumentLibrary.checkAllBeforeAsk
+        var refreshed = checkAll ? try library.refresh(folders: false) : IndexReport()
         guard let llm else {
-            let passages = try search().keywordPassages(question, limit: 5)
+            var passages = try search().keywordPassages(question, limit: 5)
+            if !checkAll {
+                // A large library: the files the passages come from, and the search again if one changed.
+                refreshed = try library.refresh(folders: false, only: Set(passages.filter { $0.chunkID != nil }.map(\.source)))
+                if refreshed.changed { passages = try search().keywordPassages(question, limit: 5) }
+            }
+            for line in Self.reportLines(refreshed, quietWhenUnchanged: true) { context.notes.add(line.plainText) }
             return .output(try passageLines(passages, question: question))
         }
+        for line in Self.reportLines(refreshed, quietWhenUnchanged: true) { context.notes.add(line.plainText) }
         return .events(answerStream(question, llm: llm, refreshed: refreshed.changed), recordAs: context.line)
     }
 

@@ -97,6 +97,33 @@ import TestSupport
         #expect(await transcript.type("/docs").contains("no documents yet: /docs add PATH… adds files or folders"))
     }
 
+    /// Above DocumentLibrary.checkAllBeforeAsk documents, /ask checks only the files its passages
+    /// come from (a changed one is read again and the search run again); /docs checks them all.
+    @Test func aLargeLibraryChecksTheFilesItCitesBeforeItCitesThem() async throws {
+        let library = TemporaryDirectory("hark-docs")
+        try FileManager.default.createDirectory(atPath: library.file("big"), withIntermediateDirectories: true)
+        for number in 0..<DocumentLibrary.checkAllBeforeAsk {
+            library.write("big/f\(number).txt", "filler \(number)\n")
+        }
+        library.write("big/hotel.md", "# Stay\nHotel: Casa Azul\n")
+        let home = TestHome()
+        defer { withExtendedLifetime(home) {} }  // its folder holds the history
+        let transcript = Transcript(try home.workspace())
+        #expect(await transcript.type("/docs add \(library.file("big"))").contains("added 1001 files"))
+        library.write("big/hotel.md", "# Stay\n\nBooked in March.\nHotel: Casa Azul\n")
+        library.write("big/f7.txt", "filler 7, near the hotel\n")
+        let asked = await transcript.type("/ask hotel")
+        #expect(asked == """
+            > /ask hotel
+            read 1 changed file again (1 passage, 42 B)
+            [1] big/hotel.md:1-4  Stay
+                # Stay  Booked in March. Hotel: Casa Azul
+
+            """, "\(asked)")
+        let listed = await transcript.type("/docs")
+        #expect(listed.contains("read 1 changed file again (1 passage, 25 B)"), "f7.txt, not cited: \(listed)")
+    }
+
     @Test func notesAreSearchedAndNothingFoundSaysWhatToDo() async throws {
         let home = TestHome()
         let transcript = Transcript(try home.workspace())
