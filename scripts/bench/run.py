@@ -9,7 +9,7 @@ HARK = os.path.join(ROOT, ".build/release/hark")
 SERVER = os.path.join(ROOT, ".build/release/hark-bench-server")
 LLM = os.path.join(BENCH, "venv/bin/llm")
 HERE = os.path.dirname(__file__)
-SECTIONS = sys.argv[1:] or ["startup", "roundtrip", "throughput", "history", "memory"]
+SECTIONS = sys.argv[1:] or ["startup", "roundtrip", "throughput", "history", "memory", "documents"]
 results = {}
 
 def run(command, **kwargs):
@@ -155,6 +155,11 @@ def memory():
             return int(timed.stderr.strip().splitlines()[-1])
         results["memory"] = {"idle_rss_kb": idle["rss_kb"], "idle_peak_kb": idle["peak_rss_kb"],
                              "reply_10mb_peak_kb": peak_kb(10_000_000), "reply_100mb_peak_kb": peak_kb(100_000_000)}
+
+def documents():
+    # Issue 17's figures, measured by their own script (scripts/bench/documents.py).
+    results["documents"] = json.loads(run([sys.executable, f"{HERE}/documents.py", HARK,
+                                           os.path.join(ROOT, ".build/release/hark-bench-reader"), BENCH]))
 
 os.makedirs(BENCH, exist_ok=True)
 results["machine"] = machine()
