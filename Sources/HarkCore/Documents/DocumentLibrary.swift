@@ -279,6 +279,12 @@ public struct DocumentLibrary: Sendable {
                 let clear = try database.prepare("DELETE FROM local_chunks WHERE document_id = ?")
                 let insert = try database.prepare(
                     "INSERT INTO local_chunks(document_id, line_start, line_end, heading, text) VALUES (?, ?, ?, ?, ?)")
+                // The new passages are indexed by one statement at the end, not a trigger per row:
+                // FTS5 writes its pending terms out at every statement's savepoint, so a row at a
+                // time made a tiny segment per passage and merged them again (twice the CPU).
+                // The first new passage's id: the rows after it are new (each is one more than the
+                // largest when inserted, and only older rows are deleted in between).
+                var first: Int64?
                 var count = 0
                 for file in files {
                     upsert.reset()
@@ -295,8 +301,13 @@ public struct DocumentLibrary: Sendable {
                         try insert.bind([.integer(id), .integer(Int64(chunk.lineStart)), .integer(Int64(chunk.lineEnd)),
                                          .text(chunk.heading), .text(chunk.text)])
                         while try insert.step() {}
+                        if first == nil { first = database.lastInsertRowID }
                     }
                     count += file.chunks.count
+                }
+                if let first {
+                    try database.run("INSERT INTO local_chunks_fts(rowid, heading, text) SELECT id, heading, text FROM local_chunks WHERE id >= ?",
+                                     .integer(first))
                 }
                 return count
             }

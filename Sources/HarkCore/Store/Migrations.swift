@@ -180,9 +180,7 @@ public enum Migrations {
                 heading, text, content='local_chunks', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2'
             );
             INSERT INTO local_chunks_fts(local_chunks_fts, rank) VALUES ('rank', 'bm25(2.0, 1.0)');
-            CREATE TRIGGER local_chunks_fts_insert AFTER INSERT ON local_chunks BEGIN
-                INSERT INTO local_chunks_fts(rowid, heading, text) VALUES (new.id, new.heading, new.text);
-            END;
+            -- New passages are indexed by DocumentLibrary.store, a transaction's at once.
             CREATE TRIGGER local_chunks_fts_delete AFTER DELETE ON local_chunks BEGIN
                 INSERT INTO local_chunks_fts(local_chunks_fts, rowid, heading, text) VALUES ('delete', old.id, old.heading, old.text);
             END;
