@@ -26,7 +26,6 @@ final class LineEditor {
     private var inputStart = 0
     private var requestedAction: (name: String, line: String)?
     private var interrupted = false
-    private var lastTabLine: String?
 
     /// The prompt, with invisible sequences bracketed by "\u{1}".
     var prompt: () -> String = { "› " }
@@ -358,18 +357,15 @@ final class LineEditor {
         guard !result.candidates.isEmpty else { return UInt8(CC_REFRESH_BEEP) }
         if result.candidates.count == 1, let only = result.candidates.first {
             replaceWord(word, with: only + (only.hasSuffix("/") ? "" : " "))
-            lastTabLine = nil
             return UInt8(CC_REFRESH)
         }
         let common = result.commonPrefix
         if common.count > word.count {
             replaceWord(word, with: common)
-            lastTabLine = nil
             return UInt8(CC_REFRESH)
         }
         // Ambiguous: list the candidates under the line, then redraw it.
         RawOutput.write("\n" + Self.columns(result.candidates, width: TerminalCapabilities.width()) + "\n")
-        lastTabLine = before
         return UInt8(CC_REDISPLAY)
     }
 

@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Dispatch
 
 /// How a reply ended.
 public enum ReplyOutcome: Sendable, Equatable {
@@ -119,18 +118,6 @@ public final class ReplyJob: @unchecked Sendable {
                 lock.unlock()
             }
         }
-    }
-
-    /// Blocks the calling thread (never a concurrency-pool thread) until the reply ends.
-    public func waitBlocking() -> ReplyOutcome {
-        let semaphore = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var result: ReplyOutcome = .complete
-        Task.detached {
-            result = await self.wait()
-            semaphore.signal()
-        }
-        semaphore.wait()
-        return result
     }
 
     func start(events: AsyncThrowingStream<ReplyEvent, Error>, backend: (any Backend)?, store: HistoryStore,
