@@ -51,14 +51,14 @@ extension HarkCommandLine {
         }
     }
 
-    static func subcommand(_ command: CLICommand, _ arguments: [String]) throws -> Int32 {
+    func subcommand(_ command: CLICommand, _ arguments: [String]) throws -> Int32 {
         if arguments.contains("-h") || arguments.contains("--help") {
-            RawOutput.write(CLICommands.help(for: command).joined(separator: "\n") + "\n")
+            terminal.write(CLICommands.help(for: command).joined(separator: "\n") + "\n")
             return 0
         }
         switch command.name {
         case "version":
-            RawOutput.write("hark \(HarkVersion.string)\n")
+            terminal.write("hark \(HarkVersion.string)\n")
             return 0
         case "help":
             return help(arguments)
@@ -66,7 +66,7 @@ extension HarkCommandLine {
             guard let shell = arguments.first, let script = CompletionScripts.script(for: shell) else {
                 throw HarkError.usage("usage: hark completions bash|zsh|fish")
             }
-            RawOutput.write(script)
+            terminal.write(script)
             return 0
         case "session":
             return try session(arguments)
@@ -94,7 +94,7 @@ extension HarkCommandLine {
     /// `hark history` and `hark search` only read: they open the history read-only and skip
     /// the workspace (sessions, backends, the write that registers the current session), which
     /// would cost more than the query itself. The config is read only to check `--session`.
-    static func readHistory(_ name: String, _ parsed: Parsed) throws -> Int32 {
+    func readHistory(_ name: String, _ parsed: Parsed) throws -> Int32 {
         let paths = Paths.fromEnvironment()
         let session = parsed.values["--session"]
         if let session { _ = try ConfigFile.load(paths: paths).existingSession(named: session) }
@@ -116,37 +116,37 @@ extension HarkCommandLine {
                 out += JSON.object(object).encoded() + "\n"
             }
         } else {
-            let ansi = ANSI(enabled: TerminalCapabilities.detect().colors)
+            let ansi = ANSI(enabled: terminal.capabilities.colors)
             for line in MessageFormatting.searchDocument(hits) { out += ansi.render(line) + "\n" }
         }
-        RawOutput.write(out)  // one write, not one per line
+        terminal.write(out)  // one write, not one per line
         return hits.isEmpty ? 1 : 0
     }
 
-    static func help(_ arguments: [String]) -> Int32 {
+    func help(_ arguments: [String]) -> Int32 {
         guard let name = arguments.first else {
-            RawOutput.write(CLICommands.usage().joined(separator: "\n") + "\n")
+            terminal.write(CLICommands.usage().joined(separator: "\n") + "\n")
             return 0
         }
         if let command = CLICommands.command(named: name) {
-            RawOutput.write(CLICommands.help(for: command).joined(separator: "\n") + "\n")
+            terminal.write(CLICommands.help(for: command).joined(separator: "\n") + "\n")
             return 0
         }
         let slash = name.hasPrefix("/") ? String(name.dropFirst()) : name
         let specs = CoreCommands.table().filter { $0.name == slash }
         guard !specs.isEmpty else {
             let names = CLICommands.commands.map(\.name) + CoreCommands.table().map(\.name)
-            RawOutput.write("hark: no command \(name)" + (Suggest.closest(to: slash, in: names).map { "; did you mean \($0)?" } ?? "")
-                + "\n", to: STDERR_FILENO)
+            terminal.writeError("hark: no command \(name)" + (Suggest.closest(to: slash, in: names).map { "; did you mean \($0)?" } ?? "")
+                + "\n")
             return HarkError.ExitCode.usage.rawValue
         }
         for spec in specs {
-            RawOutput.write("\(spec.usage)\n  \(spec.summary)\n" + (spec.kinds.map { "  for \($0.joined(separator: ", ")) sessions\n" } ?? ""))
+            terminal.write("\(spec.usage)\n  \(spec.summary)\n" + (spec.kinds.map { "  for \($0.joined(separator: ", ")) sessions\n" } ?? ""))
         }
         return 0
     }
 
-    static func session(_ arguments: [String]) throws -> Int32 {
+    func session(_ arguments: [String]) throws -> Int32 {
         guard let sub = arguments.first, let spec = CLICommands.command(named: "session")?.subcommands.first(where: { $0.name == sub }) else {
             throw HarkError.usage("usage: hark session add|rm|edit …; see hark help session")
         }
@@ -156,23 +156,23 @@ extension HarkCommandLine {
         switch spec.name {
         case "add":
             let added = try SessionEditing.add(arguments: rest, paths: paths, config: config)
-            RawOutput.write("added session \(added.name) (\(added.kind)) to \(paths.configFile)\n")
+            terminal.write("added session \(added.name) (\(added.kind)) to \(paths.configFile)\n")
         case "rm":
             guard rest.count == 1 else { throw HarkError.usage("usage: hark session rm NAME") }
             try SessionEditing.remove(name: rest[0], paths: paths, config: config)
-            RawOutput.write("removed session \(rest[0]) (its history stays)\n")
+            terminal.write("removed session \(rest[0]) (its history stays)\n")
         default:
             guard let name = rest.first, rest.count >= 2 else { throw HarkError.usage("usage: hark session edit NAME KEY=VALUE…") }
             let session = try config.existingSession(named: name)
             try SessionEditing.set(Array(rest.dropFirst()), session: session, paths: paths)
-            RawOutput.write("updated session \(name)\n")
+            terminal.write("updated session \(name)\n")
         }
         return 0
     }
 
-    static func sessions(_ workspace: Workspace, names: Bool, json: Bool) throws -> Int32 {
+    func sessions(_ workspace: Workspace, names: Bool, json: Bool) throws -> Int32 {
         if names {
-            RawOutput.write(workspace.config.sessionNames.joined(separator: "\n") + "\n")
+            terminal.write(workspace.config.sessionNames.joined(separator: "\n") + "\n")
             return 0
         }
         let unread = try workspace.store.unreadCounts()
@@ -182,7 +182,7 @@ extension HarkCommandLine {
                                               "default": .bool(session.name == workspace.config.defaultSession),
                                               "unread": .number(Double(unread[session.name] ?? 0))]
                 if let url = session.url { object["url"] = .string(Workspace.displayURL(url)) }
-                RawOutput.write(JSON.object(object).encoded() + "\n")
+                terminal.write(JSON.object(object).encoded() + "\n")
             }
             return 0
         }
@@ -190,23 +190,23 @@ extension HarkCommandLine {
             [Span(session.name), Span(session.kind), Span(session.url.map(Workspace.displayURL) ?? "-"),
              Span(session.name == workspace.config.defaultSession ? "default" : "")]
         }
-        for line in Table.render(rows) { RawOutput.write(line.plainText.trimmingSpaces + "\n") }
+        for line in Table.render(rows) { terminal.write(line.plainText.trimmingSpaces + "\n") }
         return 0
     }
 
-    static func printMessages(_ messages: [Message], json: Bool) {
+    func printMessages(_ messages: [Message], json: Bool) {
         for message in messages {
             if json {
-                RawOutput.write(Export.messageJSON(message).encoded() + "\n")
+                terminal.write(Export.messageJSON(message).encoded() + "\n")
             } else {
                 let who = message.role == .user ? "you" : message.session
                 let status = message.status == .complete ? "" : " (\(message.status.rawValue))"
-                RawOutput.write("\(TimeFormat.format(message.createdAt)) [\(message.session)] \(who)\(status): \(message.text)\n")
+                terminal.write("\(TimeFormat.format(message.createdAt)) [\(message.session)] \(who)\(status): \(message.text)\n")
             }
         }
     }
 
-    static func export(_ workspace: Workspace, parsed: Parsed, session: String?) throws -> Int32 {
+    func export(_ workspace: Workspace, parsed: Parsed, session: String?) throws -> Int32 {
         let format = parsed.values["--format"] ?? "md"
         guard format == "md" || format == "json" else { throw HarkError.usage("--format is md or json") }
         var threads: [ChatThread] = []
@@ -224,7 +224,7 @@ extension HarkCommandLine {
                 throw HarkError.io("cannot write \(path)")
             }
         } else {
-            RawOutput.write(text)
+            terminal.write(text)
         }
         return 0
     }

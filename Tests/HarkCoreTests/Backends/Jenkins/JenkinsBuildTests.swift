@@ -26,6 +26,7 @@ final class JenkinsHarness: @unchecked Sendable {
     }
 
     func settle() async { await transcript.settle() }
+    func press(_ key: Transcript.Key) async { await transcript.press(key) }
 }
 
 enum JenkinsFixture {
@@ -109,21 +110,21 @@ enum JenkinsFixture {
         defer { gate.open() }
         let transcript = try JenkinsHarness(server)
         // Ctrl-C while the build waits in the queue: hark lets go, the build goes on.
-        await transcript.type("/build app") { job in job.detach() }
+        await transcript.type("/build app") { _ in await transcript.press(.ctrlZ) }
         gate.open()
         await transcript.type("/session notes")
         await transcript.type("buy milk")
         let id = try #require(server.lastQueueID)
         #expect(await server.until(Self.queuePolls(id)))
         let number = server.start(id)
-        server.append("app", number, "+ make test\nerror: compile failed in Parser.swift:12\n")
+        server.append("app", number, "+ make test\nhark: compile failed in Parser.swift:12\n")
         server.finish("app", number, "FAILURE", duration: 4_200)
         await transcript.settle()
         await transcript.type("/search Parser.swift")
         await transcript.type("/session ci")
         #expect(transcript.text == """
             > /build app
-            [continues in the background]
+            ↪ ci goes on in the background; you will hear when it is done
             > /session notes
             > buy milk
             ↩ ci · /build app: app #1 FAILURE in 4.2s
@@ -135,7 +136,7 @@ enum JenkinsFixture {
 
             """)
         let reply = try #require(try transcript.workspace.store.lastMessage(session: "ci", role: .assistant))
-        #expect(reply.text == "Started by user Ann Example\n+ make test\nerror: compile failed in Parser.swift:12\nFinished: FAILURE\n")
+        #expect(reply.text == "Started by user Ann Example\n+ make test\nhark: compile failed in Parser.swift:12\nFinished: FAILURE\n")
         #expect(reply.status == .complete)
     }
 
@@ -160,7 +161,7 @@ enum JenkinsFixture {
         server.queuePollGate = gate
         defer { gate.open() }
         let transcript = try JenkinsHarness(server)
-        await transcript.type("/build app") { job in job.detach() }
+        await transcript.type("/build app") { _ in await transcript.press(.ctrlZ) }
         gate.open()
         let id = try #require(server.lastQueueID)
         let number = server.start(id)
@@ -170,7 +171,7 @@ enum JenkinsFixture {
         await transcript.settle()
         #expect(transcript.text == """
             > /build app
-            [continues in the background]
+            ↪ ci goes on in the background; you will hear when it is done
             > /stop-build
             asked ci to stop app #1
             ↩ ci · /build app: app #1 ABORTED in 3.1s
@@ -188,13 +189,13 @@ enum JenkinsFixture {
         server.queuePollGate = gate
         defer { gate.open() }
         let transcript = try JenkinsHarness(server)
-        await transcript.type("/build app") { job in job.detach() }
+        await transcript.type("/build app") { _ in await transcript.press(.ctrlZ) }
         await transcript.type("/stop-build")
         gate.open()
         await transcript.settle()
         #expect(transcript.text == """
             > /build app
-            [continues in the background]
+            ↪ ci goes on in the background; you will hear when it is done
             > /stop-build
             took app out of the queue (item #40)
             ↩ ci · /build app: app cancelled in the queue
@@ -219,7 +220,7 @@ enum JenkinsFixture {
             > /status nightly
             ■ nightly #1 ABORTED in 3.1s · \(JenkinsJobsTests.date(1))
             > /stop-build nightly
-            error: nightly has no build running or queued
+            hark: nightly has no build running or queued
 
             """)
     }
