@@ -40,7 +40,7 @@ extension Workspace {
         let command = invocation.rawArguments
         guard !command.isEmpty else { throw HarkError.usage("usage: /pipe COMMAND, e.g. /pipe wc -w") }
         let reply = try lastReply()
-        let output = try ShellCommand.run(command, input: Data(reply.text.utf8))
+        let output = try await ShellCommand.output(command, input: Data(reply.text.utf8))
         var lines: Document = String(decoding: output.stdout, as: UTF8.self)
             .lineSlices().map { StyledLine(String($0)) }
         if lines.last?.plainText.isEmpty == true { lines.removeLast() }
