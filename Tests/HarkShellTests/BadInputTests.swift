@@ -11,12 +11,7 @@ struct BadInputTests {
     let home = TestHome()
 
     func start(editor: String? = nil) async throws -> TerminalDriver {
-        var environment = home.environment
-        environment["TERM"] = "xterm-256color"
-        environment["EDITRC"] = home.directory.write("editrc", "")
-        environment["EDITOR"] = editor
-        environment["VISUAL"] = nil
-        let terminal = try TerminalDriver([BuiltProducts.hark], environment: environment, columns: 120)
+        let terminal = try home.terminal(environment: ["EDITOR": editor, "VISUAL": nil], columns: 120)
         try await terminal.waitFor(text: "local ›")
         return terminal
     }

@@ -15,11 +15,7 @@ struct InteractiveShellTests {
         }
         defer { hold.open() }
         let home = TestHome(config: "[hark]\ndefault = llama\n\n[session llama]\nkind = openai\nurl = \(server.baseURL)\n")
-        var environment = home.environment
-        environment["TERM"] = "xterm-256color"
-        environment["NO_COLOR"] = nil  // colours on: Markdown is rendered
-        environment["EDITRC"] = home.directory.write("editrc", "")
-        let terminal = try TerminalDriver([BuiltProducts.hark], environment: environment)
+        let terminal = try home.terminal(colors: true)  // colours on: Markdown is rendered
 
         try await terminal.waitFor(text: "llama ›")
         try terminal.type("hi")

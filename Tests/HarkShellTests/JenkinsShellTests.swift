@@ -15,11 +15,7 @@ struct JenkinsShellTests {
         server.addBuild("big", result: "SUCCESS", log: (1...80).map { "line \($0) of the big log\n" }.joined(), duration: 1_000)
         let home = TestHome(config: "[hark]\ndefault = ci\n\n[session ci]\nkind = jenkins\nurl = \(server.url)\n"
             + "auth = basic:ann:\(TestJenkinsServer.token)\npoll_interval = 0.02\n\n[session notes]\nkind = local\n")
-        var environment = home.environment
-        environment["TERM"] = "xterm-256color"
-        environment["NO_COLOR"] = nil
-        environment["EDITRC"] = home.directory.write("editrc", "")
-        let terminal = try TerminalDriver([BuiltProducts.hark], environment: environment)
+        let terminal = try home.terminal(colors: true)
 
         try await terminal.waitFor(text: "ci ›")
         try terminal.type("build deploy")
@@ -77,9 +73,7 @@ struct JenkinsShellTests {
         server.addJob("app")
         let home = TestHome(config: "[hark]\ndefault = notes\n\n[session ci]\nkind = jenkins\nurl = \(server.url)\n"
             + "auth = basic:ann:\(TestJenkinsServer.token)\npoll_interval = 0.02\n\n[session notes]\nkind = local\n")
-        var environment = home.environment
-        environment["EDITRC"] = home.directory.write("editrc", "")
-        let terminal = try TerminalDriver([BuiltProducts.hark], environment: environment)
+        let terminal = try home.terminal()
 
         try await terminal.waitFor(text: "notes ›")
         try terminal.type("@ci build app")

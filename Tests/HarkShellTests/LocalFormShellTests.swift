@@ -42,11 +42,8 @@ import TestSupport
 struct LocalFormTerminalTests {
     @Test func theFirstMinuteFormsAPromptAndAResumeAfterQuitting() async throws {
         let home = TestHome(sharedPrompts: [TestHome.shippedPrompts])
-        var environment = home.environment
-        environment["TERM"] = "xterm-256color"
-        environment["EDITRC"] = home.directory.write("editrc", "")
         do {
-            let terminal = try TerminalDriver([BuiltProducts.hark], environment: environment)
+            let terminal = try home.terminal()
             try await terminal.waitFor(text: "/forms lists forms to fill in, /prompts ready-made prompts.")
             try await terminal.waitFor(text: "/help lists every command.")
             try terminal.type("/forms")
@@ -80,7 +77,7 @@ struct LocalFormTerminalTests {
         #expect(note.text.hasSuffix("\n\nHallo"))
 
         // After quitting, /form resume brings the form back with its question.
-        let terminal = try TerminalDriver([BuiltProducts.hark], environment: environment)
+        let terminal = try home.terminal()
         try await terminal.waitFor(text: "local · Translate")
         try terminal.type("/form resume")
         try terminal.press("Enter")

@@ -20,10 +20,7 @@ struct NylaTerminalTests {
             }
         }
         let home = TestHome(config: "[hark]\ndefault = acme\n\n[session acme]\nkind = nyla\nurl = \(gateway.url)\nlanguage = en\n")
-        var environment = home.environment
-        environment["TERM"] = "xterm-256color"
-        environment["EDITRC"] = home.directory.write("editrc", "")
-        let terminal = try TerminalDriver([BuiltProducts.hark], environment: environment)
+        let terminal = try home.terminal()
 
         try await terminal.waitFor(text: "acme ›")
         try terminal.type("/login")

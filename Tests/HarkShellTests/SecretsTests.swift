@@ -124,10 +124,7 @@ import TestSupport
         // The interactive shell: the same refusals, /info and /export on screen.
         var screens: [String] = []
         if TerminalDriver.isAvailable {
-            var interactive = environment
-            interactive["EDITRC"] = home.directory.write("editrc", "")
-            interactive["TERM"] = "xterm-256color"
-            let terminal = try TerminalDriver([BuiltProducts.hark, "-s", "echo"], environment: interactive)
+            let terminal = try home.terminal(["-s", "echo"], base: environment)
             try await terminal.waitFor(text: "/help for commands")
             // Each line waits for its answer: the screen is read after every step.
             let steps = [("hi", "refused the credentials"), ("/info", "bearer:env:HARK_TEST_SECRET"),

@@ -8,11 +8,8 @@ import TestSupport
 /// keeps working when a voice part is missing.
 @Suite(.serialized, .enabled(if: TerminalDriver.isAvailable, "needs tmux; scripts/setup.sh --test installs it"))
 struct VoiceShellTests {
-    func environment(_ home: TestHome, pulse: TestPulseAudio?, editrc: String = "") -> [String: String] {
-        var environment = pulse?.environment(home.environment) ?? home.environment
-        environment["TERM"] = "xterm-256color"
-        environment["EDITRC"] = home.directory.write("editrc", editrc)
-        return environment
+    func terminal(_ home: TestHome, pulse: TestPulseAudio?, editrc: String = "") throws -> TerminalDriver {
+        try home.terminal(editrc: editrc, base: pulse?.environment(home.environment))
     }
 
     /// Starts dictation with `start` and waits for the meter. Dictation ends by itself after 10 s
@@ -68,7 +65,7 @@ struct VoiceShellTests {
             """)
         let helloWAV = try VoiceTestAssets.koreanWAV(hello, in: home.directory, name: "hello.wav")
         let thanksWAV = try VoiceTestAssets.koreanWAV(thanks, in: home.directory, name: "thanks.wav")
-        let terminal = try TerminalDriver([BuiltProducts.hark], environment: environment(home, pulse: pulse))
+        let terminal = try self.terminal(home, pulse: pulse)
         try await terminal.waitFor(text: "bot ›")
 
         // "◌ loading the Vosk model…" shows while the model loads; then the meter: listening.
@@ -106,7 +103,7 @@ struct VoiceShellTests {
             return [.text(String(repeating: sentence, count: 8) + "That was \(message)."), .done]
         }
         let home = TestHome(config: "[hark]\ndefault = bot\n\n[session bot]\nkind = openai\nurl = \(server.baseURL)\n")
-        let terminal = try TerminalDriver([BuiltProducts.hark], environment: environment(home, pulse: pulse))
+        let terminal = try self.terminal(home, pulse: pulse)
         try await terminal.waitFor(text: "bot ›")
         try terminal.type("/speak on")
         try terminal.press("Enter")
@@ -164,7 +161,7 @@ struct VoiceShellTests {
             auto_send = on
             """)
         let helloWAV = try VoiceTestAssets.koreanWAV(hello, in: home.directory, name: "hello.wav")
-        let terminal = try TerminalDriver([BuiltProducts.hark], environment: environment(home, pulse: pulse))
+        let terminal = try self.terminal(home, pulse: pulse)
         try await terminal.waitFor(text: "bot ›")
         try await startListening(terminal) { try terminal.press("F5") }
         try await pulse.play(helloWAV)
@@ -187,8 +184,7 @@ struct VoiceShellTests {
             url = \(server.baseURL)
             """)
         // hark-listen rebound in ~/.editrc (on top of Ctrl-G and F5).
-        let terminal = try TerminalDriver([BuiltProducts.hark],
-                                          environment: environment(home, pulse: nil, editrc: "hark:bind ^T hark-listen\n"))
+        let terminal = try self.terminal(home, pulse: nil, editrc: "hark:bind ^T hark-listen\n")
         try await terminal.waitFor(text: "bot ›")
         let message = "hark: dictation needs libvosk, which is not at /nonexistent/libvosk.so (libvosk in [hark]); install"
         try terminal.type("/listen")

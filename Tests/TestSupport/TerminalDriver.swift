@@ -135,3 +135,20 @@ public enum BuiltProducts {
         return root.path + "/.build/debug/hark"
     }
 }
+
+extension TestHome {
+    /// The built hark in a real terminal on this home, as the terminal tests start it: TERM
+    /// set, an ~/.editrc of its own (empty unless given: the user's bindings must not change
+    /// the keys), colours off unless asked for, and `environment` on top of `base` (the home's
+    /// own by default; nil removes a variable).
+    public func terminal(_ arguments: [String] = [], colors: Bool = false, editrc: String = "",
+                         environment extra: [String: String?] = [:], base: [String: String]? = nil,
+                         columns: Int = 100) throws -> TerminalDriver {
+        var environment = base ?? self.environment
+        environment["TERM"] = "xterm-256color"
+        environment["EDITRC"] = directory.write("editrc", editrc)
+        if colors { environment["NO_COLOR"] = nil }
+        for (key, value) in extra { environment[key] = value }
+        return try TerminalDriver([BuiltProducts.hark] + arguments, environment: environment, columns: columns)
+    }
+}
