@@ -122,6 +122,26 @@ import TestSupport
             """)
     }
 
+    @Test func saveWritesTheLastReplyToAFile() async throws {
+        let server = try TestOpenAIServer(script: TestOpenAIServer.streaming(["let x = 1", "\nprint(x)"]))
+        let transcript = Transcript(try Self.home(server).workspace())
+        let folder = TemporaryDirectory()
+        await transcript.type("/save \(folder.path)/early.swift")
+        await transcript.type("/session llama")
+        await transcript.type("write it")
+        await transcript.type("/save \(folder.path)/main.swift")
+        await transcript.type("/save")
+        #expect(transcript.text.hasSuffix("""
+            > /save \(folder.path)/main.swift
+            wrote the last reply (19 bytes) to \(folder.path)/main.swift
+            > /save
+            hark: usage: /save FILE
+
+            """))
+        #expect(transcript.text.contains("> /save \(folder.path)/early.swift\nhark: there is no reply in this thread yet\n"))
+        #expect(try String(contentsOfFile: folder.path + "/main.swift", encoding: .utf8) == "let x = 1\nprint(x)\n")
+    }
+
     @Test func atNameForwardPipeAndBangCommand() async throws {
         let server = try TestOpenAIServer { body in
             let question = body["messages"]?.array?.last?["content"]?.string ?? ""
@@ -174,7 +194,7 @@ import TestSupport
             > @nobody hi
             hark: no session named "nobody"; `hark sessions` lists them
             > /history many
-            hark: usage: /history [N], N a positive number
+            hark: usage: /history [N]; N is a positive number
             > /thread rm 99
             hark: no thread "99" in this session; /threads lists them
             > !

@@ -102,15 +102,21 @@ enum JenkinsFixture {
         { answers in answers.contains { $0.path.hasSuffix("/queue/item/\(id)/api/json") } }
     }
 
-    @Test func aBuildFinishingInTheBackgroundIsAnnouncedInTheSessionYouAreIn() async throws {
+    /// `/build app`, let go (Ctrl-C) while the build waits in the queue, whose polls wait at `gate`.
+    static func buildLetGo(_ gate: Gate) async throws -> (TestJenkinsServer, JenkinsHarness) {
         let server = try TestJenkinsServer()
         server.addJob("app")
-        let gate = Gate()
         server.queuePollGate = gate
-        defer { gate.open() }
         let transcript = try JenkinsHarness(server)
-        // Ctrl-C while the build waits in the queue: hark lets go, the build goes on.
         await transcript.type("/build app") { _ in await transcript.press(.ctrlZ) }
+        return (server, transcript)
+    }
+
+    @Test func aBuildFinishingInTheBackgroundIsAnnouncedInTheSessionYouAreIn() async throws {
+        let gate = Gate()
+        defer { gate.open() }
+        // Ctrl-C while the build waits in the queue: hark lets go, the build goes on.
+        let (server, transcript) = try await Self.buildLetGo(gate)
         gate.open()
         await transcript.type("/session notes")
         await transcript.type("buy milk")
@@ -155,13 +161,9 @@ enum JenkinsFixture {
     }
 
     @Test func stopBuildStopsTheBuildThatIsFollowedInTheBackground() async throws {
-        let server = try TestJenkinsServer()
-        server.addJob("app")
         let gate = Gate()
-        server.queuePollGate = gate
         defer { gate.open() }
-        let transcript = try JenkinsHarness(server)
-        await transcript.type("/build app") { _ in await transcript.press(.ctrlZ) }
+        let (server, transcript) = try await Self.buildLetGo(gate)
         gate.open()
         let id = try #require(server.lastQueueID)
         let number = server.start(id)
@@ -183,13 +185,9 @@ enum JenkinsFixture {
     }
 
     @Test func stopBuildTakesAQueuedBuildOutOfTheQueue() async throws {
-        let server = try TestJenkinsServer()
-        server.addJob("app")
         let gate = Gate()
-        server.queuePollGate = gate
         defer { gate.open() }
-        let transcript = try JenkinsHarness(server)
-        await transcript.type("/build app") { _ in await transcript.press(.ctrlZ) }
+        let (server, transcript) = try await Self.buildLetGo(gate)
         await transcript.type("/stop-build")
         gate.open()
         await transcript.settle()

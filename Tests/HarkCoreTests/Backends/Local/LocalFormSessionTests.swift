@@ -72,7 +72,7 @@ import TestSupport
             > /form cancel
             hark: no form is open in this thread; /form resume ID switches to one first
             > /form new-contact extra
-            hark: usage: /form NAME (one name; /forms lists them)
+            hark: usage: /form NAME; /forms lists the forms
             > /form nope
             hark: no form named "nope"; /forms lists them
             > /form new-contact
