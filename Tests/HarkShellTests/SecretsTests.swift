@@ -132,8 +132,7 @@ import TestSupport
                          ("/session bot", "\nbot · "), ("/export json " + home.directory.file("shell.json"), "wrote ")]
             for (line, answer) in steps {
                 try terminal.press("C-l")
-                try terminal.type(line)
-                try terminal.press("Enter")
+                try terminal.enter(line)
                 screens.append(try await terminal.waitFor(text: answer))
             }
             try terminal.press("C-d")

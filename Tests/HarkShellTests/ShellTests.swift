@@ -36,14 +36,28 @@ import TestSupport
         #expect(!transcript.text.contains("s3cret"))
     }
 
-    @Test func keysTypedWhileAReplyStreamsWaitForTheNextPrompt() async throws {
-        let gate = Gate()
-        defer { gate.open() }
-        let server = try TestOpenAIServer { _ in [.text("slow "), .wait(gate), .text("answer"), .done] }
+    /// A shell on a session of a loopback OpenAI server that answers with `script`; the
+    /// server and the home live as long as it.
+    struct Llama {
+        let server: TestOpenAIServer
+        let home: TestHome
+        let transcript: Transcript
+    }
+
+    static func llama(_ script: @escaping TestOpenAIServer.Script) throws -> Llama {
+        let server = try TestOpenAIServer(script: script)
         let home = TestHome(config: "[session llama]\nkind = openai\nurl = \(server.baseURL)\n")
         let workspace = try home.workspace()
         try workspace.switchSession(to: "llama")
-        let transcript = Transcript(workspace)
+        return Llama(server: server, home: home, transcript: Transcript(workspace))
+    }
+
+    @Test func keysTypedWhileAReplyStreamsWaitForTheNextPrompt() async throws {
+        let gate = Gate()
+        defer { gate.open() }
+        let llama = try Self.llama { _ in [.text("slow "), .wait(gate), .text("answer"), .done] }
+        defer { withExtendedLifetime(llama) {} }
+        let transcript = llama.transcript
         await transcript.type("think") { job in
             while job.text.isEmpty { await Task.yield() }
             transcript.terminal.type("/threads\n")
@@ -58,11 +72,10 @@ import TestSupport
     @Test func aTermSignalStopsTheReplyAndEndsTheShell() async throws {
         let gate = Gate()
         defer { gate.open() }
-        let server = try TestOpenAIServer { _ in [.text("half "), .wait(gate), .text("never"), .done] }
-        let home = TestHome(config: "[session llama]\nkind = openai\nurl = \(server.baseURL)\n")
-        let workspace = try home.workspace()
-        try workspace.switchSession(to: "llama")
-        let transcript = Transcript(workspace)
+        let llama = try Self.llama { _ in [.text("half "), .wait(gate), .text("never"), .done] }
+        defer { withExtendedLifetime(llama) {} }
+        let transcript = llama.transcript
+        let workspace = transcript.workspace
         let output = await transcript.type("go") { job in
             while job.text.isEmpty { await Task.yield() }
             transcript.terminal.raise(SIGTERM)

@@ -63,6 +63,12 @@ public final class TerminalDriver: @unchecked Sendable {
     /// Types literal text (no Enter).
     public func type(_ text: String) throws { try tmux(["send-keys", "-t", session, "-l", text]) }
 
+    /// Types a line and presses Enter.
+    public func enter(_ text: String) throws {
+        try type(text)
+        try press("Enter")
+    }
+
     /// Presses keys by tmux name: "Enter", "C-c", "Tab", "Up", "C-d".
     public func press(_ keys: String...) throws { try tmux(["send-keys", "-t", session] + keys) }
 
