@@ -26,16 +26,19 @@ struct ReplyDelivery {
         return nil
     }
 
-    /// An event arrived (already stored).
-    mutating func received(_ event: ReplyEvent) -> [Action] {
+    /// An event arrived (already stored). At most one call: the hot path of a fast stream
+    /// allocates nothing for it.
+    mutating func received(_ event: ReplyEvent) -> Action? {
         switch state {
-        case .undecided(let events):
-            state = .undecided(events + [event])
-            return []
+        case .undecided(var events):
+            state = .unwatched  // the array is not copied while it grows
+            events.append(event)
+            state = .undecided(events)
+            return nil
         case .watched(let observer):
-            return [.event(observer, event)]
+            return .event(observer, event)
         case .unwatched, .ended:
-            return []
+            return nil
         }
     }
 

@@ -88,25 +88,45 @@ public final class ReplyJob: @unchecked Sendable {
     private func deliver(_ transition: (inout ReplyDelivery) -> [ReplyDelivery.Action]) {
         lock.lock()
         outbox += transition(&delivery)
-        guard !delivering else {
-            lock.unlock()
-            return
+        guard !delivering else { return lock.unlock() }
+        delivering = true
+        drainOutbox()
+    }
+
+    /// One event of the stream: the same as `deliver`, without an array per event (a fast
+    /// stream brings millions).
+    private func receive(_ event: ReplyEvent) {
+        lock.lock()
+        guard let action = delivery.received(event) else { return lock.unlock() }
+        guard !delivering && outbox.isEmpty else {
+            outbox.append(action)
+            return lock.unlock()
         }
         delivering = true
+        lock.unlock()
+        perform(action)
+        lock.lock()
+        drainOutbox()
+    }
+
+    /// With the lock held and this thread delivering: makes the calls queued, then unlocks.
+    private func drainOutbox() {
         while !outbox.isEmpty {
             let batch = outbox
             outbox = []
             lock.unlock()
-            for action in batch {
-                switch action {
-                case .event(let observer, let event): observer.reply(self, event: event)
-                case .end(let observer, let outcome): observer.replyEnded(self, outcome: outcome)
-                }
-            }
+            for action in batch { perform(action) }
             lock.lock()
         }
         delivering = false
         lock.unlock()
+    }
+
+    private func perform(_ action: ReplyDelivery.Action) {
+        switch action {
+        case .event(let observer, let event): observer.reply(self, event: event)
+        case .end(let observer, let outcome): observer.replyEnded(self, outcome: outcome)
+        }
     }
 
     /// The user asked to stop: what arrived is kept, marked `stopped`.
@@ -181,7 +201,7 @@ public final class ReplyJob: @unchecked Sendable {
                 case .reasoning, .status, .finished:
                     break
                 }
-                deliver { $0.received(event) }
+                receive(event)
                 if case .finished(let reason) = event {
                     lock.withLock { finishReason = reason }
                     break
