@@ -78,7 +78,7 @@ public enum SessionEditing {
             throw HarkError.usage("usage: session add NAME --kind KIND [--url URL] [--auth SPEC] [--set KEY=VALUE]…")
         }
         guard ConfigFile.isValidSessionName(name) else {
-            throw HarkError.usage("session name \"\(name)\" may use letters, digits, _ . and - only")
+            throw HarkError.usage("session name \"\(MessageLine.name(name))\" may use letters, digits, _ . and - only")
         }
         guard config.session(named: name) == nil || (name == "local" && !sessionBlockExists("local", paths: paths)) else {
             throw HarkError.usage("session \(name) exists already; use session edit \(name) KEY=VALUE")
@@ -114,12 +114,12 @@ public enum SessionEditing {
         guard !session.kind.isEmpty else {
             throw HarkError.usage("session add needs --kind (\(BackendRegistry.names.joined(separator: ", ")))")
         }
-        if let auth = session["auth"] { _ = try AuthSpec(parsing: auth) }
+        _ = try session.auth()
         let problems = try BackendRegistry.validate(session)
         if let problem = problems.first { throw HarkError.usage(problem) }
         let text = currentText(paths)
         let updated = ConfigFile.adding(session, to: text)
-        _ = try ConfigFile.parse(updated, path: paths.configFile)
+        try ConfigFile.checkBeforeWriting(try ConfigFile.parse(updated, path: paths.configFile), path: paths.configFile)
         try ConfigFile.write(updated, to: paths.configFile)
         return session
     }
@@ -160,10 +160,10 @@ public enum SessionEditing {
             changes.append((key, value.isEmpty ? nil : value))
             edited[key] = value.isEmpty ? nil : value
         }
-        if let auth = edited["auth"] { _ = try AuthSpec(parsing: auth) }
+        _ = try edited.auth()
         if let problem = try BackendRegistry.validate(edited).first { throw HarkError.usage(problem) }
         let updated = ConfigFile.setting(changes, session: session.name, kind: session.kind, in: currentText(paths))
-        _ = try ConfigFile.parse(updated, path: paths.configFile)
+        try ConfigFile.checkBeforeWriting(try ConfigFile.parse(updated, path: paths.configFile), path: paths.configFile)
         try ConfigFile.write(updated, to: paths.configFile)
     }
 }
