@@ -76,29 +76,41 @@ extension HarkCommandLine {
             break
         }
         let parsed = try Parsed(arguments, command: command)
-        if command.name == "history" || command.name == "search" { return try readHistory(command.name, parsed) }
-        let workspace = try Workspace(paths: Paths.fromEnvironment())
-        let session = parsed.values["--session"]
-        if let session { _ = try workspace.session(named: session) }
-        let json = parsed.flags.contains("--json")
+        if command.name == "history" || command.name == "search" || command.name == "export" {
+            return try readHistory(command.name, parsed)
+        }
+        let workspace = try openWorkspace()
         switch command.name {
         case "sessions":
-            return try sessions(workspace, names: parsed.flags.contains("--names"), json: json)
-        case "export":
-            return try export(workspace, parsed: parsed, session: session)
+            return try sessions(workspace, names: parsed.flags.contains("--names"), json: parsed.flags.contains("--json"))
         default:
             throw HarkError.usage("hark \(command.name) is not available")
         }
     }
 
-    /// `hark history` and `hark search` only read: they open the history read-only and skip
-    /// the workspace (sessions, backends, the write that registers the current session), which
-    /// would cost more than the query itself. The config is read only to check `--session`.
+    /// The history for a command that only reads it: read-only when its schema allows (also
+    /// one from a newer hark), else opened the usual way, which creates or migrates it.
+    static func readableStore(_ paths: Paths) throws -> HistoryStore {
+        if let store = HistoryStore.openForReading(path: paths.historyDatabase) { return store }
+        let store = try HistoryStore(path: paths.historyDatabase)
+        tell(store.notices)
+        return store
+    }
+
+    /// `hark history`, `hark search` and `hark export` only read: they open the history
+    /// read-only and skip the workspace (sessions, backends, the write that registers the
+    /// current session), which would cost more than the query itself, and could not open a
+    /// history made by a newer hark. The config is read to check `--session` (and for the
+    /// sessions an export covers).
     static func readHistory(_ name: String, _ parsed: Parsed) throws -> Int32 {
         let paths = Paths.fromEnvironment()
         let session = parsed.values["--session"]
-        if let session { _ = try ConfigFile.load(paths: paths).existingSession(named: session) }
-        let store = try HistoryStore.openForReading(path: paths.historyDatabase) ?? HistoryStore(path: paths.historyDatabase)
+        let config = session != nil || name == "export" ? try ConfigFile.load(paths: paths) : nil
+        if let session, let config { _ = try config.existingSession(named: session) }
+        if name == "export", let config {
+            return try export(config, store: try readableStore(paths), parsed: parsed, session: session)
+        }
+        let store = try readableStore(paths)
         let json = parsed.flags.contains("--json")
         if name == "history" {
             printMessages(try store.recentMessages(session: session, limit: try parsed.int("-n", default: 20)), json: json)
@@ -206,23 +218,21 @@ extension HarkCommandLine {
         }
     }
 
-    static func export(_ workspace: Workspace, parsed: Parsed, session: String?) throws -> Int32 {
+    static func export(_ config: Config, store: HistoryStore, parsed: Parsed, session: String?) throws -> Int32 {
         let format = parsed.values["--format"] ?? "md"
         guard format == "md" || format == "json" else { throw HarkError.usage("--format is md or json") }
         var threads: [ChatThread] = []
-        let sessions = session.map { [$0] } ?? workspace.config.sessionNames
-        for name in sessions { threads += try workspace.store.threads(session: name) }
+        let sessions = session.map { [$0] } ?? config.sessionNames
+        for name in sessions { threads += try store.threads(session: name) }
         if let reference = parsed.values["--thread"] {
             guard let name = session else { throw HarkError.usage("--thread needs -s SESSION") }
-            guard let thread = try workspace.store.findThread(session: name, reference) else { throw HarkError.unknownThread(reference) }
+            guard let thread = try store.findThread(session: name, reference) else { throw HarkError.unknownThread(reference) }
             threads = [thread]
         }
-        let contents = try threads.sorted { $0.id < $1.id }.map { ($0, try workspace.store.messages(threadID: $0.id)) }
+        let contents = try threads.sorted { $0.id < $1.id }.map { ($0, try store.messages(threadID: $0.id)) }
         let text = format == "json" ? Export.json(threads: contents) : Export.markdown(threads: contents, session: nil)
         if let path = parsed.values["--output"] {
-            guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
-                throw HarkError.io("cannot write \(path)")
-            }
+            try PosixFile.writePrivately(Array(text.utf8), to: path)
         } else {
             RawOutput.write(text)
         }
