@@ -127,9 +127,9 @@ import TestSupport
     @Test func aReplyStreamingInAnotherPIDNamespaceIsNotFolded() async throws {
         guard Self.canUnsharePIDs else { return }  // needs root (CAP_SYS_ADMIN), as CI has
         let gate = Gate()
-        let server = try TestOpenAIServer { _ in [.text("streaming "), .wait(gate), .text("on"), .done] }
+        let server = try Self.heldReply(first: "streaming ", gate: gate, rest: "on")
         defer { gate.open() }
-        let home = TestHome(config: "[session bot]\nkind = openai\nurl = \(server.baseURL)\n")
+        let home = TestHome(config: "[session bot]\nkind = openai\nurl = \(server.baseURL)/v1\n")
         let container = ["/usr/bin/unshare", "--pid", "--fork", BuiltProducts.hark]
         let writer = try RunningProcess(container + ["-s", "bot", "hi"], environment: home.environment)
         let printed = try await offThePool { writer.readStdout(atLeast: "streaming ".utf8.count) }
@@ -148,6 +148,19 @@ import TestSupport
         let reply = try #require(try HistoryStore(path: home.paths.historyDatabase).lastMessage(session: "bot", role: .assistant))
         #expect(reply.status == .complete)
         #expect(reply.text == "streaming on")
+    }
+
+    /// An OpenAI-compatible streamed reply (as TestOpenAIServer writes it) that holds after
+    /// `first` until the test opens the gate: held for minutes, not TestOpenAIServer's 30 s,
+    /// since on a loaded machine starting two harks can take longer than that.
+    static func heldReply(first: String, gate: Gate, rest: String) throws -> TestHTTPServer {
+        try TestHTTPServer { _, response in
+            response.startChunked(headers: [("Content-Type", "text/event-stream")])
+            response.write(TestOpenAIServer.chunk(["content": .string(first)]))
+            gate.wait(seconds: 600)
+            response.write(TestOpenAIServer.chunk(["content": .string(rest)]))
+            response.write("data: [DONE]\n\n")
+        }
     }
 
     static let canUnsharePIDs: Bool = {

@@ -238,9 +238,9 @@ import TestSupport
     /// it handles, as it must when any parent starts it so.)
     @Test func quitDuringAReplyStopsLikeTerm() async throws {
         let gate = Gate()
-        let server = try TestOpenAIServer { _ in [.text("first words "), .wait(gate), .text("never shown"), .done] }
+        let server = try HistoryPrivacyTests.heldReply(first: "first words ", gate: gate, rest: "never shown")
         defer { gate.open() }
-        let home = TestHome(config: "[session bot]\nkind = openai\nurl = \(server.baseURL)\n")
+        let home = TestHome(config: "[session bot]\nkind = openai\nurl = \(server.baseURL)/v1\n")
         let process = try RunningProcess([BuiltProducts.hark, "-s", "bot", "hi"], environment: home.environment)
         let printed = try await offThePool { process.readStdout(atLeast: "first words ".utf8.count) }
         #expect(printed)
