@@ -42,8 +42,9 @@ sources() {
   case "$1" in
     sse) echo "$core/Streaming/SSEParser.swift $core/Streaming/ByteSearch.swift" ;;
     ndjson) echo "$core/Streaming/LineSplitter.swift $core/Streaming/ByteSearch.swift" ;;
-    config) echo "$core/Config/ConfigFile.swift $core/Config/Config.swift $core/Config/Secret.swift" \
-      "$core/Config/Paths.swift $core/Support/PathName.swift $core/Support/ShellCommand.swift $core/Support/Subprocess.swift ${errors[*]}" ;;
+    config) echo "$core/Config/ConfigFile.swift $core/Config/Config.swift $core/Config/Secret.swift $core/Config/URLCredentials.swift" \
+      "$core/Config/Paths.swift $core/Support/PathName.swift $core/Support/ShellCommand.swift $core/Support/Subprocess.swift" \
+      "$core/Support/PosixFile.swift $core/HTTP/HTTPRequest.swift ${json_sources[*]} ${errors[*]}" ;;
     command) echo "$core/Commands/CommandSpec.swift ${errors[*]}" ;;
     json) echo "${json_sources[*]}" ;;
     http) echo "$core/HTTP/HTTPResponseParser.swift $core/HTTP/HTTPRequest.swift $core/HTTP/RetryPolicy.swift ${json_sources[*]} ${errors[*]}" ;;
