@@ -272,13 +272,6 @@ public final class HistoryStore: @unchecked Sendable {
         }
     }
 
-    public func setMessageStatus(id: Int64, status: MessageStatus, error: String? = nil) throws {
-        try wrap {
-            try database.run("UPDATE messages SET status = ?, error = ?, updated_at = ? WHERE id = ?",
-                             .text(status.rawValue), SQLValue(error), timestamp, .integer(id))
-        }
-    }
-
     /// Opens a reply row that the writer fills as text arrives.
     /// The row is written with its writer's lock already held (see WriterLocks), in one
     /// transaction, so no other hark can see it open without the lock.
