@@ -142,6 +142,11 @@ public enum Migrations {
         Migration(name: "005-open-replies-index", sql: """
             CREATE INDEX messages_being_written ON messages(writer_pid) WHERE writer_pid IS NOT NULL;
             """),
+        // Notes a reply came with and that are not its text: an n8n node that failed while the
+        // workflow went on, a reply cut off at the token limit. One per line.
+        Migration(name: "006-message-notes", sql: """
+            ALTER TABLE messages ADD COLUMN notes TEXT;
+            """),
     ]
 
     /// Applies every step not yet recorded. Returns the names applied now.
