@@ -13,6 +13,17 @@ public final class TestOpenAIServer: @unchecked Sendable {
         case raw(String)
         case wait(Gate)
         case error(String)
+        /// llama.cpp's server of 2024 and early 2025 (examples/server/server.cpp): a mid-stream
+        /// error as `server_sent_event(sink, "error", error_data)`, an SSE field line
+        /// `error: {"code":500,"message":…,"type":"server_error"}` (utils.hpp,
+        /// format_error_response); the stream then ends with `data: [DONE]`.
+        case llamaError(String)
+        /// vLLM up to 0.3 (vllm/entrypoints/openai/serving_engine.py): the ErrorResponse as the
+        /// chunk itself, `data: {"object":"error","message":…,"type":…,"param":null,"code":400}`.
+        case vllmError(String)
+        /// The last chunk of a choice: an empty delta and its finish_reason (`length` when
+        /// max_tokens cut it).
+        case finish(String)
         case done
         /// Close the connection here (no [DONE]).
         case close
@@ -56,6 +67,17 @@ public final class TestOpenAIServer: @unchecked Sendable {
                     gate.wait()
                 case .error(let message):
                     response.write("data: " + JSON.object(["error": ["message": .string(message), "type": "server_error"]]).encoded() + "\n\n")
+                case .llamaError(let message):
+                    let error: JSON = ["code": 500, "message": .string(message), "type": "server_error"]
+                    response.write("error: " + error.encoded() + "\n\n")
+                case .vllmError(let message):
+                    let error: JSON = ["object": "error", "message": .string(message), "type": "BadRequestError",
+                                       "param": nil, "code": 400]
+                    response.write("data: " + error.encoded() + "\n\n")
+                case .finish(let reason):
+                    let json: JSON = ["id": "c1", "object": "chat.completion.chunk", "model": "test-model",
+                                      "choices": [["index": 0, "delta": [:], "finish_reason": .string(reason)]]]
+                    response.write("data: " + json.encoded() + "\n\n")
                 case .done:
                     response.write("data: [DONE]\n\n")
                 case .close:
