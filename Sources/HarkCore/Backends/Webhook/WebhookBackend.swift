@@ -10,7 +10,7 @@ import Glibc
 /// n8n sends is decided by the trigger's response mode, not by the request. A trigger in
 /// "Using Response Nodes" mode answers over its chat WebSocket (N8NChat), which stays open
 /// while the workflow waits for the user's answer in that thread.
-public final class WebhookBackend: Backend, BackendKind {
+public final class WebhookBackend: Backend, BackendKind, RemoteThreads {
     public static let name = "webhook"
     public static let summary = "an n8n Chat Trigger or any HTTP webhook"
     public static let settings: [SettingSpec] = [
@@ -64,7 +64,8 @@ public final class WebhookBackend: Backend, BackendKind {
         try WebhookBackend(session: session, environment: environment)
     }
 
-    public func newThreadBackendID() -> String? { UUID().uuidString.lowercased() }
+    /// n8n keeps a chat's memory by the sessionId the client sends: hark makes one per thread.
+    public func newThreadID() -> String? { UUID().uuidString.lowercased() }
 
     func headers() throws -> [(name: String, value: String)] {
         [("Accept", streaming ? "text/plain" : "application/json")] + (try auth.headers())
@@ -122,13 +123,14 @@ public final class WebhookBackend: Backend, BackendKind {
         }, decoder: N8NReplyDecoder(handOver: handOver))
     }
 
-    /// n8n's `loadPreviousSession`: LangChain messages, human when the id names a HumanMessage
-    /// (packages/@n8n/nodes-langchain/nodes/trigger/ChatTrigger/ChatTrigger.node.ts answers
-    /// `{data: memory.chatHistory.getMessages().map(toJSON)}` in "memory" mode). In "manually"
-    /// mode the request runs the workflow like a message, so a streaming trigger answers with
-    /// a stream: that is no history, not an error.
-    public func loadThread(_ thread: ChatThread) async throws -> [Turn] {
-        guard loadsHistory, let sessionID = thread.backendID else { return [] }
+    /// n8n's `loadPreviousSession`: the chat memory of a sessionId, LangChain messages, human
+    /// when the id names a HumanMessage (packages/@n8n/nodes-langchain/nodes/trigger/ChatTrigger/
+    /// ChatTrigger.node.ts answers `{data: memory.chatHistory.getMessages().map(toJSON)}` in
+    /// "memory" mode). In "manually" mode the request runs the workflow like a message, so a
+    /// streaming trigger answers with a stream: that is no history, not an error. n8n cannot
+    /// list its sessions, so an unknown id typed with `/thread` is adopted and loaded this way.
+    public func loadThread(id sessionID: String, _ context: CommandContext) async throws -> [Turn] {
+        guard loadsHistory else { return [] }
         var fields: [String: JSON] = ["action": "loadPreviousSession", "metadata": metadata]
         fields[sessionKey] = .string(sessionID)
         let body = JSON.object(fields)
