@@ -184,6 +184,7 @@ public final class TestN8NServer: @unchecked Sendable {
     /// it cannot find sends `Execution with id "…" does not exist` and closes with 1008.
     static func chat(_ request: TestRequest, _ response: ResponseWriter, box: Box) {
         guard let peer = TestWebSocketPeer(request: request, writer: response) else { return }
+        defer { peer.finish() }
         box.connected(peer)
         guard let session = request.query["sessionId"], !session.isEmpty,
               let executionID = request.query["executionId"], !executionID.isEmpty else {

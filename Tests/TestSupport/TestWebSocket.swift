@@ -24,6 +24,19 @@ public final class TestWebSocketPeer: @unchecked Sendable {
     /// The frames read so far, in order.
     public var frames: [Frame] { lock.withLock { received } }
 
+    private let done = DispatchSemaphore(value: 0)
+
+    /// The server's script for this connection has ended (it read the client's answer to its close).
+    public func finish() { done.signal() }
+
+    /// The frames once the server's script has ended: the client may end its reply on the
+    /// server's close frame before the server has read the close frame it sends back.
+    public func finalFrames(within seconds: Double = 60) -> [Frame]? {
+        guard done.wait(timeout: .now() + seconds) == .success else { return nil }
+        done.signal()
+        return frames
+    }
+
     /// Answers the handshake with 101, or with 400 (nil) when the request is not a valid
     /// WebSocket opening handshake (section 4.2.1).
     public init?(request: TestRequest, writer: ResponseWriter) {

@@ -92,6 +92,7 @@ import TestSupport
         let peers = PeerBox()
         let server = try TestHTTPServer { request, response in
             guard let peer = TestWebSocketPeer(request: request, writer: response) else { return }
+            defer { peer.finish() }
             peers.add(peer)
             peer.write(TestWebSocketPeer.frame(opcode: 0x1, fin: false, Array("hel".utf8)),
                        TestWebSocketPeer.frame(opcode: 0x9, Array("are you there".utf8)),
@@ -112,7 +113,7 @@ import TestSupport
         let peer = try #require(peers.all.first)
         #expect(peer.request.target == "/chat?a=1")
         #expect(peer.request.header("x-key") == "k")
-        let frames = peer.frames
+        let frames = try #require(peer.finalFrames(), "the server's script did not end")
         #expect(frames.allSatisfy { $0.masked })
         #expect(frames.map(\.opcode) == [0xA, 0x1, 0x8], "pong, text, close")
         #expect(frames[0].text == "are you there", "the pong echoes the ping")

@@ -51,7 +51,7 @@ import TestSupport
         #expect(server.chatPeers.count == 1)
         #expect(peer.request.query == ["sessionId": sessionID, "executionId": "7", "isPublic": "true", "token": "signed.jwt"])
         #expect(peer.request.header("x-n8n-key") == "k3y")
-        let frames = peer.frames
+        let frames = try #require(peer.finalFrames(), "the server's script did not end")
         #expect(frames.allSatisfy { $0.masked && $0.fin })
         #expect(frames.map(\.opcode) == [0x1, 0xA, 0xA, 0x1, 0x8])
         #expect(frames[0].text == "n8n|heartbeat-ack")
