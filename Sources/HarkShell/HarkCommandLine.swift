@@ -8,15 +8,16 @@ public struct HarkCommandLine {
     let terminal: Terminal
 
     public static func run(_ arguments: [String]) -> Int32 {
-        HarkCommandLine(terminal: SystemTerminal()).run(arguments)
+        Signals.quitEndsLikeTerm()
+        return HarkCommandLine(terminal: SystemTerminal()).run(arguments)
     }
 
     func run(_ arguments: [String]) -> Int32 {
         do {
-            return try dispatch(arguments)
+            return Signals.exitStatus(try dispatch(arguments))
         } catch {
-            terminal.showError(error)
-            return error.exitCode.rawValue
+            if Signals.terminating == 0 || error.exitCode != .interrupted { terminal.showError(error) }
+            return Signals.exitStatus(error.exitCode.rawValue)
         }
     }
 
@@ -34,7 +35,7 @@ public struct HarkCommandLine {
             terminal.write("hark \(HarkVersion.string)\n")
             return 0
         }
-        let workspace = try Workspace(paths: Paths.fromEnvironment())
+        let workspace = try openWorkspace()
         if let session = options.session { try workspace.switchSession(to: session) }
         try selectThread(options, workspace: workspace)
         var message = options.words.joined(separator: " ")
@@ -67,6 +68,18 @@ public struct HarkCommandLine {
             return try Shell(workspace: workspace, terminal: terminal).run()
         }
         return OneShot(workspace: workspace, terminal: terminal, json: options.json, speak: options.speak).run(message)
+    }
+
+    /// The workspace, after saying what opening the history changed (a data folder others
+    /// could open, made private).
+    func openWorkspace() throws -> Workspace {
+        let workspace = try Workspace(paths: Paths.fromEnvironment())
+        tell(workspace.store.notices)
+        return workspace
+    }
+
+    func tell(_ notices: [String]) {
+        for notice in notices { terminal.writeError("hark: note: " + notice + "\n") }
     }
 
     /// `--listen`: the message, dictated; nil when cancelled (Ctrl-C or the cancel word).
