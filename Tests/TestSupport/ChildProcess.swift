@@ -73,6 +73,12 @@ public final class ChildProcess: @unchecked Sendable {
         guard stderr.contains(text) else { throw Failure.timeout("stderr \"\(text)\" (it exited)", stdout: stdout, stderr: stderr) }
     }
 
+    /// Waits until stdout holds `text`.
+    public func waitFor(stdout text: String, seconds: Double = 120) async throws {
+        try await wait("stdout \"\(text)\"", seconds: seconds) { $0.stdout.contains(text) || $0.status != nil }
+        guard stdout.contains(text) else { throw Failure.timeout("stdout \"\(text)\" (it exited)", stdout: stdout, stderr: stderr) }
+    }
+
     /// Waits for the program to end; its exit status.
     public func waitForExit(seconds: Double = 120) async throws -> Int32 {
         try await wait("the exit", seconds: seconds) { $0.status != nil }

@@ -21,6 +21,8 @@ public final class ReplyView {
     private let started = Date()
     private var usage: Usage?
     private var wroteText = false
+    /// The backend's word for how the reply ended (`stop`, an A2A task's `completed`…).
+    private var finishReason: String?
 
     private let output: (String) -> Void
     private let errorOutput: (String) -> Void
@@ -64,6 +66,7 @@ public final class ReplyView {
         if format == .json {
             if let line = Self.json(for: event) { out(line.encoded() + "\n") }
             if case .usage(let reported) = event { usage = reported }
+            if case .finished(let reason) = event { finishReason = reason }
             return
         }
         if !sawFirstEvent {
@@ -103,7 +106,9 @@ public final class ReplyView {
             }
         case .usage(let reported):
             usage = reported
-        case .backendMessageID, .backendThreadID, .model, .finished, .detachable:
+        case .finished(let reason):
+            finishReason = reason
+        case .backendMessageID, .backendThreadID, .model, .detachable, .artifact:
             break
         }
     }
@@ -134,6 +139,7 @@ public final class ReplyView {
         case .json:
             var done: [String: JSON] = ["type": "done", "status": .string(outcome.status.rawValue)]
             if let messageID { done["message_id"] = .number(Double(messageID)) }
+            if let finishReason { done["reason"] = .string(finishReason) }
             if let usage {
                 done["usage"] = ["prompt_tokens": JSON(usage.promptTokens), "completion_tokens": JSON(usage.completionTokens),
                                  "total_tokens": JSON(usage.totalTokens)]
@@ -165,6 +171,7 @@ public final class ReplyView {
                     "completion_tokens": JSON(usage.completionTokens), "total_tokens": JSON(usage.totalTokens)]
         case .backendThreadID(let id): return ["type": "thread", "server_id": .string(id)]
         case .model(let name): return ["type": "model", "model": .string(name)]
+        case .artifact(let id, let name): return ["type": "artifact", "id": .string(id), "name": JSON(name)]
         case .backendMessageID, .finished, .detachable: return nil
         }
     }

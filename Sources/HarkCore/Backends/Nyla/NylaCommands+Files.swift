@@ -104,20 +104,8 @@ extension NylaBackend {
         guard (1...2).contains(arguments.count) else { throw HarkError.usage("usage: /download ID [PATH]") }
         let instance = try await workspaceInstance(context, notes: notes, for: "files")
         let file = try await metadata(arguments[0], instance, notes: notes)
-        let safeName = Self.safeFileName(file.name)
-        var destination: String
-        if arguments.count == 2 {
-            destination = arguments[1].expandingTildeInPath
-            var isDirectory = false
-            if FileManager.default.fileExists(atPath: destination, isDirectory: &isDirectory), isDirectory {
-                destination += "/" + safeName
-            }
-        } else {
-            destination = FileManager.default.currentDirectoryPath + "/" + safeName
-            guard !FileManager.default.fileExists(atPath: destination) else {
-                throw HarkError.usage("\(destination) exists; give a PATH: /download \(file.id) PATH")
-            }
-        }
+        let destination = try DownloadTarget.path(for: file.name, given: arguments.count == 2 ? arguments[1] : nil,
+                                                  retry: "/download \(file.id)")
         let path = NylaWire.fileContent(instance, file.id)
         let response = try await client.open(path, notes: notes) {
             try client.request("GET", path, instance: instance, accept: "*/*")
@@ -194,17 +182,5 @@ extension NylaBackend {
         return (bytes, true)
     }
 
-    static func size(_ bytes: Int) -> String {
-        if bytes < 1024 { return "\(bytes) B" }
-        if bytes < 1024 * 1024 { return String(cFormat: "%.1f KB", Double(bytes) / 1024) }
-        return String(cFormat: "%.1f MB", Double(bytes) / 1024 / 1024)
-    }
-
-    /// A server's file name made safe to create here: no folders, no hidden or empty names.
-    static func safeFileName(_ name: String) -> String {
-        let base = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
-        let cleaned = String(base.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
-        let trimmed = cleaned.drop { $0 == "." }
-        return trimmed.isEmpty ? "download" : String(trimmed)
-    }
+    static func size(_ bytes: Int) -> String { ByteCount.format(bytes) }
 }
