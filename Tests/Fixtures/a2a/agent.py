@@ -83,6 +83,7 @@ class Echo(AgentExecutor):
     message  a plain Message reply, no task
     drop     one chunk, then waits until hark resubscribes (the test server cuts the stream)
     memory   "N messages in this context"
+    a message with files (hark's /attach) is answered "received NAME (N bytes)" for each
     anything else: echoed back word by word as one artifact (append, lastChunk)
     """
 
@@ -91,6 +92,12 @@ class Echo(AgentExecutor):
         words = text.split()
         command = words[0].lower() if words else ''
         memory.setdefault(context.context_id, []).append(text)
+        received = [f'received {part.filename} ({len(part.raw)} bytes)' for part in context.message.parts
+                    if part.HasField('raw')]
+        if received:
+            await event_queue.enqueue_event(new_text_message(
+                '; '.join(received), context_id=context.context_id, role=Role.ROLE_AGENT))
+            return
         if command == 'message':
             await event_queue.enqueue_event(new_text_message(
                 'just a message', context_id=context.context_id, role=Role.ROLE_AGENT))

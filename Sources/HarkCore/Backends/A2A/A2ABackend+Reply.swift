@@ -43,18 +43,24 @@ extension A2ABackend {
             return "file \(number): " + A2AReplyProgress.plainDescription(received.part) + "; /download \(number) saves it"
         }
         let threadID = request.thread.id
-        let forward: (ReplyEvent) -> Void = { event in
-            if case .backendMessageID(let task) = event { state.noteTask(thread: threadID, taskID: task, settled: false) }
-            yield(event)
-        }
-        defer {
-            // The context's waiting task is this one if it waits for the user now, else none;
-            // a request that failed before any answer leaves things as they were, for /retry.
+        // The context's waiting task is this one if it waits for the user now, else none; a
+        // request that failed before any answer leaves things as they were, for /retry. Done
+        // before `.finished` is passed on: a one-shot hark exits as soon as it sees it.
+        let record = {
             if let task = progress.taskID { state.noteTask(thread: threadID, taskID: task, settled: progress.isSettled) }
             if progress.taskID != nil || progress.isSettled {
                 state.replyEnded(context: progress.contextID ?? context, taskID: progress.taskID, state: progress.endState)
             }
         }
+        let forward: (ReplyEvent) -> Void = { event in
+            switch event {
+            case .backendMessageID(let task): state.noteTask(thread: threadID, taskID: task, settled: false)
+            case .finished: record()
+            default: break
+            }
+            yield(event)
+        }
+        defer { record() }
         let params = A2AWire.sendParams(message: message, streaming: endpoint.card.streaming, tenant: endpoint.tenant,
                                         version: endpoint.version)
         do {
