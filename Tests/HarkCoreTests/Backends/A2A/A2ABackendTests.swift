@@ -124,6 +124,7 @@ import TestSupport
         let sleeps = clock.sleeps
         #expect(sleeps.first == 0.5)
         #expect(sleeps.count >= 3)
+        #expect(sleeps.dropFirst().first == 0.75)
         #expect(zip(sleeps, sleeps.dropFirst()).allSatisfy { $0 <= $1 && $1 <= 5 })
     }
 
