@@ -21,6 +21,7 @@ Agents, each under its own path prefix (base URL http://127.0.0.1:N/NAME):
 
 import asyncio
 import os
+import re
 import socket
 import sys
 
@@ -82,6 +83,7 @@ class Echo(AgentExecutor):
     files    an artifact with a file part (raw bytes) and a data part
     message  a plain Message reply, no task
     drop     one chunk, then waits until hark resubscribes (the test server cuts the stream)
+    dropboth the same, and the resubscription is cut too
     memory   "N messages in this context"
     a message with files (hark's /attach) is answered "received NAME (N bytes)" for each
     anything else: echoed back word by word as one artifact (append, lastChunk)
@@ -131,7 +133,7 @@ class Echo(AgentExecutor):
                 new_data_part({'flights': 1, 'cheapest': 'ZRH-LIS'}),
             ], name='report')
             await updater.complete()
-        elif command == 'drop':
+        elif command in ('drop', 'dropboth'):
             await updater.add_artifact([new_text_part('before the drop, ')], artifact_id='d', name='drop', last_chunk=False)
             await event_for(resumed, context.task_id).wait()
             await updater.add_artifact([new_text_part('after it')], artifact_id='d', append=True, last_chunk=True)
@@ -194,10 +196,12 @@ class Handler(DefaultRequestHandler):
 
 class DropStream:
     """ASGI middleware: cuts the response of a streamed "drop" message after its first
-    artifact event, as a proxy or a flaky network would (no closing chunk)."""
+    artifact event, as a proxy or a flaky network would (no closing chunk). For "dropboth" it
+    cuts the resubscription to that task too."""
 
     def __init__(self, app):
         self.app = app
+        self.cut_again: set[bytes] = set()
 
     async def __call__(self, scope, receive, send):
         if scope['type'] != 'http' or scope['method'] != 'POST':
@@ -218,11 +222,19 @@ class DropStream:
             except StopIteration:
                 return await receive()
 
-        cut = b'"drop' in body and (b'SendStreamingMessage' in body or b'message/stream' in body)
+        streamed = b'SendStreamingMessage' in body or b'message/stream' in body
+        resubscribed = b'SubscribeToTask' in body or b'tasks/resubscribe' in body
+        cut = (b'"drop' in body and streamed) or (resubscribed and any(task in body for task in self.cut_again))
+        again = b'"dropboth' in body
 
         async def cutting_send(message):
             await send(message)
-            if cut and message['type'] == 'http.response.body' and b'rtifact' in message.get('body', b''):
+            chunk = message.get('body', b'')
+            if again and message['type'] == 'http.response.body':
+                found = re.search(rb'"(?:taskId|id)": ?"([0-9a-f-]{36})"', chunk)
+                if found:
+                    self.cut_again.add(found.group(1))
+            if message['type'] == 'http.response.body' and b'rtifact' in chunk:
                 raise ConnectionAbortedError('test: stream dropped')
 
         return await self.app(scope, replayed, cutting_send if cut else send)

@@ -33,6 +33,16 @@ import TestSupport
         #expect(try workspace.currentThread()?.backendID != context)
     }
 
+    @Test func anotherSessionSendsWithAtNameAndForwardsItsReply() async throws {
+        let agent = try await TestA2AAgent.shared()
+        let home = TestHome(config: "[hark]\ndefault = echo\n\n[session echo]\nkind = a2a\nurl = \(agent.url("echo"))\n\n"
+                            + "[session legacy]\nkind = a2a\nurl = \(agent.url("legacy"))\n")
+        let transcript = Transcript(try home.workspace())
+        #expect(await transcript.type("@legacy hi from echo") == "> @legacy hi from echo\nlegacy ›\n· working: echoing…\nhi from echo\n· completed\n")
+        _ = await transcript.type("pass this on")
+        #expect(await transcript.type("/forward legacy") == "> /forward legacy\nlegacy ›\n· working: echoing…\npass this on\n· completed\n")
+    }
+
     @Test func inputRequiredIsAnsweredInTheSameTask() async throws {
         let agent = try await TestA2AAgent.shared()
         let workspace = try Self.home(agent, "echo").workspace()
@@ -112,6 +122,17 @@ import TestSupport
         let reply = try #require(try workspace.store.lastMessage(session: "echo", role: .assistant))
         #expect(reply.status == .complete)
         #expect(reply.text == "before the drop, after it")
+    }
+
+    @Test func aStreamThatBreaksAgainAfterResubscribingIsAnErrorWithThePartialKept() async throws {
+        let agent = try await TestA2AAgent.shared()
+        let workspace = try Self.home(agent, "echo").workspace()
+        let output = await Transcript(workspace).type("dropboth")
+        #expect(output.hasSuffix("error: cannot reach 127.0.0.1:\(agent.port): the stream broke again after resubscribing; "
+                                 + "what arrived is kept\n"))
+        let reply = try #require(try workspace.store.lastMessage(session: "echo", role: .assistant))
+        #expect(reply.status == .partial)
+        #expect(reply.text == "before the drop, ")
     }
 
     @Test func aNonStreamingAgentIsSentThenPolledWithBackoff() async throws {
