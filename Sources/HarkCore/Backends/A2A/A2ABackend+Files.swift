@@ -5,14 +5,12 @@ extension A2ABackend {
     var hasCredentials: Bool { session["auth"] != nil || session["api_key"] != nil }
 
     /// `/agent`: the card fetched anew (it may have changed), shown whole.
-    func agentCommand(_ arguments: [String]) async throws -> Document {
-        guard arguments.isEmpty else { throw HarkError.usage("usage: /agent") }
-        return A2AViews.document(try await client.card(refresh: true), credentials: hasCredentials)
+    func agentCard() async throws -> Document {
+        A2AViews.document(try await client.card(refresh: true), credentials: hasCredentials)
     }
 
     /// `/files`: what agents sent in this session, newest last.
-    func filesCommand(_ arguments: [String]) throws -> Document {
-        guard arguments.isEmpty else { throw HarkError.usage("usage: /files") }
+    func fileList() -> Document {
         let files = state.storedFiles
         guard !files.isEmpty else { return [StyledLine("no files from \(session.name) yet", .dim)] }
         let rows: [[Span]] = files.map { file in
@@ -24,17 +22,14 @@ extension A2ABackend {
 
     /// `/download N [PATH]`: the bytes this process received, else the file fetched again from
     /// its task (GetTask) or from the URL the agent gave.
-    func downloadCommand(_ arguments: [String]) async throws -> Document {
-        guard (1...2).contains(arguments.count), let number = Int(arguments[0]) else {
-            throw HarkError.usage("usage: /download N [PATH] (/files lists the numbers)")
-        }
+    func download(_ number: Int, to path: String?) async throws -> Document {
         guard let (file, kept) = state.file(number: number) else {
             throw HarkError.usage("no file \(number) in \(session.name); /files lists them")
         }
         let bytes: [UInt8]
         if let kept { bytes = kept } else { bytes = try await contents(of: file) }
         let destination = try DownloadTarget.path(for: file.name ?? file.url?.lastPathComponent ?? "download",
-                                                  given: arguments.count == 2 ? arguments[1] : nil,
+                                                  given: path,
                                                   retry: "/download \(number)")
         try DownloadTarget.write(bytes, to: destination)
         return [StyledLine("saved \(file.name ?? "file \(number)") (\(ByteCount.format(bytes.count))) to \(destination)", .success)]

@@ -9,7 +9,7 @@ import Glibc
 /// Split by concern: A2AWire (every wire shape), A2ACard, A2AAuth, A2AClient (HTTP and the
 /// card cache), A2AStreamDecoder and A2AReplyProgress (events to replies), A2ASessionState
 /// (what is kept between replies), A2ABackend+Reply (sending, resuming, polling, stopping),
-/// A2ACommands (the slash-commands) and A2AViews (what they show).
+/// A2ACommands (the slash-commands, and threads as contexts) and A2AViews (what they show).
 public final class A2ABackend: Backend, BackendKind {
     public static let name = "a2a"
     public static let summary = "an Agent2Agent (A2A) agent, found by its Agent Card"
@@ -19,7 +19,7 @@ public final class A2ABackend: Backend, BackendKind {
         SettingSpec("api_key", "SECRET for a card's API key scheme (sent in the header or query it names)"),
         SettingSpec("poll_interval", "first wait in seconds between GetTask polls of a non-streaming agent (default 0.5)"),
     ]
-    public static var commands: [CommandSpec] { A2ACommands.specs }
+    public static var commands: [CommandSpec] { commandSpecs }
     /// A task that ends rejected or canceled (by the agent) makes a one-shot run exit 6.
     public static let failingFinishReasons: Set<String> = ["rejected", "canceled"]
 
@@ -54,9 +54,5 @@ public final class A2ABackend: Backend, BackendKind {
         } catch {
             return [("agent", "card not loaded: " + error.userMessage)]
         }
-    }
-
-    public func run(command: String, arguments: [String], context: CommandContext) async throws -> CommandOutcome {
-        try await A2ACommands.run(command, arguments: arguments, backend: self, context: context)
     }
 }

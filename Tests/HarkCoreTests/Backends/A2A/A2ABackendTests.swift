@@ -33,6 +33,16 @@ import TestSupport
         #expect(try workspace.currentThread()?.backendID != context)
     }
 
+    @Test func aContextStartedElsewhereIsAdoptedAsAThread() async throws {
+        let agent = try await TestA2AAgent.shared()
+        let started = try await agent.call("echo", method: "SendMessage", params: [
+            "message": ["messageId": "elsewhere-1", "role": "ROLE_USER", "parts": [["text": "memory"]]]])
+        let context = try #require(started["result"]?["task"]?["contextId"]?.string)
+        let transcript = Transcript(try Self.home(agent, "echo").workspace())
+        #expect(await transcript.type("/thread \(context)").contains("adopted server session \(context)"))
+        #expect(await transcript.type("memory").contains("2 messages in this context"))
+    }
+
     @Test func anotherSessionSendsWithAtNameAndForwardsItsReply() async throws {
         let agent = try await TestA2AAgent.shared()
         let home = TestHome(config: "[hark]\ndefault = echo\n\n[session echo]\nkind = a2a\nurl = \(agent.url("echo"))\n\n"
