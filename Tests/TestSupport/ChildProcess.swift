@@ -43,6 +43,13 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        // Nothing else of ours goes along: a socket another test has open (libcurl's are not
+        // close-on-exec) would stay open as long as this program runs, and that test's server
+        // would not see it close. glibc has the call since 2.34, not in Swift's Glibc module.
+        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") {
+            typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+        }
         // As a shell starts a program: no signal blocked, none ignored. The test runner's thread
         // may block some (SIGINT among them), and a child inherits that mask.
         var attributes = posix_spawnattr_t()

@@ -50,7 +50,7 @@ public final class A2ABackend: Backend, BackendKind {
 
     public func info() async -> [(String, String)] {
         do {
-            return A2AViews.facts(try await client.card(), credentials: session["auth"] != nil || session["api_key"] != nil)
+            return A2AViews.facts(try await client.card(), credentials: hasCredentials)
         } catch {
             return [("agent", "card not loaded: " + error.userMessage)]
         }
