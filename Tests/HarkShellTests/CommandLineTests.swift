@@ -5,10 +5,17 @@ import TestSupport
 
 /// The `hark` binary as scripts use it: arguments, stdin, stdout, stderr and exit codes.
 @Suite struct CommandLineTests {
-    typealias Run = HarkRun
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
 
     func hark(_ arguments: [String], home: TestHome, input: String? = nil) throws -> Run {
-        try HarkRun(arguments, home: home, input: input)
+        let result = try Subprocess.run([BuiltProducts.hark] + arguments, environment: home.environment,
+                                        streams: .captured(input: input.map { Data($0.utf8) } ?? Data()))
+        return Run(status: result.status, stdout: String(decoding: result.stdout, as: UTF8.self),
+                   stderr: String(decoding: result.stderr, as: UTF8.self))
     }
 
     func openAIHome(_ server: TestOpenAIServer) -> TestHome {

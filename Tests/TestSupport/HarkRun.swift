@@ -1,17 +1,18 @@
 import Foundation
 import HarkCore
 
-/// One run of the built `hark` binary in a test home: its exit status and what it printed.
+/// One run of the built `hark` binary to its end, stdin empty, off the concurrency pool.
 public struct HarkRun: Sendable {
     public var status: Int32
     public var stdout: String
     public var stderr: String
+    public var output: String { stdout + stderr }
 
-    public init(_ arguments: [String], home: TestHome, input: String? = nil) throws {
-        let result = try Subprocess.run([BuiltProducts.hark] + arguments, environment: home.environment,
-                                        streams: .captured(input: input.map { Data($0.utf8) } ?? Data()))
-        status = result.status
-        stdout = String(decoding: result.stdout, as: UTF8.self)
-        stderr = String(decoding: result.stderr, as: UTF8.self)
+    public static func run(_ arguments: [String], _ environment: [String: String]) async throws -> HarkRun {
+        let result = try await offThePool {
+            try Subprocess.run([BuiltProducts.hark] + arguments, environment: environment, streams: .captured(input: Data()))
+        }
+        return HarkRun(status: result.status, stdout: String(decoding: result.stdout, as: UTF8.self),
+                       stderr: String(decoding: result.stderr, as: UTF8.self))
     }
 }

@@ -202,6 +202,13 @@ public final class ReplyJob: @unchecked Sendable {
             outcome = lock.withLock { stopRequested } ? .stopped : .complete
         } catch is CancellationError {
             outcome = .stopped
+        } catch let unshowable as UnshowableReply {
+            // Stored, not shown: the text of something that is no text (a webhook's image).
+            do { try openWriter().append(unshowable.received) } catch {}
+            outcome = .failed(unshowable.error, hadText: false)
+        } catch HarkError.interrupted {
+            // hark is ending (SIGTERM while a `cmd:` secret ran): stopped, not failed.
+            outcome = .stopped
         } catch let error as HarkError {
             outcome = lock.withLock { stopRequested } ? .stopped : .failed(error, hadText: writer != nil)
         } catch {

@@ -63,7 +63,7 @@ final class NativeTransfer: @unchecked Sendable {
         }
         do {
             guard let components = URLComponents(string: request.url), let hostName = components.host else {
-                throw HarkError.usage("the URL \(request.url.prefix(80)) is not a valid http URL")
+                throw HarkError.usage("the URL \(MessageLine.make(request.url, limit: 80)) is not a valid http URL")
             }
             socket = try connect(to: hostName, port: components.port ?? 80)
             try send(head(components: components) + body(), on: socket)
@@ -118,22 +118,7 @@ final class NativeTransfer: @unchecked Sendable {
     private func head(components: URLComponents) -> [UInt8] {
         var target = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         if let query = components.percentEncodedQuery { target += "?" + query }
-        var text = "\(request.method) \(target) HTTP/1.1\r\n"
-        let explicit = Set(request.headers.map { $0.name.lowercased() })
-        if !explicit.contains("host") { text += "Host: \(host)\r\n" }
-        if !explicit.contains("user-agent") { text += "User-Agent: \(userAgent)\r\n" }
-        if !explicit.contains("accept") { text += "Accept: */*\r\n" }
-        if !explicit.contains("accept-encoding") { text += "Accept-Encoding: gzip, deflate\r\n" }
-        text += "Connection: close\r\n"
-        for header in request.headers where !header.value.isEmpty {
-            text += "\(header.name): \(header.value)\r\n"
-        }
-        if case .bytes(let bytes) = request.body {
-            text += "Content-Length: \(bytes.count)\r\n"
-        } else if request.method == "POST" || request.method == "PUT" || request.method == "PATCH" {
-            text += "Content-Length: 0\r\n"
-        }
-        return Array((text + "\r\n").utf8)
+        return request.head(target: target, host: host, userAgent: userAgent)
     }
 
     private func body() -> [UInt8] {

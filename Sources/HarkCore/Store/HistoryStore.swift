@@ -7,16 +7,20 @@ import Glibc
 public final class HistoryStore: @unchecked Sendable {
     public let database: Database
     private let now: @Sendable () -> Date
+    let writerLocks: WriterLocks
+    /// Said to the user once (by the command line): the data folder was made private.
+    public private(set) var notices: [String] = []
 
     public init(path: String, now: @escaping @Sendable () -> Date = Date.init) throws {
-        let directory = path.deletingLastPathComponent
-        if !directory.isEmpty {
-            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                     attributes: [.posixPermissions: 0o700])
-        }
+        if let note = HistoryFiles.makePrivate(databasePath: path) { notices.append(note) }
+        writerLocks = WriterLocks(databasePath: path)
         do {
             database = try Database(path: path)
             self.now = now
+            if let reason = try Migrations.newerSchema(database) {
+                throw HarkError.storage("\(path) was made by a newer hark (\(reason)); upgrade hark, "
+                    + "or read it with hark history, search or export, which open it read-only")
+            }
             try Self.retryingBusy { try database.execute("PRAGMA journal_mode=WAL") }
             try database.execute("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON")
             try Self.retryingBusy { try Migrations.migrate(database) }
@@ -29,17 +33,20 @@ public final class HistoryStore: @unchecked Sendable {
     private init(database: Database, now: @escaping @Sendable () -> Date) {
         self.database = database
         self.now = now
+        writerLocks = WriterLocks(databasePath: database.path)
     }
 
-    /// The history opened for reading only, for `hark search` and `hark history`: no
-    /// migration check, no crash recovery, no write lock, so a search costs what its query
-    /// costs (BENCHMARKS.md). Nil when there is no file yet or its schema is not exactly this
-    /// version's; the caller then opens it the usual way, which creates or migrates it.
+    /// The history opened for reading only, for `hark search`, `hark history` and `hark
+    /// export`: no migration check, no crash recovery, no write lock, so a search costs what
+    /// its query costs (BENCHMARKS.md). Nil when there is no file yet or it lacks a step of
+    /// this version's schema; the caller then opens it the usual way, which creates or
+    /// migrates it. A file from a newer hark (steps this one does not know) is read: its
+    /// older tables are all there, as steps are only ever added.
     public static func openForReading(path: String) -> HistoryStore? {
         Database.preparePageCache(pages: 120)
         guard let database = try? Database(path: path, readOnly: true),
-              let row = try? database.query("SELECT count(*), max(name) FROM schema_migrations").first,
-              row[0].int == Migrations.all.count, row[1].string == Migrations.all.last?.name
+              let rows = try? database.query("SELECT name FROM schema_migrations"),
+              Set(Migrations.all.map(\.name)).isSubset(of: rows.compactMap { $0[0].string })
         else { return nil }
         return HistoryStore(database: database, now: Date.init)
     }
@@ -266,14 +273,23 @@ public final class HistoryStore: @unchecked Sendable {
     }
 
     /// Opens a reply row that the writer fills as text arrives.
+    /// The row is written with its writer's lock already held (see WriterLocks), in one
+    /// transaction, so no other hark can see it open without the lock.
     public func beginReply(threadID: Int64, session: String, model: String? = nil) throws -> ReplyWriter {
         try wrap {
-            try database.run("""
-                INSERT INTO messages(thread_id, session, role, text, status, created_at, updated_at, model, writer_pid)
-                VALUES (?, ?, 'assistant', '', 'partial', ?, ?, ?, ?)
-                """, .integer(threadID), .text(session), timestamp, timestamp, SQLValue(model),
-                .integer(Int64(getpid())))
-            return ReplyWriter(store: self, messageID: database.lastInsertRowID, threadID: threadID)
+            try database.transaction {
+                try database.run("""
+                    INSERT INTO messages(thread_id, session, role, text, status, created_at, updated_at, model, writer_pid,
+                                         writer_lock)
+                    VALUES (?, ?, 'assistant', '', 'partial', ?, ?, ?, ?, 1)
+                    """, .integer(threadID), .text(session), timestamp, timestamp, SQLValue(model),
+                    .integer(Int64(getpid())))
+                let id = database.lastInsertRowID
+                if !writerLocks.hold(id) {
+                    try database.run("UPDATE messages SET writer_lock = NULL WHERE id = ?", .integer(id))
+                }
+                return ReplyWriter(store: self, messageID: id, threadID: threadID)
+            }
         }
     }
 
@@ -403,13 +419,22 @@ public final class HistoryStore: @unchecked Sendable {
 
     // MARK: Recovery
 
-    /// Replies whose writing process is gone (killed, crashed) are folded and kept as `partial`.
+    /// Replies whose writer is gone (killed, crashed) are folded and kept as `partial`. A
+    /// writer that held its lock is gone when the lock is free; one that recorded only its PID
+    /// (an older hark) when that PID is not alive.
     public func recoverInterruptedReplies() throws {
         let own = getpid()
-        let rows = try database.query("SELECT id, writer_pid FROM messages WHERE writer_pid IS NOT NULL")
+        let rows = try database.query("SELECT id, writer_pid, writer_lock FROM messages WHERE writer_pid IS NOT NULL")
+        guard !rows.isEmpty else { return }
+        let inspector = writerLocks.inspector()
         for row in rows {
             guard let id = row[0].int64, let pid = row[1].int64.map({ pid_t($0) }) else { continue }
-            let alive = pid != own && (kill(pid, 0) == 0 || errno == EPERM)
+            let alive: Bool
+            if row[2].int == 1, let held = inspector?.isHeld(id) {
+                alive = held
+            } else {
+                alive = pid != own && (kill(pid, 0) == 0 || errno == EPERM)
+            }
             guard !alive else { continue }
             // Checked again under the write lock: the writer may have finished its reply and
             // exited since the rows were read, and a finished reply must stay `complete`.

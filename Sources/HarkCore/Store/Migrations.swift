@@ -142,7 +142,30 @@ public enum Migrations {
         Migration(name: "005-open-replies-index", sql: """
             CREATE INDEX messages_being_written ON messages(writer_pid) WHERE writer_pid IS NOT NULL;
             """),
+        // A reply's writer is known by a lock it holds while it writes (WriterLocks), not by
+        // its PID alone, which another PID namespace sharing the folder reads as someone
+        // else's. 1 while the lock is held; NULL for rows whose writer recorded its PID only.
+        Migration(name: "006-writer-locks", sql: """
+            ALTER TABLE messages ADD COLUMN writer_lock INTEGER;
+            """),
     ]
+
+    /// Why the database was made by a newer hark, or nil when this one knows its schema: its
+    /// `user_version` (the number of steps the hark that last migrated it knew) is higher than
+    /// ours, or it records a step we do not know. Such a file is read, never written: what a
+    /// newer hark changed could be lost or corrupted.
+    public static func newerSchema(_ database: Database, steps: [Migration] = Migrations.all) throws -> String? {
+        let version = try database.scalar("PRAGMA user_version").int ?? 0
+        if version > steps.count {
+            return "its schema version is \(version), this hark knows \(steps.count)"
+        }
+        guard let rows = try? database.query("SELECT name FROM schema_migrations") else { return nil }
+        let known = Set(steps.map(\.name))
+        if let unknown = rows.compactMap({ $0[0].string }).sorted().first(where: { !known.contains($0) }) {
+            return "it records the step \(MessageLine.name(unknown)), which this hark does not know"
+        }
+        return nil
+    }
 
     /// Applies every step not yet recorded. Returns the names applied now.
     @discardableResult
@@ -168,6 +191,10 @@ public enum Migrations {
                                  .text(step.name), .real(Date().timeIntervalSince1970))
                 appliedNow.append(step.name)
             }
+        }
+        // The number of steps known, for an older hark to tell the file is newer than it.
+        if (try database.scalar("PRAGMA user_version").int ?? 0) < steps.count {
+            try database.execute("PRAGMA user_version = \(steps.count)")
         }
         return appliedNow
     }

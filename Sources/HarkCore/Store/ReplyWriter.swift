@@ -54,6 +54,7 @@ public final class ReplyWriter: @unchecked Sendable {
                           backendID: backendID, model: model, now: store.timestamp)
             try store.database.run("UPDATE threads SET updated_at = ? WHERE id = ?", store.timestamp, .integer(threadID))
         }
+        store.writerLocks.release(messageID)
     }
 
     /// Folds whatever parts remain and records how the reply ended.
@@ -63,7 +64,7 @@ public final class ReplyWriter: @unchecked Sendable {
             try SegmentFolder.fold(database: database, messageID: messageID, final: true)
             try database.run("""
                 UPDATE messages SET
-                    status = ?2, error = ?3, updated_at = ?4, writer_pid = NULL,
+                    status = ?2, error = ?3, updated_at = ?4, writer_pid = NULL, writer_lock = NULL,
                     prompt_tokens = coalesce(?5, prompt_tokens), completion_tokens = coalesce(?6, completion_tokens),
                     total_tokens = coalesce(?7, total_tokens), backend_id = coalesce(?8, backend_id),
                     model = coalesce(?9, model)

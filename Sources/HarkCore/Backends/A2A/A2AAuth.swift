@@ -68,6 +68,11 @@ final class A2AAuth: @unchecked Sendable {
             switch scheme {
             case .apiKey(let location, let keyName) where apiKey != nil:
                 let value = try key()
+                if location.lowercased() != "query", let problem = HTTPRequest.headerValueProblem(value) {
+                    // Sent, it would end the header line and start others of the secret's choosing.
+                    throw HarkError.secret(reference: apiKey!.description,
+                                           reason: "its value holds \(problem), which cannot go in a header (a header is one line)")
+                }
                 switch location.lowercased() {
                 case "query": credentials.query.append((keyName, value))
                 case "cookie": credentials.headers.append(("Cookie", "\(keyName)=\(value)"))
@@ -84,7 +89,7 @@ final class A2AAuth: @unchecked Sendable {
     private func authHeader() throws -> (name: String, value: String) {
         if let cached = lock.withLock({ resolvedAuth }) { return cached }
         guard let auth else { throw HarkError.usage("session \(session) has no auth") }
-        let header = try auth.header()
+        let header = try auth.header(environment: environment)
         lock.withLock { resolvedAuth = header }
         return header
     }

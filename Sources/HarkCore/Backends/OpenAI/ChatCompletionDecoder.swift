@@ -67,7 +67,8 @@ public struct ChatCompletionDecoder: ReplyDecoder {
                             return
                         }
                         do { try scan(chunk: event.data, into: &replies) } catch is JSONError {
-                            let start = String(decoding: event.data.prefix(60), as: UTF8.self)
+                            // Masked before it is cut (an echoed key would keep its start).
+                            let start = MessageLine.quote(String(decoding: event.data.prefix(4096), as: UTF8.self), 60)
                             throw HarkError.protocolViolation("the server sent an event that is not JSON: \(start)")
                         }
                     }

@@ -95,7 +95,7 @@ public struct N8NReplyDecoder: ReplyDecoder {
             events.append(.finished(reason: nil))
             return
         }
-        events += Self.whole(trimmed, contentType: contentType) + [.finished(reason: nil)]
+        events += try Self.whole(trimmed, contentType: contentType) + [.finished(reason: nil)]
     }
 
     static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
@@ -204,8 +204,9 @@ public struct N8NReplyDecoder: ReplyDecoder {
         text.removeAll(keepingCapacity: true)
     }
 
-    /// A reply read whole.
-    static func whole(_ body: [UInt8], contentType: String?) -> [ReplyEvent] {
+    /// A reply read whole. A body that is not text (an image, a zip) is not a reply: it fails
+    /// (exit 6), and what arrived is kept with the failed reply rather than shown.
+    static func whole(_ body: [UInt8], contentType: String?) throws -> [ReplyEvent] {
         guard !body.isEmpty else { return [.notice("no response")] }
         if let json = try? JSON.parse(body) {
             if json["executionStarted"] != nil && answer(in: json) == nil {
@@ -224,7 +225,9 @@ public struct N8NReplyDecoder: ReplyDecoder {
         if looksText, String(validatingUTF8Bytes: body) != nil {
             return [.text(String(decoding: body, as: UTF8.self))]
         }
-        return [.notice("binary reply: \(body.count) bytes" + (type.isEmpty ? "" : " of \(type)"))]
+        throw UnshowableReply(received: String(decoding: body, as: UTF8.self), error: .protocolViolation(
+            "the webhook answered with \(body.count) bytes of binary data" + (type.isEmpty ? "" : " (\(type))")
+                + ", not a reply; the history keeps what arrived"))
     }
 
     /// n8n's chat client reads `output`, then `text`, then `message`.

@@ -34,7 +34,7 @@ public final class WebhookBackend: Backend, BackendKind, RemoteThreads {
     init(session: SessionConfig, environment: BackendEnvironment) throws {
         self.session = session
         http = environment.http
-        auth = AuthHeaderCache(try session.auth())
+        auth = try session.authHeaders()
         url = session.url ?? ""
         inputKey = session["input_key"] ?? "chatInput"
         sessionKey = session["session_key"] ?? "sessionId"

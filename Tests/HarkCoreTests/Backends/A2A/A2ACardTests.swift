@@ -68,6 +68,16 @@ import TestSupport
         }
     }
 
+    @Test func anAPIKeyThatWouldBreakItsHeaderLineIsRefused() throws {
+        let card = try A2ACard(json: try JSON.parse(Self.legacy))
+        let auth = A2AAuth(session: "t", auth: nil, apiKey: SecretReference("env:KEY"),
+                           environment: ["KEY": "k\r\nX-Injected: 1"])
+        #expect(throws: HarkError.secret(reference: "env:KEY",
+                                         reason: "its value holds a line break, which cannot go in a header (a header is one line)")) {
+            try auth.credentials(for: card)
+        }
+    }
+
     @Test func cacheControlDecidesHowLongACardIsKept() {
         #expect(A2AClient.maxAge(nil) == A2AClient.cardLifetime)
         #expect(A2AClient.maxAge("public, max-age=3600") == 3600)

@@ -118,9 +118,17 @@ import TestSupport
         #expect(events.contains(.notice("the workflow started and sends no reply")))
     }
 
-    @Test func binaryBodiesAreDescribedNotPrinted() throws {
-        let events = try decode([0x89, 0x50, 0x4E, 0x47, 0xFF, 0x00], cuts: [], contentType: "image/png")
-        #expect(events.contains(.notice("binary reply: 6 bytes of image/png")))
+    /// A body that is no text fails the reply (exit 6) and carries what arrived, for the
+    /// history to keep; nothing of it is an event to print.
+    @Test func binaryBodiesFailAndCarryWhatArrived() throws {
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0xFF, 0x00]
+        #expect {
+            _ = try decode(png, cuts: [], contentType: "image/png")
+        } throws: { error in
+            guard let unshowable = error as? UnshowableReply else { return false }
+            return unshowable.received == String(decoding: png, as: UTF8.self) && unshowable.error.exitCode == .backend
+                && unshowable.error.message.contains("6 bytes of binary data (image/png)")
+        }
     }
 
     @Test func aSingleChunkWithoutNewlineIsStillAStream() throws {
