@@ -25,7 +25,7 @@ import TestSupport
         #expect(events[2]["name"]?.string == "echo")
         let done = try #require(events.last)
         #expect(done["status"]?.string == "complete")
-        #expect(done["reason"]?.string == "completed")
+        #expect(done["finish_reason"]?.string == "completed")
     }
 
     @Test func exitCodesSayUnreachableAuthAndProtocol() async throws {

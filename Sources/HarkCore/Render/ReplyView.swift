@@ -20,9 +20,8 @@ public final class ReplyView {
     private var spinnerFrame = 0
     private let started = Date()
     private var usage: Usage?
-    private var wroteText = false
-    /// The backend's word for how the reply ended (`stop`, an A2A task's `completed`…).
     private var finishReason: String?
+    private var wroteText = false
 
     private let output: (String) -> Void
     private let errorOutput: (String) -> Void
@@ -106,9 +105,7 @@ public final class ReplyView {
             }
         case .usage(let reported):
             usage = reported
-        case .finished(let reason):
-            finishReason = reason
-        case .backendMessageID, .backendThreadID, .model, .detachable, .artifact:
+        case .backendMessageID, .backendThreadID, .model, .finished, .detachable, .artifact:
             break
         }
     }
@@ -139,7 +136,7 @@ public final class ReplyView {
         case .json:
             var done: [String: JSON] = ["type": "done", "status": .string(outcome.status.rawValue)]
             if let messageID { done["message_id"] = .number(Double(messageID)) }
-            if let finishReason { done["reason"] = .string(finishReason) }
+            if let finishReason { done["finish_reason"] = .string(finishReason) }
             if let usage {
                 done["usage"] = ["prompt_tokens": JSON(usage.promptTokens), "completion_tokens": JSON(usage.completionTokens),
                                  "total_tokens": JSON(usage.totalTokens)]

@@ -230,7 +230,7 @@ public final class HistoryStore: @unchecked Sendable {
                       || coalesce((SELECT group_concat(p.text, '') FROM
                    (SELECT text FROM message_parts WHERE message_id = m.id ORDER BY seq) p), ''),
                m.status, m.created_at, m.backend_id, m.prompt_tokens, m.completion_tokens, m.total_tokens,
-               m.error, m.model
+               m.error, m.model, m.notes
         FROM messages m
         """
 
@@ -249,7 +249,8 @@ public final class HistoryStore: @unchecked Sendable {
                        role: MessageRole(rawValue: row[3].string ?? "") ?? .user, text: row[4].string ?? "",
                        status: MessageStatus(rawValue: row[5].string ?? "") ?? .complete,
                        createdAt: Date(timeIntervalSince1970: row[6].double ?? 0), backendID: row[7].string,
-                       usage: usage, error: row[11].string, model: row[12].string)
+                       usage: usage, error: row[11].string, model: row[12].string,
+                       notes: row[13].string.map { $0.split(separator: "\n").map(String.init) } ?? [])
     }
 
     /// Records a message that is complete as written (the user's, or an imported one).
@@ -377,7 +378,7 @@ public final class HistoryStore: @unchecked Sendable {
                 ORDER BY m.id DESC LIMIT ?3
                 """, values: [.text(query), session.map { .text($0) } ?? .null, .integer(Int64(limit))])
             return rows.map { row in
-                SearchHit(message: Self.message(row), threadTitle: row[13].string ?? "", snippet: row[14].string ?? "")
+                SearchHit(message: Self.message(row), threadTitle: row[14].string ?? "", snippet: row[15].string ?? "")
             }
         }
     }
@@ -442,7 +443,7 @@ public final class HistoryStore: @unchecked Sendable {
                 let current = try database.scalar("SELECT writer_pid FROM messages WHERE id = ?", .integer(id))
                 guard current.int64 == Int64(pid) else { return }
                 try ReplyWriter.fold(database: database, messageID: id, status: .partial, error: nil, usage: nil,
-                                     backendID: nil, model: nil, now: timestamp)
+                                     backendID: nil, model: nil, notes: [], now: timestamp)
             }
         }
     }

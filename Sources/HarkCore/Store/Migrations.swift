@@ -148,6 +148,11 @@ public enum Migrations {
         Migration(name: "006-writer-locks", sql: """
             ALTER TABLE messages ADD COLUMN writer_lock INTEGER;
             """),
+        // Notes a reply came with and that are not its text: an n8n node that failed while the
+        // workflow went on, a reply cut off at the token limit. One per line.
+        Migration(name: "007-message-notes", sql: """
+            ALTER TABLE messages ADD COLUMN notes TEXT;
+            """),
     ]
 
     /// Why the database was made by a newer hark, or nil when this one knows its schema: its
