@@ -86,7 +86,7 @@ let server = try TestHTTPServer { request, response in
         response.send(status: 404, text: "not found")
     }
 }
-RawOutput.write("\(server.port)\n")
+FileHandle.standardOutput.write(Data("\(server.port)\n".utf8))
 // Serve until whoever started us closes our stdin.
 while let _ = readLine() {}
 server.stop()

@@ -49,10 +49,11 @@ import TestSupport
         let home = TestHome(config: Self.config(server.baseURL))
         let workspace = try home.workspace()
         try workspace.switchSession(to: "llama")
-        let output = await Transcript(workspace).type("go") { job in
+        let transcript = Transcript(workspace)
+        let output = await transcript.type("go") { job in
             // Stop once the first words are in the history.
             while job.text != "partial answer" { await Task.yield() }
-            job.stop()
+            await transcript.press(.ctrlC)
         }
         #expect(output == "> go\npartial answer\n(stopped; what arrived is kept)\n")
         let reply = try #require(try workspace.store.lastMessage(session: "llama", role: .assistant))
@@ -65,7 +66,7 @@ import TestSupport
         let home = TestHome(config: Self.config(server.baseURL))
         let workspace = try home.workspace()
         let output = await Transcript(workspace).type("@llama go")
-        #expect(output.hasPrefix("> @llama go\nllama ›\nhalf\nerror: "))
+        #expect(output.hasPrefix("> @llama go\nllama ›\nhalf\nhark: "))
         let reply = try #require(try workspace.store.lastMessage(session: "llama", role: .assistant))
         #expect(reply.status == .partial)
         #expect(reply.text == "half")
@@ -80,7 +81,7 @@ import TestSupport
         let home = TestHome(config: Self.config(server.baseURL))
         let workspace = try home.workspace()
         let output = await Transcript(workspace).type("@llama go")
-        #expect(output == "> @llama go\nllama ›\nhalf way\nerror: Input prompt is too big compared to KV size.\n")
+        #expect(output == "> @llama go\nllama ›\nhalf way\nhark: Input prompt is too big compared to KV size.\n")
         let reply = try #require(try workspace.store.lastMessage(session: "llama", role: .assistant))
         #expect(reply.status == .failed)
         #expect(reply.text == "half way")
@@ -107,7 +108,7 @@ import TestSupport
         let server = try TestOpenAIServer(status: 401, errorBody: #"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}"#) { _ in [] }
         let home = TestHome(config: Self.config(server.baseURL))
         let output = await Transcript(try home.workspace()).type("@llama hi")
-        #expect(output.contains("error: 127.0.0.1:\(server.http.port) refused the credentials (HTTP 401): Incorrect API key provided; check the session's auth"))
+        #expect(output.contains("hark: 127.0.0.1:\(server.http.port) refused the credentials (HTTP 401): Incorrect API key provided; check the session's auth"))
     }
 
     @Test func sseEdgeCasesOverTheWire() async throws {
@@ -135,7 +136,7 @@ import TestSupport
         let transcript = Transcript(workspace)
         await transcript.type("question")
         await transcript.type("/retry")
-        #expect(transcript.text == "> question\nerror: overloaded\n> /retry\nfine\n")
+        #expect(transcript.text == "> question\nhark: overloaded\n> /retry\nfine\n")
         let thread = try #require(try workspace.currentThread())
         let messages = try workspace.store.messages(threadID: thread.id)
         #expect(messages.map(\.role) == [.user, .assistant, .assistant])
