@@ -59,9 +59,19 @@ public enum HarkCommandLine {
                 overrides.speak = true
                 workspace.voice.setOverrides(overrides, for: workspace.currentSession)
             }
-            return try Shell(workspace: workspace, capabilities: capabilities).run()
+            let code = try Shell(workspace: workspace, capabilities: capabilities).run()
+            finishIndexing(workspace)
+            return code
         }
-        return OneShot(workspace: workspace, capabilities: capabilities, json: options.json, speak: options.speak).run(message)
+        let code = OneShot(workspace: workspace, capabilities: capabilities, json: options.json, speak: options.speak).run(message)
+        finishIndexing(workspace)
+        return code
+    }
+
+    /// Waits for the replies of this run to be in the full-text index, so that the process
+    /// leaves none unindexed (a failure is left to the next start, which indexes what is left).
+    static func finishIndexing(_ workspace: Workspace) {
+        try? workspace.store.finishIndexing()
     }
 
     /// `--listen`: the message, dictated; nil when cancelled (Ctrl-C or the cancel word).

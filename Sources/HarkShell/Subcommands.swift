@@ -98,7 +98,8 @@ extension HarkCommandLine {
         let paths = Paths.fromEnvironment()
         let session = parsed.values["--session"]
         if let session { _ = try ConfigFile.load(paths: paths).existingSession(named: session) }
-        let store = try HistoryStore.openForReading(path: paths.historyDatabase) ?? HistoryStore(path: paths.historyDatabase)
+        let store = try HistoryStore.openForReading(path: paths.historyDatabase, searching: name == "search")
+            ?? HistoryStore(path: paths.historyDatabase)
         let json = parsed.flags.contains("--json")
         if name == "history" {
             printMessages(try store.recentMessages(session: session, limit: try parsed.int("-n", default: 20)), json: json)
@@ -109,9 +110,14 @@ extension HarkCommandLine {
         let hits = try store.search(query, session: session, limit: try parsed.int("-n", default: 20))
         var out = ""
         if json {
+            let full = parsed.flags.contains("--full")
             for hit in hits {
-                var object = Export.messageJSON(hit.message).object ?? [:]
+                // The text only on request: a hit's message may be a 100 MB reply.
+                let message = full ? (try store.message(id: hit.message.id) ?? hit.message) : hit.message
+                var object = Export.messageJSON(message).object ?? [:]
+                if !full { object["text"] = nil }
                 object["thread_title"] = .string(hit.threadTitle)
+                object["length"] = .number(Double(hit.length))
                 object["snippet"] = .string(hit.snippet.replacingOccurrences(of: "\u{1}", with: "").replacingOccurrences(of: "\u{2}", with: ""))
                 out += JSON.object(object).encoded() + "\n"
             }

@@ -177,7 +177,11 @@ public final class ReplyJob: @unchecked Sendable {
                 case .text(let piece):
                     // Stored before it is shown: what the user saw is always in the history.
                     try openWriter().append(piece)
-                    lock.withLock { if text.utf8.count < textLimit { text += piece } }
+                    lock.withLock {
+                        // Whole pieces while they fit: one 30 MB piece must not be copied here.
+                        if text.utf8.count + piece.utf8.count <= textLimit { text += piece }
+                        else if text.utf8.count < textLimit { text += piece.prefix(textLimit - text.utf8.count) }
+                    }
                 case .usage(let reported):
                     lock.withLock { usage = reported }
                 case .backendMessageID(let id):

@@ -193,10 +193,10 @@ public final class Workspace: @unchecked Sendable {
         let history: [Turn]
         let userMessageID: Int64
         if let userMessage {
-            history = try store.turns(threadID: thread.id, before: userMessage.id)
+            history = try store.newestTurns(threadID: thread.id, before: userMessage.id, window: backend.historyWindow)
             userMessageID = userMessage.id
         } else {
-            history = try store.turns(threadID: thread.id)
+            history = try store.newestTurns(threadID: thread.id, window: backend.historyWindow)
             userMessageID = try store.addMessage(threadID: thread.id, session: name, role: .user, text: text)
         }
         let attachments = lock.withLock { pendingAttachments.removeValue(forKey: name) ?? [] }

@@ -20,7 +20,8 @@ public struct Attachment: Sendable, Equatable {
 public struct ChatRequest: Sendable {
     public var text: String
     public var thread: ChatThread
-    /// Earlier turns of the thread, oldest first, without this message.
+    /// Earlier turns of the thread, oldest first, without this message: as many as the
+    /// backend's `historyWindow` asks for.
     public var history: [Turn]
     public var attachments: [Attachment]
 
@@ -94,6 +95,10 @@ public protocol Backend: AnyObject, Sendable {
     /// The id a new thread gets on the server side (the n8n sessionId), or nil.
     func newThreadBackendID() -> String?
 
+    /// How much of the thread goes with each message in `ChatRequest.history`; only that much
+    /// is read from the history. None by default: most kinds' servers keep the conversation.
+    var historyWindow: TurnWindow { get }
+
     /// The server's copy of a thread when it is opened (n8n loadPreviousSession).
     func loadThread(_ thread: ChatThread) async throws -> [Turn]
 
@@ -119,6 +124,7 @@ public protocol Backend: AnyObject, Sendable {
 extension Backend {
     public func stop(thread: ChatThread) async {}
     public func newThreadBackendID() -> String? { nil }
+    public var historyWindow: TurnWindow { .none }
     public func loadThread(_ thread: ChatThread) async throws -> [Turn] { [] }
     public func info() async -> [(String, String)] { [] }
     public func promptBadge() -> String? { nil }

@@ -79,7 +79,9 @@ public enum CLICommands {
             sessionOption, CLIOption(["-n"], "N", "how many (default 20)"), jsonOption,
         ]),
         CLICommand("search", "TEXT", "full-text search over the history", options: [
-            sessionOption, CLIOption(["-n"], "N", "at most N hits (default 20)"), jsonOption,
+            sessionOption, CLIOption(["-n"], "N", "at most N hits (default 20)"),
+            CLIOption(["--json"], nil, "one JSON object per hit: ids, snippet, length in bytes"),
+            CLIOption(["--full"], nil, "with --json, each hit's whole text too"),
         ]),
         CLICommand("export", "", "write threads as Markdown or JSON", options: [
             sessionOption, CLIOption(["--thread"], "NAME|ID", "only this thread"),
