@@ -161,28 +161,25 @@ public final class HistoryStore: @unchecked Sendable {
 
     // MARK: Threads
 
-    static let threadSelect = """
-        SELECT t.id, t.session, t.title, t.backend_id, t.created_at, t.updated_at,
-               (SELECT count(*) FROM messages m WHERE m.thread_id = t.id)
-        FROM threads t
-        """
-
-    static func thread(_ row: Row) -> ChatThread {
-        ChatThread(id: row[0].int64 ?? 0, session: row[1].string ?? "", title: row[2].string ?? "",
-                   backendID: row[3].string, createdAt: Date(timeIntervalSince1970: row[4].double ?? 0),
-                   updatedAt: Date(timeIntervalSince1970: row[5].double ?? 0), messageCount: row[6].int ?? 0)
+    /// Threads with their message counts: `FROM threads t` follows.
+    static let threads = RowDecoder<ChatThread>(columns: """
+        t.id AS id, t.session AS session, t.title AS title, t.backend_id AS backend_id, t.created_at AS created_at,
+        t.updated_at AS updated_at, (SELECT count(*) FROM messages m WHERE m.thread_id = t.id) AS messages
+        """) { row in
+        ChatThread(id: row["id"].int64 ?? 0, session: row["session"].string ?? "", title: row["title"].string ?? "",
+                   backendID: row["backend_id"].string, createdAt: Date(timeIntervalSince1970: row["created_at"].double ?? 0),
+                   updatedAt: Date(timeIntervalSince1970: row["updated_at"].double ?? 0), messageCount: row["messages"].int ?? 0)
     }
 
     public func thread(id: Int64) throws -> ChatThread? {
-        try wrap { try database.query(Self.threadSelect + " WHERE t.id = ?", .integer(id)).first.map(Self.thread) }
+        try wrap { try database.rows(Self.threads, "FROM threads t WHERE t.id = ?", values: [.integer(id)]).first }
     }
 
     /// The thread the session is on, or nil when its next message starts a new one.
     public func currentThread(session: String) throws -> ChatThread? {
         try wrap {
-            try database.query(Self.threadSelect + """
-                 JOIN sessions s ON s.current_thread = t.id WHERE s.name = ?
-                """, .text(session)).first.map(Self.thread)
+            try database.rows(Self.threads, "FROM threads t JOIN sessions s ON s.current_thread = t.id WHERE s.name = ?",
+                              values: [.text(session)]).first
         }
     }
 
@@ -194,8 +191,8 @@ public final class HistoryStore: @unchecked Sendable {
 
     public func threads(session: String) throws -> [ChatThread] {
         try wrap {
-            try database.query(Self.threadSelect + " WHERE t.session = ? ORDER BY t.updated_at DESC, t.id DESC",
-                               .text(session)).map(Self.thread)
+            try database.rows(Self.threads, "FROM threads t WHERE t.session = ? ORDER BY t.updated_at DESC, t.id DESC",
+                              values: [.text(session)])
         }
     }
 
@@ -208,7 +205,7 @@ public final class HistoryStore: @unchecked Sendable {
                     """, .text(session), .text(title), SQLValue(backendID), timestamp, timestamp)
                 let id = database.lastInsertRowID
                 try database.run("UPDATE sessions SET current_thread = ? WHERE name = ?", .integer(id), .text(session))
-                return try database.query(Self.threadSelect + " WHERE t.id = ?", .integer(id)).first.map(Self.thread)!
+                return try database.rows(Self.threads, "FROM threads t WHERE t.id = ?", values: [.integer(id)]).first!
             }
         }
     }
