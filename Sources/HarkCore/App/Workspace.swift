@@ -197,7 +197,8 @@ public final class Workspace: @unchecked Sendable {
             userMessageID = userMessage.id
         } else {
             history = try store.newestTurns(threadID: thread.id, window: backend.historyWindow)
-            userMessageID = try store.addMessage(threadID: thread.id, session: name, role: .user, text: text)
+            userMessageID = try store.addMessage(threadID: thread.id, session: name, role: .user, text: text,
+                                                 indexWithReply: true)
         }
         let attachments = lock.withLock { pendingAttachments.removeValue(forKey: name) ?? [] }
         let job = makeJob(session: name, kind: session.kind, thread: thread, userMessageID: userMessageID)

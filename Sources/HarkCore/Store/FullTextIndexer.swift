@@ -56,6 +56,12 @@ public final class FullTextIndexer: @unchecked Sendable {
     /// one-shot run). Throws what the last pass met.
     public func drain() throws {
         condition.lock()
+        // Never asked for: this process has written nothing unindexed (short replies are indexed
+        // as they close), and what others left was asked for when the store opened.
+        if requested == 0 {
+            condition.unlock()
+            return
+        }
         requested += 1
         let ticket = requested
         if !threadStarted {

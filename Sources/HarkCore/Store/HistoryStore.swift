@@ -21,7 +21,7 @@ public final class HistoryStore: @unchecked Sendable {
             indexer = FullTextIndexer(database: database)
             self.now = now
             try Self.retryingBusy { try database.execute("PRAGMA journal_mode=WAL") }
-            try database.execute("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON")
+            try database.execute("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA wal_autocheckpoint=\(Self.checkpointPages)")
             try Self.retryingBusy { try Migrations.migrate(database) }
             try recoverInterruptedReplies()
             // What a killed process left unindexed is indexed now, in the background.
@@ -74,6 +74,12 @@ public final class HistoryStore: @unchecked Sendable {
 
     var timestamp: SQLValue { .real(now().timeIntervalSince1970) }
 
+    /// The WAL is checkpointed once it holds this many pages (SQLite's default is 1,000). Every
+    /// hark that starts with no other one running reads the whole WAL back and checksums it
+    /// (SQLite's recovery): with a WAL of 1,000 pages that was a quarter of a one-shot round
+    /// trip's instructions (BENCHMARKS.md); a one-shot exchange writes about 25 pages.
+    static let checkpointPages = 256
+
     private let streamLock = Lock()
     private var streaming = 0
 
@@ -84,7 +90,7 @@ public final class HistoryStore: @unchecked Sendable {
         streamLock.withLock {
             streaming += started ? 1 : -1
             if streaming == (started ? 1 : 0) {
-                try? database.execute("PRAGMA wal_autocheckpoint=\(started ? 0 : 1000)")
+                try? database.execute("PRAGMA wal_autocheckpoint=\(started ? 0 : Self.checkpointPages)")
             }
         }
     }
@@ -294,18 +300,21 @@ public final class HistoryStore: @unchecked Sendable {
     }
 
     /// Records a message that is complete as written (the user's, or an imported one).
+    /// `indexWithReply`: a message about to be answered is indexed with its reply, in the
+    /// reply's closing commit, instead of in a full-text transaction of its own.
     @discardableResult
     public func addMessage(threadID: Int64, session: String, role: MessageRole, text: String,
                            status: MessageStatus = .complete, backendID: String? = nil,
-                           createdAt: Date? = nil) throws -> Int64 {
+                           createdAt: Date? = nil, indexWithReply: Bool = false) throws -> Int64 {
         try wrap {
             try database.transaction {
                 let time = createdAt.map { SQLValue.real($0.timeIntervalSince1970) } ?? timestamp
                 try database.run("""
-                    INSERT INTO messages(thread_id, session, role, text, status, created_at, updated_at, backend_id, length)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO messages(thread_id, session, role, text, status, created_at, updated_at, backend_id, length,
+                                         unindexed)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, .integer(threadID), .text(session), .text(role.rawValue), .text(text), .text(status.rawValue),
-                    time, time, SQLValue(backendID), .integer(Int64(text.utf8.count)))
+                    time, time, SQLValue(backendID), .integer(Int64(text.utf8.count)), indexWithReply ? 1 : .null)
                 let id = database.lastInsertRowID
                 try database.run("UPDATE threads SET updated_at = ? WHERE id = ?", timestamp, .integer(threadID))
                 return id

@@ -62,7 +62,11 @@ public final class ReplyWriter: @unchecked Sendable {
                 try Self.close(database: database, messageID: messageID, status: status, error: error, usage: usage,
                                backendID: backendID, model: model, length: .integer(Int64(storedBytes)), now: store.timestamp)
                 if indexNow {
-                    try database.run("UPDATE messages SET unindexed = NULL WHERE id = ?", .integer(messageID))
+                    // With the message it answers (Workspace.send stores that one for this).
+                    try database.run("""
+                        UPDATE messages SET unindexed = NULL
+                        WHERE unindexed IS NOT NULL AND thread_id = ?1 AND id <= ?2 AND writer_pid IS NULL
+                        """, .integer(threadID), .integer(messageID))
                 }
                 try database.run("UPDATE threads SET updated_at = ? WHERE id = ?", store.timestamp, .integer(threadID))
             }
