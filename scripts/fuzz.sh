@@ -44,7 +44,7 @@ sources() {
     ndjson) echo "$core/Streaming/LineSplitter.swift $core/Streaming/ByteSearch.swift" ;;
     config) echo "$core/Config/ConfigFile.swift $core/Config/Config.swift $core/Config/Secret.swift" \
       "$core/Config/Paths.swift $core/Support/PathName.swift $core/Support/ShellCommand.swift $core/Support/Subprocess.swift ${errors[*]}" ;;
-    command) echo "$core/Commands/CommandSpec.swift ${errors[*]}" ;;
+    command) echo "$core/Commands/CommandInvocation.swift ${errors[*]}" ;;
     json) echo "${json_sources[*]}" ;;
     http) echo "$core/HTTP/HTTPResponseParser.swift $core/HTTP/HTTPRequest.swift $core/HTTP/RetryPolicy.swift ${json_sources[*]} ${errors[*]}" ;;
     n8n) echo "$core/Backends/Webhook/N8NReplyDecoder.swift $core/Streaming/ChunkTemplate.swift $core/Streaming/LineSplitter.swift $core/Streaming/ByteSearch.swift" \

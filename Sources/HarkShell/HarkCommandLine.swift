@@ -18,8 +18,8 @@ public enum HarkCommandLine {
         if let first = arguments.first, let command = CLICommands.command(named: first) {
             return try subcommand(command, Array(arguments.dropFirst()))
         }
-        var options = MessageOptions()
-        try options.parse(arguments)
+        let parsed = try OptionParser.parse(arguments, options: CLICommands.messageOptions, help: "hark --help")
+        let options = MessageOptions(parsed)
         if options.help {
             RawOutput.write(CLICommands.usage().joined(separator: "\n") + "\n")
             return 0
@@ -103,11 +103,13 @@ public enum HarkCommandLine {
                 try workspace.store.setCurrentThread(session: session, threadID: thread.id)
             } else {
                 let backend = try workspace.backend(for: session)
-                try workspace.store.createThread(session: session, title: reference, backendID: backend.newThreadBackendID())
+                try workspace.store.createThread(session: session, title: reference,
+                                                 backendID: (backend as? RemoteThreads)?.newThreadID())
             }
         }
     }
 
+    /// The options of `hark [OPTIONS] MESSAGE…` (CLICommands.messageOptions), by name.
     struct MessageOptions {
         var session: String?
         var thread: String?
@@ -119,49 +121,16 @@ public enum HarkCommandLine {
         var version = false
         var words: [String] = []
 
-        mutating func parse(_ arguments: [String]) throws {
-            var index = 0
-            func value(_ option: String) throws -> String {
-                index += 1
-                guard index < arguments.count else { throw HarkError.usage("\(option) needs a value; see hark --help") }
-                return arguments[index]
-            }
-            var onlyWords = false
-            while index < arguments.count {
-                let argument = arguments[index]
-                if onlyWords || !argument.hasPrefix("-") || argument == "-" {
-                    words.append(argument)
-                } else if argument == "--" {
-                    onlyWords = true
-                } else if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
-                    let name = String(argument[..<equals])
-                    let text = String(argument[argument.index(after: equals)...])
-                    try set(name, text)
-                } else {
-                    switch argument {
-                    case "-s", "--session", "--thread": try set(argument, try value(argument))
-                    case "--new-thread": newThread = true
-                    case "--json": json = true
-                    case "--speak": speak = true
-                    case "--listen": listen = true
-                    case "-h", "--help": help = true
-                    case "--version": version = true
-                    default:
-                        let names = CLICommands.messageOptions.flatMap(\.names)
-                        throw HarkError.usage("unknown option \(argument)"
-                            + (Suggest.closest(to: argument, in: names).map { "; did you mean \($0)?" } ?? "; see hark --help"))
-                    }
-                }
-                index += 1
-            }
-        }
-
-        mutating func set(_ name: String, _ text: String) throws {
-            switch name {
-            case "-s", "--session": session = text
-            case "--thread": thread = text
-            default: throw HarkError.usage("unknown option \(name); see hark --help")
-            }
+        init(_ parsed: ParsedOptions) {
+            session = parsed.value("--session")
+            thread = parsed.value("--thread")
+            newThread = parsed.flag("--new-thread")
+            json = parsed.flag("--json")
+            speak = parsed.flag("--speak")
+            listen = parsed.flag("--listen")
+            help = parsed.flag("--help")
+            version = parsed.flag("--version")
+            words = parsed.words
         }
     }
 }

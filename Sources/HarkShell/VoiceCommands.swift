@@ -6,63 +6,67 @@ import HarkCore
 /// read the config for the voice settings (of `-s SESSION`, else the default session) but
 /// never open the history.
 extension HarkCommandLine {
-    static func voiceSubcommand(_ command: CLICommand, _ parsed: Parsed) throws -> Int32 {
+    /// The voice settings of `-s SESSION` (else the default session), with signals set up.
+    static func voiceSettings(_ parsed: ParsedOptions) throws -> (VoiceSettings, Config, Paths) {
         Signals.install([SIGINT, SIGTERM, SIGHUP])
         let paths = Paths.fromEnvironment()
         let config = try ConfigFile.load(paths: paths)
-        let name = parsed.values["--session"] ?? config.defaultSession
-        let session = try config.existingSession(named: name)
-        var settings = try VoiceSettings.resolve(session: session, config: config, paths: paths)
-        switch command.name {
-        case "speak":
-            return try speak(parsed, settings: settings)
-        case "doctor":
-            return doctor(config: config, paths: paths)
-        default:
-            if let model = parsed.values["--model"] { settings.voskModel = paths.resolveUserPath(model) }
-            let grammar = (parsed.lists["--grammar"] ?? []).flatMap(VoiceSettings.phrases)
-            try VoskLibrary.load(configured: settings.libvosk, paths: paths)
-            let model = try VoskModel(path: try VoiceControl.modelPath(settings, paths: paths))
-            let json = parsed.flags.contains("--json")
-            if command.name == "transcribe" {
-                return try transcribe(parsed, model: model, grammar: grammar, json: json)
+        let session = try config.existingSession(named: parsed.value("--session") ?? config.defaultSession)
+        return (try VoiceSettings.resolve(session: session, config: config, paths: paths), config, paths)
+    }
+
+    /// The Vosk model of `--model` or the settings, and the words of `--grammar`.
+    static func vosk(_ parsed: ParsedOptions, _ settings: inout VoiceSettings, paths: Paths) throws -> (VoskModel, [String]) {
+        if let model = parsed.value("--model") { settings.voskModel = paths.resolveUserPath(model) }
+        try VoskLibrary.load(configured: settings.libvosk, paths: paths)
+        let model = try VoskModel(path: try VoiceControl.modelPath(settings, paths: paths))
+        return (model, parsed.values("--grammar").flatMap(VoiceSettings.phrases))
+    }
+
+    static func doctor(_ parsed: ParsedOptions) throws -> Int32 {
+        let (_, config, paths) = try voiceSettings(parsed)
+        return doctor(config: config, paths: paths)
+    }
+
+    static func listen(_ parsed: ParsedOptions) throws -> Int32 {
+        var (settings, _, paths) = try voiceSettings(parsed)
+        let (model, grammar) = try vosk(parsed, &settings, paths: paths)
+        if let pause = parsed.value("--pause") {
+            guard let seconds = Double(pause), (0.3...10).contains(seconds) else {
+                throw HarkError.usage("--pause needs seconds from 0.3 to 10")
             }
-            if let pause = parsed.values["--pause"] {
-                guard let seconds = Double(pause), (0.3...10).contains(seconds) else {
-                    throw HarkError.usage("--pause needs seconds from 0.3 to 10")
-                }
-                settings.pause = seconds
-            }
-            if !grammar.isEmpty { settings.grammar = grammar }
-            guard let recognition = try CLIDictation.run(model: model, settings: settings, devices: AudioDevices()) else {
-                return HarkError.ExitCode.interrupted.rawValue
-            }
-            RawOutput.write((json ? recognitionJSON(recognition).encoded() : recognition.text) + "\n")
-            return 0
+            settings.pause = seconds
         }
+        if !grammar.isEmpty { settings.grammar = grammar }
+        guard let recognition = try CLIDictation.run(model: model, settings: settings, devices: AudioDevices()) else {
+            return HarkError.ExitCode.interrupted.rawValue
+        }
+        RawOutput.write((parsed.flag("--json") ? recognitionJSON(recognition).encoded() : recognition.text) + "\n")
+        return 0
     }
 
     // MARK: speak
 
-    static func speak(_ parsed: Parsed, settings: VoiceSettings) throws -> Int32 {
+    static func speak(_ parsed: ParsedOptions) throws -> Int32 {
+        let (settings, _, _) = try voiceSettings(parsed)
         let espeak = Espeak.shared
         let rate = try espeak.load()
-        if parsed.flags.contains("--voices") {
+        if parsed.flag("--voices") {
             for voice in try espeak.voices.sorted(by: { $0.language < $1.language }) {
                 RawOutput.write("\(voice.language)\t\(voice.name)\n")
             }
             return 0
         }
         var parameters = settings.parameters
-        if let voice = parsed.values["--voice"] {
+        if let voice = parsed.value("--voice") {
             guard try espeak.voice(named: voice) != nil else {
                 throw HarkError.usage("espeak-ng has no voice \"\(voice)\"; hark speak --voices lists them")
             }
             parameters.voice = voice
         }
-        if let text = parsed.values["--rate"] { parameters.rate = try number(text, "--rate", VoiceParameters.rateRange) }
-        if let text = parsed.values["--pitch"] { parameters.pitch = try number(text, "--pitch", VoiceParameters.pitchRange) }
-        let wav = parsed.values["--wav"]
+        if let text = parsed.value("--rate") { parameters.rate = try number(text, "--rate", VoiceParameters.rateRange) }
+        if let text = parsed.value("--pitch") { parameters.pitch = try number(text, "--pitch", VoiceParameters.pitchRange) }
+        let wav = parsed.value("--wav")
         // The output is opened first, so a missing sound server is one clear error up front.
         let sink: AudioSink = try wav.map { _ in PCMRecorder(sampleRate: rate) } ?? AudioDevices().openOutput(sampleRate: rate)
         let failures = Inbox<HarkError>()
@@ -129,10 +133,12 @@ extension HarkCommandLine {
 
     // MARK: transcribe
 
-    static func transcribe(_ parsed: Parsed, model: VoskModel, grammar: [String], json: Bool) throws -> Int32 {
+    static func transcribe(_ parsed: ParsedOptions) throws -> Int32 {
+        var (settings, _, paths) = try voiceSettings(parsed)
+        let (model, phrases) = try vosk(parsed, &settings, paths: paths)
+        var grammar = phrases
         var words = parsed.words
         // `--grammar a b FILE`: the file was taken as a grammar word.
-        var grammar = grammar
         if words.isEmpty, let last = grammar.last, FileManager.default.fileExists(atPath: last) {
             words = [last]
             grammar.removeLast()
@@ -141,7 +147,7 @@ extension HarkCommandLine {
             throw HarkError.usage("usage: hark transcribe FILE.wav [--model DIR] [--grammar WORD…] [--json]")
         }
         let recognition = try Transcriber.transcribe(file: file, model: model, grammar: grammar)
-        RawOutput.write((json ? recognitionJSON(recognition).encoded() : recognition.text) + "\n")
+        RawOutput.write((parsed.flag("--json") ? recognitionJSON(recognition).encoded() : recognition.text) + "\n")
         return 0
     }
 

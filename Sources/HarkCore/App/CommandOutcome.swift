@@ -38,26 +38,3 @@ public struct NonInteractive: Interaction {
     public var isInteractive: Bool { false }
     public func ask(_ prompt: String, secret: Bool) async -> String? { nil }
 }
-
-/// What a backend's own command gets to work with.
-public struct CommandContext: Sendable {
-    public var session: SessionConfig
-    public var thread: ChatThread?
-    public var store: HistoryStore
-    public var interaction: Interaction
-    public var invocation: CommandInvocation
-    /// Writes settings of this session to the config file (nil removes a key) and reloads it;
-    /// the backend is rebuilt before the next use.
-    public var updateSettings: @Sendable ([String: String?]) throws -> Void
-
-    public init(session: SessionConfig, thread: ChatThread?, store: HistoryStore, interaction: Interaction,
-                invocation: CommandInvocation,
-                updateSettings: @escaping @Sendable ([String: String?]) throws -> Void = { _ in }) {
-        self.session = session
-        self.thread = thread
-        self.store = store
-        self.interaction = interaction
-        self.invocation = invocation
-        self.updateSettings = updateSettings
-    }
-}

@@ -2,21 +2,18 @@ import FoundationEssentials
 import Glibc
 
 extension Workspace {
-    func help(_ invocation: CommandInvocation) async throws -> CommandOutcome {
-        let kind = currentConfig.kind
-        if let name = invocation.arguments.first.map({ $0.hasPrefix("/") ? String($0.dropFirst()) : $0 }) {
-            guard let spec = CoreCommands.lookup(name, kind: kind, in: commandTable)
-                ?? commandTable.first(where: { $0.name == name }) else {
-                throw HarkError.unknownCommand("/" + name, suggestion: Suggest.closest(to: name, in: commandTable.map(\.name)))
+    func help(_ context: CommandContext) async throws -> CommandOutcome {
+        let kind = context.session.kind
+        if let name = context.arguments["COMMAND"].map({ $0.hasPrefix("/") ? String($0.dropFirst()) : $0 }) {
+            guard let spec = commandTable.lookup(name, kind: kind) ?? commandTable.specs.first(where: { $0.name == name }) else {
+                throw HarkError.unknownCommand("/" + name, suggestion: Suggest.closest(to: name, in: commandTable.names))
             }
-            var lines: Document = [StyledLine(spec.usage, .bold), StyledLine("  " + spec.summary)]
+            var lines: Document = [StyledLine(spec.fullUsage, .bold), StyledLine("  " + spec.summary)]
             if let kinds = spec.kinds { lines.append(StyledLine("  for \(kinds.joined(separator: ", ")) sessions", .dim)) }
             return .output(lines)
         }
         var rows: [[Span]] = []
-        let applicable = commandTable.filter { $0.applies(to: kind) }
-        // A kind's own version of a core command replaces it in the list.
-        let shown = applicable.filter { spec in spec.kinds != nil || !applicable.contains { $0.name == spec.name && $0.kinds != nil } }
+        let shown = commandTable.applicable(to: kind)
         let groups = CoreCommands.groups + Array(Set(shown.map(\.group))).filter { !CoreCommands.groups.contains($0) }.sorted()
         for group in groups {
             let specs = shown.filter { $0.group == group }
@@ -39,8 +36,8 @@ extension Workspace {
         return .output(Table.render(rows))
     }
 
-    func info(_ invocation: CommandInvocation) async throws -> CommandOutcome {
-        let session = currentConfig
+    func info(_ context: CommandContext) async throws -> CommandOutcome {
+        let session = context.session
         var rows: [[Span]] = [
             [Span("session", .dim), Span(session.name, .bold)],
             [Span("kind", .dim), Span(session.kind)],
@@ -49,7 +46,7 @@ extension Workspace {
         if let auth = try? session.auth() { rows.append([Span("auth", .dim), Span(auth.description)]) }
         if let model = session.model { rows.append([Span("model", .dim), Span(model)]) }
         if session.isInsecure { rows.append([Span("tls", .dim), Span("certificate checks OFF (insecure = on)", .warning)]) }
-        if let thread = try currentThread() {
+        if let thread = try context.history.currentThread() {
             var text = "\(thread.title) (#\(thread.id), \(thread.messageCount) messages)"
             if let backendID = thread.backendID { text += " · server id \(backendID)" }
             rows.append([Span("thread", .dim), Span(text)])

@@ -2,29 +2,29 @@ import FoundationEssentials
 import Glibc
 
 extension Workspace {
-    func retry(_ invocation: CommandInvocation) async throws -> CommandOutcome {
-        guard let thread = try currentThread(), let last = try store.lastMessage(threadID: thread.id, role: .user) else {
+    func retry(_ context: CommandContext) async throws -> CommandOutcome {
+        guard let thread = try context.history.currentThread(), let last = try store.lastMessage(threadID: thread.id, role: .user) else {
             throw HarkError.usage("there is no message to retry in this thread")
         }
-        if runningJobs(session: currentSession).contains(where: { $0.thread.id == thread.id }) {
+        if runningJobs(session: context.session.name).contains(where: { $0.thread.id == thread.id }) {
             throw HarkError.usage("a reply is still streaming in this thread; /stop it first")
         }
-        return .reply(try send(last.text, to: currentSession, retrying: last))
+        return .reply(try send(last.text, to: context.session.name, retrying: last))
     }
 
-    func stopReplies(_ invocation: CommandInvocation) async throws -> CommandOutcome {
-        let jobs = runningJobs(session: currentSession)
-        guard !jobs.isEmpty else { return .output([StyledLine("no reply is streaming in \(currentSession)", .dim)]) }
+    func stopReplies(_ context: CommandContext) async throws -> CommandOutcome {
+        let jobs = runningJobs(session: context.session.name)
+        guard !jobs.isEmpty else { return .output([StyledLine("no reply is streaming in \(context.session.name)", .dim)]) }
         for job in jobs { job.stop() }
         for job in jobs { _ = await job.wait() }
         return .output([StyledLine("stopped \(jobs.count) repl\(jobs.count == 1 ? "y" : "ies"); what arrived is kept", .dim)])
     }
 
-    func continueReply(_ invocation: CommandInvocation) async throws -> CommandOutcome {
-        guard let thread = try currentThread(), try store.lastMessage(threadID: thread.id, role: .assistant) != nil else {
+    func continueReply(_ context: CommandContext) async throws -> CommandOutcome {
+        guard let thread = try context.history.currentThread(), try store.lastMessage(threadID: thread.id, role: .assistant) != nil else {
             throw HarkError.usage("there is no reply to continue in this thread")
         }
-        return .reply(try send("Continue exactly where your last reply stopped.", to: currentSession))
+        return .reply(try send("Continue exactly where your last reply stopped.", to: context.session.name))
     }
 
     /// The last reply of the current thread, whole, from the history.
@@ -36,9 +36,8 @@ extension Workspace {
         return reply
     }
 
-    func pipe(_ invocation: CommandInvocation) async throws -> CommandOutcome {
-        let command = invocation.rawArguments
-        guard !command.isEmpty else { throw HarkError.usage("usage: /pipe COMMAND, e.g. /pipe wc -w") }
+    func pipe(_ context: CommandContext) async throws -> CommandOutcome {
+        let command = context.arguments["COMMAND"] ?? ""
         let reply = try lastReply()
         let output = try ShellCommand.run(command, input: Data(reply.text.utf8))
         var lines: Document = String(decoding: output.stdout, as: UTF8.self)
@@ -51,23 +50,31 @@ extension Workspace {
         return .output(lines)
     }
 
-    func forward(_ invocation: CommandInvocation) async throws -> CommandOutcome {
-        guard invocation.arguments.count == 1, let target = invocation.arguments.first else {
-            throw HarkError.usage("usage: /forward SESSION")
-        }
+    func forward(_ context: CommandContext) async throws -> CommandOutcome {
+        let target = context.arguments["SESSION"] ?? ""
         _ = try session(named: target)
-        guard target != currentSession else { throw HarkError.usage("that is this session; name another one") }
+        guard target != context.session.name else { throw HarkError.usage("that is this session; name another one") }
         return .reply(try send(try lastReply().text, to: target))
     }
 
-    func attach(_ invocation: CommandInvocation) async throws -> CommandOutcome {
-        let raw = invocation.rawArguments
-        guard !raw.isEmpty else {
-            let queued = lock.withLock { pendingAttachments[currentSession] ?? [] }
-            if queued.isEmpty { throw HarkError.usage("usage: /attach PATH") }
+    /// The last reply, whole, into a file (a reply's code, a draft) without copying from the screen.
+    func saveReply(_ context: CommandContext) async throws -> CommandOutcome {
+        let reply = try lastReply()
+        let path = (context.arguments["FILE"] ?? "").expandingTildeInPath
+        let text = reply.text.hasSuffix("\n") ? reply.text : reply.text + "\n"
+        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
+            throw HarkError.io("cannot write \(path); check that its folder exists and is writable")
+        }
+        return .output([StyledLine("wrote the last reply (\(text.utf8.count) bytes) to \(path)", .success)])
+    }
+
+    func attach(_ context: CommandContext) async throws -> CommandOutcome {
+        let session = context.session.name
+        guard let path = Self.attachedPath(context) else {
+            let queued = state.read { $0.pendingAttachments[session] ?? [] }
+            if queued.isEmpty { throw context.badArguments() }
             return .output(queued.map { StyledLine("attached: \($0.name) (\($0.size) bytes)", .dim) })
         }
-        let path = ((invocation.arguments.count == 1 ? invocation.arguments[0] : raw)).expandingTildeInPath
         var isDirectory = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory else {
             throw HarkError.usage("no file at \(path)")
@@ -77,26 +84,14 @@ extension Workspace {
         let size = stat(path, &status) == 0 ? Int(status.st_size) : 0
         let attachment = Attachment(path: path, name: path.lastPathComponent, size: size,
                                     mimeType: MimeType.guess(path))
-        lock.withLock { pendingAttachments[currentSession, default: []].append(attachment) }
+        state.update { $0.pendingAttachments[session, default: []].append(attachment) }
         return .output([StyledLine("\(attachment.name) (\(size) bytes) goes with your next message", .dim)])
     }
-}
 
-public enum MimeType {
-    static let byExtension: [String: String] = [
-        "txt": "text/plain", "md": "text/markdown", "csv": "text/csv", "json": "application/json",
-        "pdf": "application/pdf", "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif",
-        "webp": "image/webp", "html": "text/html", "xml": "application/xml", "yaml": "application/yaml",
-        "yml": "application/yaml", "swift": "text/x-swift", "py": "text/x-python", "js": "text/javascript",
-        "log": "text/plain", "wav": "audio/wav", "mp3": "audio/mpeg", "zip": "application/zip",
-        "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-    ]
-
-    public static func guess(_ path: String) -> String {
-        byExtension[path.pathExtension.lowercased()] ?? "application/octet-stream"
-    }
-
-    public static func isText(_ type: String) -> Bool {
-        type.hasPrefix("text/") || type == "application/json" || type == "application/xml" || type == "application/yaml"
+    /// The PATH of /attach, tilde expanded: one word unquoted, or the text as typed (a path
+    /// with spaces); nil when none is given.
+    static func attachedPath(_ context: CommandContext) -> String? {
+        guard let raw = context.arguments["PATH"] else { return nil }
+        return (context.arguments.words.count == 1 ? context.arguments.words[0] : raw).expandingTildeInPath
     }
 }

@@ -4,7 +4,7 @@ import Glibc
 /// `/prompts` and `/prompt`: the prompt library of Markdown files, for every session kind (a
 /// kind with a library of its own, Nyla's, declares its own versions of both).
 extension Workspace {
-    func listPrompts(_ invocation: CommandInvocation) async throws -> CommandOutcome {
+    func listPrompts(_ context: CommandContext) async throws -> CommandOutcome {
         let entries = PromptLibrary(paths: paths).entries()
         guard !entries.isEmpty else {
             return .output([StyledLine("no prompts yet; put Markdown files in \(paths.userPromptDirectory) "
@@ -28,27 +28,15 @@ extension Workspace {
         ])
     }
 
-    func promptCommand(_ invocation: CommandInvocation) async throws -> CommandOutcome {
-        var sendsNow = false
-        var reference: String?
+    func promptCommand(_ context: CommandContext) async throws -> CommandOutcome {
+        let interaction = context.interaction
+        guard let reference = context.arguments["NAME"], !reference.contains("=") else { throw context.badArguments() }
         var values: [String: String] = [:]
-        for argument in invocation.arguments {
-            if argument == "--send" {
-                sendsNow = true
-            } else if reference == nil {
-                guard !argument.hasPrefix("-"), !argument.contains("=") else {
-                    throw HarkError.usage("usage: /prompt NAME [KEY=VALUE…] [--send]; /prompts lists the names")
-                }
-                reference = argument
-            } else {
-                guard let equals = argument.firstIndex(of: "="), equals != argument.startIndex else {
-                    throw HarkError.usage("expected KEY=VALUE after the prompt's name, got \"\(argument)\"")
-                }
-                values[String(argument[..<equals])] = String(argument[argument.index(after: equals)...])
+        for argument in context.arguments.list("KEY=VALUE") {
+            guard let equals = argument.firstIndex(of: "="), equals != argument.startIndex else {
+                throw HarkError.usage("expected KEY=VALUE after the prompt's name, got \"\(argument)\"")
             }
-        }
-        guard let reference else {
-            throw HarkError.usage("usage: /prompt NAME [KEY=VALUE…] [--send]; /prompts lists the names")
+            values[String(argument[..<equals])] = String(argument[argument.index(after: equals)...])
         }
         let template = try PromptLibrary(paths: paths).find(reference).template
         for key in values.keys.sorted() where !template.variables.contains(where: { $0.name == key }) {
@@ -70,6 +58,6 @@ extension Workspace {
             throw HarkError.usage("prompt \(template.name) needs "
                 + missing.map { "\($0)=…" }.joined(separator: " ") + ": \(template.usage)")
         }
-        return sendsNow ? .reply(try send(text, to: currentSession)) : .prefill(text)
+        return context.arguments.flag("--send") ? .reply(try send(text, to: context.session.name)) : .prefill(text)
     }
 }

@@ -9,46 +9,45 @@ extension Workspace {
         return try voice.settings(for: session, config: config, paths: paths)
     }
 
-    func listen(_ invocation: CommandInvocation) async throws -> CommandOutcome {
-        guard invocation.arguments.isEmpty else { throw HarkError.usage("usage: /listen (then speak; a pause ends it)") }
+    func listen(_ context: CommandContext) async throws -> CommandOutcome {
         voice.stopSpeaking()
         _ = try voice.checkDictation(try voiceSettings(), paths: paths)
         return .listen
     }
 
-    func speak(_ invocation: CommandInvocation) async throws -> CommandOutcome {
-        let name = currentSession
+    func speak(_ context: CommandContext) async throws -> CommandOutcome {
+        let name = context.session.name
         var overrides = voice.overrides(for: name)
-        switch invocation.arguments.first?.lowercased() {
+        switch context.arguments["on|off"] {
         case nil:
             let settings = try voiceSettings()
             return .output([StyledLine("speech is \(settings.speak ? "on" : "off") in \(name) ("
                 + Self.describe(settings.parameters) + ")", .dim)])
-        case "on" where invocation.arguments.count == 1:
+        case "on":
             try Espeak.shared.load()
             overrides.speak = true
             voice.setOverrides(overrides, for: name)
             return .output([StyledLine("replies in \(name) are read aloud (\(Self.describe(try voiceSettings().parameters))); "
                 + "/mute stops one, /speak off all", .dim)])
-        case "off" where invocation.arguments.count == 1:
+        case "off":
             overrides.speak = false
             voice.setOverrides(overrides, for: name)
             voice.stopSpeaking()
             return .output([StyledLine("replies in \(name) are no longer read aloud", .dim)])
         default:
-            throw HarkError.usage("usage: /speak on|off")
+            throw context.badArguments()
         }
     }
 
-    func mute(_ invocation: CommandInvocation) async throws -> CommandOutcome {
+    func mute(_ context: CommandContext) async throws -> CommandOutcome {
         let wasSpeaking = voice.stopSpeaking()
         return .output([StyledLine(wasSpeaking ? "speech stopped" : "nothing is being said", .dim)])
     }
 
-    func voiceCommand(_ invocation: CommandInvocation) async throws -> CommandOutcome {
-        let name = currentSession
+    func voiceCommand(_ context: CommandContext) async throws -> CommandOutcome {
+        let name = context.session.name
         let espeak = Espeak.shared
-        if invocation.arguments.isEmpty {
+        if context.arguments.words.isEmpty {
             let voices = try espeak.voices
             let current = try voiceSettings().parameters
             let chosen = try current.voice.flatMap { try espeak.voice(named: $0) }
@@ -63,7 +62,7 @@ extension Workspace {
             return .output(lines)
         }
         var parameters = voice.overrides(for: name).parameters
-        for argument in invocation.arguments {
+        for argument in context.arguments.words {
             let lowered = argument.lowercased()
             if lowered.hasPrefix("rate=") {
                 parameters.rate = try Self.number(argument, in: VoiceParameters.rateRange)

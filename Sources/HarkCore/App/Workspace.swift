@@ -8,37 +8,57 @@ public final class Workspace: @unchecked Sendable {
     public let paths: Paths
     public let store: HistoryStore
     public let environment: BackendEnvironment
-    public private(set) var config: Config
-    /// Problems in the config that did not stop hark (unknown keys): shown once at start.
-    public private(set) var warnings: [String] = []
-    public var interaction: Interaction = NonInteractive()
-    /// Called when a reply nobody is watching ends (from any thread).
-    public var onBackgroundReplyEnded: (@Sendable (ReplyJob) -> Void)?
-    public let commandTable: [CommandSpec]
+    public let commandTable = CommandTable.standard
     /// Speech and dictation: /speak and /voice choices, the speaker, loaded models.
     public let voice = VoiceControl()
 
-    let lock = Lock(recursive: true)
-    private var backends: [String: any Backend] = [:]
-    private var jobs: [ReplyJob] = []
-    private var nextJobID = 1
-    private var current: String
-    var pendingAttachments: [String: [Attachment]] = [:]
+    /// Everything that changes while hark runs, behind one lock.
+    struct State {
+        var config: Config
+        var warnings: [String] = []
+        var current: String
+        var interaction: Interaction = NonInteractive()
+        var onBackgroundReplyEnded: (@Sendable (ReplyJob) -> Void)?
+        var backends: [String: any Backend] = [:]
+        var jobs: [ReplyJob] = []
+        var nextJobID = 1
+        var pendingAttachments: [String: [Attachment]] = [:]
+        /// Each session's server threads as last listed, for Tab.
+        var serverThreads: [String: [RemoteThread]] = [:]
+    }
+
+    let state: Locked<State>
 
     public init(paths: Paths, http: HTTPClient = HTTPClient(), store: HistoryStore? = nil, clock: HarkClock = .system) throws {
         self.paths = paths
-        self.config = try ConfigFile.load(paths: paths)
+        let config = try ConfigFile.load(paths: paths)
         let store = try store ?? HistoryStore(path: paths.historyDatabase)
         self.store = store
         let directory = SessionDirectory()
         self.environment = BackendEnvironment(http: http, paths: paths, store: store, sessions: directory, clock: clock)
-        self.commandTable = CoreCommands.table()
-        self.current = config.defaultSession
+        var warnings: [String] = []
         for session in config.sessions {
             do { warnings += try BackendRegistry.validate(session) } catch { warnings.append(error.userMessage) }
         }
-        try self.store.ensureSession(current, kind: config.session(named: current)?.kind ?? "local")
+        self.state = Locked(State(config: config, warnings: warnings, current: config.defaultSession))
+        try self.store.ensureSession(config.defaultSession, kind: config.session(named: config.defaultSession)?.kind ?? "local")
         directory.workspace = self
+    }
+
+    public var config: Config { state.read { $0.config } }
+
+    /// Problems in the config that did not stop hark (unknown keys): shown once at start.
+    public var warnings: [String] { state.read { $0.warnings } }
+
+    public var interaction: Interaction {
+        get { state.read { $0.interaction } }
+        set { state.update { $0.interaction = newValue } }
+    }
+
+    /// Called when a reply nobody is watching ends (from any thread).
+    public var onBackgroundReplyEnded: (@Sendable (ReplyJob) -> Void)? {
+        get { state.read { $0.onBackgroundReplyEnded } }
+        set { state.update { $0.onBackgroundReplyEnded = newValue } }
     }
 
     /// Changes settings of a session in the config file and reloads it.
@@ -51,10 +71,10 @@ public final class Workspace: @unchecked Sendable {
 
     // MARK: State
 
-    public var currentSession: String { lock.withLock { current } }
+    public var currentSession: String { state.read { $0.current } }
 
     public var currentConfig: SessionConfig {
-        config.session(named: currentSession) ?? SessionConfig(name: "local", kind: "local")
+        state.read { $0.config.session(named: $0.current) } ?? SessionConfig(name: "local", kind: "local")
     }
 
     public func session(named name: String) throws -> SessionConfig {
@@ -65,7 +85,7 @@ public final class Workspace: @unchecked Sendable {
         let session = try self.session(named: name)
         _ = try BackendRegistry.validate(session)
         try store.ensureSession(name, kind: session.kind)
-        lock.withLock { current = name }
+        state.update { $0.current = name }
     }
 
     public func currentThread(of session: String? = nil) throws -> ChatThread? {
@@ -78,61 +98,57 @@ public final class Workspace: @unchecked Sendable {
         for session in fresh.sessions {
             do { freshWarnings += try BackendRegistry.validate(session) } catch { freshWarnings.append(error.userMessage) }
         }
-        lock.withLock {
+        state.update { state in
             // A session that reads the same after the reload keeps its backend: it may be
             // following builds, or hold a login or a cache, that a new one would not know.
-            backends = backends.filter { name, _ in
-                guard let before = config.session(named: name), let after = fresh.session(named: name) else { return false }
+            state.backends = state.backends.filter { name, _ in
+                guard let before = state.config.session(named: name), let after = fresh.session(named: name) else { return false }
                 return before.kind == after.kind && before.values == after.values
             }
-            config = fresh
-            warnings = freshWarnings
-            if fresh.session(named: current) == nil { current = fresh.defaultSession }
+            state.config = fresh
+            state.warnings = freshWarnings
+            if fresh.session(named: state.current) == nil { state.current = fresh.defaultSession }
         }
     }
 
     /// The backend of a session, built on first use.
     public func backend(for name: String) throws -> any Backend {
-        if let existing = lock.withLock({ backends[name] }) { return existing }
+        if let existing = state.read({ $0.backends[name] }) { return existing }
         let session = try self.session(named: name)
         _ = try BackendRegistry.validate(session)
         guard let kind = BackendRegistry.kind(named: session.kind) else {
             throw HarkError.usage("session \(name): unknown kind \(session.kind)")
         }
         let made = try kind.make(session: session, environment: environment)
-        return lock.withLock {
-            if let raced = backends[name] { return raced }
-            backends[name] = made
+        return state.update { state in
+            if let raced = state.backends[name] { return raced }
+            state.backends[name] = made
             return made
         }
     }
 
     // MARK: Replies in flight
 
-    public var runningJobs: [ReplyJob] { lock.withLock { jobs.filter(\.isRunning) } }
+    public var runningJobs: [ReplyJob] { state.read { $0.jobs.filter(\.isRunning) } }
 
     /// True once every reply has ended and been announced.
-    public var isIdle: Bool { lock.withLock { jobs.isEmpty } }
+    public var isIdle: Bool { state.read { $0.jobs.isEmpty } }
 
     public func runningJobs(session: String) -> [ReplyJob] { runningJobs.filter { $0.session == session } }
 
-    private func register(_ job: ReplyJob) {
-        lock.withLock { jobs.append(job) }
-    }
-
     func makeJob(session: String, kind: String, thread: ChatThread, userMessageID: Int64?) -> ReplyJob {
-        lock.withLock {
-            defer { nextJobID += 1 }
-            return ReplyJob(id: nextJobID, session: session, kind: kind, thread: thread, userMessageID: userMessageID)
+        state.update { state in
+            defer { state.nextJobID += 1 }
+            return ReplyJob(id: state.nextJobID, session: session, kind: kind, thread: thread, userMessageID: userMessageID)
         }
     }
 
     func launch(_ job: ReplyJob, events: AsyncThrowingStream<ReplyEvent, Error>, backend: (any Backend)?, model: String?) {
-        register(job)
+        state.update { $0.jobs.append(job) }
         job.start(events: events, backend: backend, store: store, model: model) { [weak self] job, watched in
             guard let self else { return }
             if !watched { self.onBackgroundReplyEnded?(job) }
-            self.lock.withLock { self.jobs.removeAll { $0 === job } }
+            self.state.update { $0.jobs.removeAll { $0 === job } }
         }
     }
 
@@ -188,7 +204,7 @@ public final class Workspace: @unchecked Sendable {
             thread = existing
         } else {
             thread = try store.createThread(session: name, title: Self.title(from: text),
-                                            backendID: backend.newThreadBackendID())
+                                            backendID: (backend as? RemoteThreads)?.newThreadID())
         }
         let history: [Turn]
         let userMessageID: Int64
@@ -200,7 +216,7 @@ public final class Workspace: @unchecked Sendable {
             userMessageID = try store.addMessage(threadID: thread.id, session: name, role: .user, text: text,
                                                  indexWithReply: true)
         }
-        let attachments = lock.withLock { pendingAttachments.removeValue(forKey: name) ?? [] }
+        let attachments = state.update { $0.pendingAttachments.removeValue(forKey: name) ?? [] }
         let job = makeJob(session: name, kind: session.kind, thread: thread, userMessageID: userMessageID)
         let request = ChatRequest(text: text, thread: thread, history: history, attachments: attachments)
         launch(job, events: backend.send(request), backend: backend, model: session.model)
@@ -216,33 +232,25 @@ public final class Workspace: @unchecked Sendable {
 
     // MARK: Commands
 
+    /// Runs a slash-command: the table finds its spec (the kind's own first) and checks its
+    /// arguments, then its handler runs; notes gathered on the way go above its output.
     public func run(_ invocation: CommandInvocation) async throws -> CommandOutcome {
-        let kind = currentConfig.kind
-        guard let spec = CoreCommands.lookup(invocation.name, kind: kind, in: commandTable) else {
-            if commandTable.contains(where: { $0.name == invocation.name }) {
-                throw HarkError.commandNotForKind(command: "/" + invocation.name, kind: kind)
-            }
-            let names = commandTable.filter { $0.applies(to: kind) }.map { "/" + $0.name }
-            throw HarkError.unknownCommand("/" + invocation.name,
-                                           suggestion: Suggest.closest(to: "/" + invocation.name, in: names))
-        }
-        if spec.kinds != nil {
-            let backend = try self.backend(for: currentSession)
-            let name = currentSession
-            let context = CommandContext(session: currentConfig, thread: try currentThread(), store: store,
-                                         interaction: interaction, invocation: invocation,
-                                         updateSettings: { [weak self] changes in try self?.updateSettings(of: name, changes) })
-            let outcome = try await backend.run(command: invocation.name, arguments: invocation.arguments, context: context)
-            return try recordIfNeeded(outcome, session: currentSession, backend: backend)
-        }
-        guard let handler = Self.coreHandlers[invocation.name] else {
-            throw HarkError.unknownCommand("/" + invocation.name, suggestion: nil)
-        }
-        return try recordIfNeeded(try await handler(self)(invocation), session: currentSession, backend: nil)
+        let session = currentConfig
+        return try recordIfNeeded(try await perform(invocation, session: session, interaction: interaction), session: session.name)
+    }
+
+    /// Runs a command in a session without recording what it streams.
+    func perform(_ invocation: CommandInvocation, session: SessionConfig, interaction: Interaction) async throws -> CommandOutcome {
+        let (spec, handler, arguments) = try commandTable.resolve(invocation, kind: session.kind)
+        let context = CommandContext(workspace: self, session: session, invocation: invocation, spec: spec,
+                                     arguments: arguments, interaction: interaction)
+        let outcome = try await handler(context)
+        if case .output(let lines) = outcome { return .output(context.notes.lines + lines) }
+        return outcome
     }
 
     /// Turns a command's event stream into a reply recorded in the history.
-    func recordIfNeeded(_ outcome: CommandOutcome, session name: String, backend: (any Backend)?) throws -> CommandOutcome {
+    func recordIfNeeded(_ outcome: CommandOutcome, session name: String) throws -> CommandOutcome {
         guard case .events(let events, let recordAs, let detachOnInterrupt) = outcome else { return outcome }
         let session = try self.session(named: name)
         try store.ensureSession(name, kind: session.kind)
@@ -257,19 +265,4 @@ public final class Workspace: @unchecked Sendable {
         launch(job, events: events, backend: nil, model: nil)
         return .reply(job)
     }
-
-    typealias Handler = @Sendable (Workspace) -> (CommandInvocation) async throws -> CommandOutcome
-
-    /// The code behind each core command of CoreCommands.all (a test checks they match).
-    static let coreHandlers: [String: Handler] = [
-        "help": Workspace.help, "info": Workspace.info, "quit": { _ in { _ in .quit } },
-        "clear": { _ in { _ in .clearScreen } },
-        "sessions": Workspace.listSessions, "session": Workspace.sessionCommand, "next": Workspace.nextUnread,
-        "threads": Workspace.listThreads, "thread": Workspace.threadCommand,
-        "history": Workspace.showHistory, "search": Workspace.searchCommand, "export": Workspace.exportCommand,
-        "retry": Workspace.retry, "stop": Workspace.stopReplies, "continue": Workspace.continueReply,
-        "edit": { _ in { _ in .editDraft("") } }, "pipe": Workspace.pipe, "forward": Workspace.forward,
-        "attach": Workspace.attach, "prompts": Workspace.listPrompts, "prompt": Workspace.promptCommand,
-        "listen": Workspace.listen, "speak": Workspace.speak, "voice": Workspace.voiceCommand, "mute": Workspace.mute,
-    ]
 }

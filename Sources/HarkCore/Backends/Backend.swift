@@ -51,14 +51,19 @@ public struct BackendEnvironment: Sendable {
     public var http: HTTPClient
     public var paths: Paths
     public var environment: [String: String]
-    /// The history, for a backend that keeps state of its own there (form progress) in tables
-    /// it adds by migration. Replies are still recorded by the caller, never by the backend.
-    public var store: HistoryStore?
+    /// The history, reached through `history(of:)`.
+    private var store: HistoryStore?
     /// The other sessions, for a backend that hands work on (a form submitted to a webhook
     /// session, a local model used to read answers).
     public var sessions: SessionDirectory?
     /// The time and waiting (retry backoff, Retry-After, cache expiry); tests pass a fake.
     public var clock: HarkClock
+
+    /// A session's threads and messages, and its kind's own tables (form progress); nil
+    /// without a history. Replies are recorded by the caller, never by the backend.
+    public func history(of session: String) -> SessionHistory? {
+        store.map { SessionHistory(store: $0, session: session) }
+    }
 
     public init(http: HTTPClient, paths: Paths, environment: [String: String] = ProcessInfo.processInfo.environment,
                 store: HistoryStore? = nil, sessions: SessionDirectory? = nil, clock: HarkClock = .system) {
@@ -81,6 +86,17 @@ public final class SessionDirectory: @unchecked Sendable {
         guard let workspace else { throw HarkError.unknownSession(name, suggestion: nil) }
         return (try workspace.backend(for: name), try workspace.session(named: name))
     }
+
+    /// Runs one of a session's own kind's commands, with nobody to ask and nothing recorded:
+    /// for a backend that reads a message as a command (`@ci build app` from another session).
+    public func runOwnCommand(_ invocation: CommandInvocation, session name: String) async throws -> CommandOutcome {
+        guard let workspace else { throw HarkError.unknownSession(name, suggestion: nil) }
+        let session = try workspace.session(named: name)
+        guard workspace.commandTable.lookup(invocation.name, kind: session.kind)?.kinds != nil else {
+            throw HarkError.commandNotForKind(command: "/" + invocation.name, kind: session.kind)
+        }
+        return try await workspace.perform(invocation, session: session, interaction: NonInteractive())
+    }
 }
 
 /// One configured session's connection to its agent. A backend turns a message into a stream
@@ -92,15 +108,9 @@ public protocol Backend: AnyObject, Sendable {
     /// Cancelling the stream has already closed the connection when this is called.
     func stop(thread: ChatThread) async
 
-    /// The id a new thread gets on the server side (the n8n sessionId), or nil.
-    func newThreadBackendID() -> String?
-
     /// How much of the thread goes with each message in `ChatRequest.history`; only that much
     /// is read from the history. None by default: most kinds' servers keep the conversation.
     var historyWindow: TurnWindow { get }
-
-    /// The server's copy of a thread when it is opened (n8n loadPreviousSession).
-    func loadThread(_ thread: ChatThread) async throws -> [Turn]
 
     /// Facts for `/info`: label and value pairs. No secrets.
     func info() async -> [(String, String)]
@@ -112,9 +122,6 @@ public protocol Backend: AnyObject, Sendable {
     /// backend already knows; never a network call, Tab must answer at once.
     func completions(for key: String) -> [String]
 
-    /// A slash-command that this kind declared in its `commands`.
-    func run(command: String, arguments: [String], context: CommandContext) async throws -> CommandOutcome
-
     /// A plain line typed in this session that is really a command (Jenkins' `build app`):
     /// the command to run instead of sending the line. nil sends it; throwing explains in
     /// one line what the session understands.
@@ -123,25 +130,22 @@ public protocol Backend: AnyObject, Sendable {
 
 extension Backend {
     public func stop(thread: ChatThread) async {}
-    public func newThreadBackendID() -> String? { nil }
     public var historyWindow: TurnWindow { .none }
-    public func loadThread(_ thread: ChatThread) async throws -> [Turn] { [] }
     public func info() async -> [(String, String)] { [] }
     public func promptBadge() -> String? { nil }
     public func completions(for key: String) -> [String] { [] }
-    public func run(command: String, arguments: [String], context: CommandContext) async throws -> CommandOutcome {
-        throw HarkError.unknownCommand("/" + command, suggestion: nil)
-    }
     public func command(forMessage text: String) async throws -> CommandInvocation? { nil }
 }
 
 /// A kind of session: its name, settings, extra commands, and how to build its backend.
-/// Adding a kind means one folder with one type conforming to this, listed in BackendRegistry.
+/// Adding a kind means one folder with one type conforming to this, listed in BackendRegistry;
+/// a kind whose server keeps threads also conforms to RemoteThreads.
 public protocol BackendKind {
     static var name: String { get }
     static var summary: String { get }
     static var settings: [SettingSpec] { get }
-    /// Slash-commands only this kind has, or its own version of a core command.
+    /// Slash-commands only this kind has, or its own version of a core command, each with its
+    /// handler (`run: handler(Self.method)`).
     static var commands: [CommandSpec] { get }
     /// Whether replies are Markdown to render on a colour terminal; a build console is not
     /// (`+ make` would become a bullet).

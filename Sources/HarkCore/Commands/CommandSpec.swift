@@ -13,139 +13,172 @@ public enum ArgumentCompletion: Sendable, Equatable {
     case dynamic(String)
 }
 
-/// One slash-command: the single description that dispatch, `/help`, Tab completion and
-/// "did you mean" all read, so they cannot drift apart.
-public struct CommandSpec: Sendable, Equatable {
+/// One positional argument of a slash-command: its placeholder (shown in usage, and the name a
+/// handler reads it by), how many words it takes, and what Tab offers for it.
+public struct ArgumentSpec: Sendable, Equatable {
+    public enum Count: Sendable, Equatable {
+        case one, optional
+        /// Every word left: at least one, or any number.
+        case oneOrMore, any
+        /// The rest of the line as typed, quotes and all (a title, a query, a shell command):
+        /// required, or possibly empty.
+        case text, optionalText
+    }
+
     public var name: String
-    public var arguments: String
+    public var count: Count
+    public var completion: ArgumentCompletion
+    /// Takes a word only when it is one of its `.choices` (in any case), so that
+    /// `/export notes.md` leaves `[md|json]` out and gives FILE.
+    public var onlyChoices: Bool
+
+    public init(_ name: String, _ count: Count, _ completion: ArgumentCompletion = .none, onlyChoices: Bool = false) {
+        self.name = name
+        self.count = count
+        self.completion = completion
+        self.onlyChoices = onlyChoices
+    }
+
+    public static func one(_ name: String, _ completion: ArgumentCompletion = .none) -> Self { Self(name, .one, completion) }
+    public static func optional(_ name: String, _ completion: ArgumentCompletion = .none) -> Self {
+        Self(name, .optional, completion)
+    }
+    /// An optional word that is one of `choices`, or else left out.
+    public static func optionalChoice(_ choices: [String]) -> Self {
+        Self(choices.joined(separator: "|"), .optional, .choices(choices), onlyChoices: true)
+    }
+    public static func oneOrMore(_ name: String, _ completion: ArgumentCompletion = .none) -> Self {
+        Self(name, .oneOrMore, completion)
+    }
+    public static func any(_ name: String, _ completion: ArgumentCompletion = .none) -> Self { Self(name, .any, completion) }
+    public static func text(_ name: String, _ completion: ArgumentCompletion = .none) -> Self { Self(name, .text, completion) }
+    public static func optionalText(_ name: String, _ completion: ArgumentCompletion = .none) -> Self {
+        Self(name, .optionalText, completion)
+    }
+
+    var isRequired: Bool { count == .one || count == .oneOrMore || count == .text }
+    /// Takes every word left.
+    var isGreedy: Bool { count != .one && count != .optional }
+
+    var usage: String {
+        switch count {
+        case .one, .text: return name
+        case .optional, .optionalText: return "[\(name)]"
+        case .oneOrMore: return name + "…"
+        case .any: return "[\(name)…]"
+        }
+    }
+}
+
+/// What a command does when it runs. It never prints: it returns what the shell should show
+/// or do (`CommandOutcome`).
+public typealias CommandHandler = @Sendable (CommandContext) async throws -> CommandOutcome
+
+/// One slash-command: the single description that dispatch, argument checks, usage errors,
+/// `/help`, Tab completion and "did you mean" all read, so they cannot drift apart, and the
+/// code that runs it. Core commands are listed in CoreCommands, a kind's in its
+/// `BackendKind.commands`; adding a command is adding one of these.
+public struct CommandSpec: Sendable {
+    public var name: String
+    public var arguments: [ArgumentSpec]
     public var summary: String
     public var group: String
-    /// Completion per argument position; the last entry repeats.
-    public var completions: [ArgumentCompletion]
-    /// Words that select a form of the command (`/thread new|rename|rm`), with their own completions.
-    public var subcommands: [String: [ArgumentCompletion]]
-    /// Kinds this command applies to; nil for every kind.
+    /// Options (`--send`) taken from among the words; a command with options has no text argument.
+    public var options: [OptionSpec]
+    /// Forms chosen by the first word (`/thread new|rename|rm`), each with its own arguments
+    /// and handler. A first word that is none of them goes to this spec's own arguments.
+    public var subcommands: [CommandSpec]
+    /// Kinds this command applies to; nil for every kind. A kind's commands get their kind
+    /// filled in by the table.
     public var kinds: [String]?
+    /// Added to usage errors: where to look for the names the command takes.
+    public var hint: String?
+    /// What the command does when typed alone, where that is not its usage's form (`/thread`
+    /// lists the threads, `/thread NAME` opens one).
+    public var bare: CommandHandler?
+    public var run: CommandHandler
 
-    public init(_ name: String, _ arguments: String = "", _ summary: String, group: String,
-                completions: [ArgumentCompletion] = [], subcommands: [String: [ArgumentCompletion]] = [:],
-                kinds: [String]? = nil) {
+    public init(_ name: String, _ arguments: [ArgumentSpec], _ summary: String, group: String = "",
+                options: [OptionSpec] = [], subcommands: [CommandSpec] = [], kinds: [String]? = nil, hint: String? = nil,
+                bare: CommandHandler? = nil, run: @escaping CommandHandler) {
         self.name = name
         self.arguments = arguments
         self.summary = summary
         self.group = group
-        self.completions = completions
+        self.options = options
         self.subcommands = subcommands
         self.kinds = kinds
+        self.hint = hint
+        self.bare = bare
+        self.run = run
     }
 
-    public var usage: String { "/" + name + (arguments.isEmpty ? "" : " " + arguments) }
-
-    /// The usage for a list: subcommands named, their arguments left to `/help NAME`.
-    public var shortUsage: String {
-        guard !subcommands.isEmpty else { return usage }
-        let lead = completions.first.map { $0 == .none ? [] : ["NAME"] } ?? []
-        return "/" + name + " [" + (lead + subcommands.keys.sorted()).joined(separator: "|") + "]"
+    /// A command that takes no arguments.
+    public init(_ name: String, _ summary: String, group: String = "", subcommands: [CommandSpec] = [],
+                kinds: [String]? = nil, run: @escaping CommandHandler) {
+        self.init(name, [], summary, group: group, subcommands: subcommands, kinds: kinds, run: run)
     }
 
     public func applies(to kind: String) -> Bool { kinds?.contains(kind) ?? true }
 
+    /// The subcommand named `word`, if this command has one.
+    public func subcommand(_ word: String) -> CommandSpec? { subcommands.first { $0.name == word } }
+
+    // MARK: Usage, rendered from the arguments
+
+    /// This form's arguments and options: `NAME [KEY=VALUE…] [--send]`.
+    public var argumentUsage: String {
+        let options = self.options.map { option in
+            let form = option.names[0] + (option.value.map { " " + $0 } ?? "")
+            return option.isRequired ? form : "[\(form)]" + (option.repeats ? "…" : "")
+        }
+        return (arguments.map(\.usage) + options).joined(separator: " ")
+    }
+
+    /// One form, as typed: `/history [N]`; a resolved subcommand's name includes its parent's
+    /// (`/thread rename TITLE`).
+    public var usage: String { "/" + name + (argumentUsage.isEmpty ? "" : " " + argumentUsage) }
+
+    /// The usage error of this form: its usage, the reason, its hint.
+    public func badArguments(_ reason: String? = nil) -> HarkError {
+        .badArguments(usage: usage, hint: hint, reason: reason)
+    }
+
+    /// Every form: `/thread NAME|ID | new [TITLE] | rename TITLE | rm [ID]`.
+    public var fullUsage: String {
+        guard !subcommands.isEmpty else { return usage }
+        let forms = subcommands.map { sub in sub.name + (sub.argumentUsage.isEmpty ? "" : " " + sub.argumentUsage) }
+        return usage + " | " + forms.joined(separator: " | ")
+    }
+
+    /// The usage for a list: subcommands named, their arguments left to `/help NAME`.
+    public var shortUsage: String {
+        guard !subcommands.isEmpty else { return usage }
+        let lead = arguments.isEmpty ? [] : ["NAME"]
+        return "/" + name + " [" + (lead + subcommands.map(\.name).sorted()).joined(separator: "|") + "]"
+    }
+
+    // MARK: Completion
+
     /// What completes the argument at `position` (0-based), following subcommands:
-    /// `/thread <Tab>` offers `new rename rm` and the thread names.
+    /// `/thread <Tab>` offers `new rename rm` and the thread names; after an option that takes
+    /// a value, that value's completion.
     public func completion(for words: [String], position: Int) -> [ArgumentCompletion] {
         if !subcommands.isEmpty {
-            if position == 0 { return [.choices(subcommands.keys.sorted())] + completions.prefix(1) }
-            guard let sub = subcommands[words[0]], !sub.isEmpty else { return [] }
-            return [sub[min(position - 1, sub.count - 1)]]
+            if position == 0 {
+                return [.choices(subcommands.map(\.name).sorted())] + arguments.prefix(1).map(\.completion)
+            }
+            if let sub = subcommand(words[0]) { return sub.completion(for: Array(words.dropFirst()), position: position - 1) }
         }
-        guard !completions.isEmpty else { return [] }
-        return [completions[min(position, completions.count - 1)]]
-    }
-}
-
-/// A parsed slash-command line.
-public struct CommandInvocation: Sendable, Equatable {
-    public var name: String
-    public var arguments: [String]
-    /// Everything after the command name, as typed (for free text such as a title or a query).
-    public var rawArguments: String
-
-    public init(name: String, arguments: [String], rawArguments: String) {
-        self.name = name
-        self.arguments = arguments
-        self.rawArguments = rawArguments
-    }
-
-    /// Parses `/name args…`; nil when the line is not a command.
-    public static func parse(_ line: String) throws -> CommandInvocation? {
-        guard line.hasPrefix("/"), !line.hasPrefix("//") else { return nil }
-        let body = line.dropFirst()
-        let nameEnd = body.firstIndex(where: { $0.isWhitespace }) ?? body.endIndex
-        let name = String(body[..<nameEnd])
-        guard !name.isEmpty else { throw HarkError.usage("type a command after /, e.g. /help") }
-        let raw = body[nameEnd...].trimmingSpaces
-        return CommandInvocation(name: name, arguments: try Tokenizer.split(raw), rawArguments: raw)
-    }
-
-    /// The raw text after the first `count` arguments.
-    public func rawArguments(droppingFirst count: Int) -> String {
-        var rest = Substring(rawArguments)
-        for _ in 0..<count {
-            rest = rest.drop(while: { $0.isWhitespace })
-            if rest.first == "\"" || rest.first == "'" {
-                let quote = rest.first!
-                rest = rest.dropFirst()
-                rest = rest.drop(while: { $0 != quote }).dropFirst()
-            } else {
-                rest = rest.drop(while: { !$0.isWhitespace })
-            }
+        if let previous = words.last, position == words.count,
+           let option = options.first(where: { $0.names.contains(previous) }), option.value != nil {
+            return [option.completion]
         }
-        return rest.trimmingSpaces
-    }
-}
-
-/// Splits arguments like a shell: whitespace separates, quotes group, backslash escapes.
-public enum Tokenizer {
-    public static func split(_ text: String) throws -> [String] {
-        var words: [String] = []
-        var current = ""
-        var inWord = false
-        var quote: Character?
-        var escaping = false
-        for character in text {
-            if escaping {
-                current.append(character)
-                escaping = false
-                continue
-            }
-            if character == "\\" && quote != "'" {
-                escaping = true
-                inWord = true
-                continue
-            }
-            if let open = quote {
-                if character == open { quote = nil } else { current.append(character) }
-                continue
-            }
-            if character == "\"" || character == "'" {
-                quote = character
-                inWord = true
-            } else if character.isWhitespace {
-                if inWord { words.append(current) }
-                current = ""
-                inWord = false
-            } else {
-                current.append(character)
-                inWord = true
-            }
+        var offered: [ArgumentCompletion] = []
+        if !arguments.isEmpty { offered.append(arguments[min(position, arguments.count - 1)].completion) }
+        if !options.isEmpty, position >= arguments.filter(\.isRequired).count {
+            offered.append(.choices(options.flatMap(\.names).filter { $0.hasPrefix("--") }))
         }
-        if quote != nil {
-            // A multi-line paste reaches here as one line: keep the error on one line.
-            let shown = String(text.prefix(60).map { $0.isNewline ? " " : $0 })
-            throw HarkError.usage("unterminated quote in: \(shown)")
-        }
-        if escaping { current.append("\\") }
-        if inWord { words.append(current) }
-        return words
+        return offered
     }
 }

@@ -35,12 +35,10 @@ public enum Completion {
         guard line.hasPrefix("/"), !line.hasPrefix("//") else { return CompletionResult(start: wordStart, candidates: []) }
         let kind = workspace.currentConfig.kind
         if wordStart == 0 {
-            let names = Set(workspace.commandTable.filter { $0.applies(to: kind) }.map { "/" + $0.name })
-            return result(0, word, names.sorted())
+            return result(0, word, workspace.commandTable.applicable(to: kind).map { "/" + $0.name }.sorted())
         }
         let words = String(characters[..<wordStart]).split(separator: " ").map(String.init)
-        guard let name = words.first?.dropFirst(),
-              let spec = CoreCommands.lookup(String(name), kind: kind, in: workspace.commandTable) else {
+        guard let name = words.first?.dropFirst(), let spec = workspace.commandTable.lookup(String(name), kind: kind) else {
             return CompletionResult(start: wordStart, candidates: [])
         }
         let arguments = Array(words.dropFirst())
@@ -62,9 +60,11 @@ public enum Completion {
         case .none: return []
         case .sessions: return workspace.config.sessionNames
         case .kinds: return BackendRegistry.names
-        case .commands: return workspace.commandTable.map(\.name).sorted()
+        case .commands: return workspace.commandTable.names.sorted()
         case .choices(let choices): return choices
         case .threads:
+            // Where the server keeps the threads, the ones it last listed.
+            if let listed = workspace.listedServerThreads(session: workspace.currentSession) { return listed.map(\.id) }
             let threads = (try? workspace.store.threads(session: workspace.currentSession)) ?? []
             return threads.map { String($0.id) } + threads.map(\.title).filter { !$0.contains(" ") }
         case .files: return files(matching: word)

@@ -1,70 +1,87 @@
-/// The slash-commands every session has. Kinds add their own (BackendKind.commands); a kind
-/// may also declare a core name to replace it for its sessions (Nyla's server-side /threads).
+/// The slash-commands every session has, each with the workspace method that runs it. Kinds add
+/// their own (BackendKind.commands); a kind may also declare a core name to replace it for its
+/// sessions (Nyla's server-side prompt library).
 public enum CoreCommands {
     public static let groups = ["general", "sessions", "threads", "history", "messages", "files", "pending edits",
                                 "voice", "prompts and forms"]
 
+    /// A handler that runs a workspace method: `run: core(Workspace.showHistory)`.
+    static func core(_ method: @escaping @Sendable (Workspace) -> (CommandContext) async throws -> CommandOutcome)
+        -> CommandHandler {
+        { context in try await method(context.workspace)(context) }
+    }
+
+    static let voiceKeys = ArgumentCompletion.choices(["rate=", "pitch="])
+
     public static let all: [CommandSpec] = [
-        CommandSpec("help", "[COMMAND]", "list commands, or explain one", group: "general", completions: [.commands]),
-        CommandSpec("info", "", "show the session, backend, thread and model", group: "general"),
-        CommandSpec("quit", "", "leave hark (Ctrl-D on an empty line does too)", group: "general"),
-        CommandSpec("clear", "", "clear the screen", group: "general"),
+        CommandSpec("help", [.optional("COMMAND", .commands)], "list commands, or explain one", group: "general",
+                    run: core(Workspace.help)),
+        CommandSpec("info", "show the session, backend, thread and model", group: "general", run: core(Workspace.info)),
+        CommandSpec("quit", "leave hark (Ctrl-D on an empty line does too)", group: "general", run: { _ in .quit }),
+        CommandSpec("clear", "clear the screen", group: "general", run: { _ in .clearScreen }),
 
-        CommandSpec("sessions", "", "list sessions with kind, unread replies and running replies", group: "sessions"),
-        CommandSpec("session", "NAME | add NAME --kind K … | edit NAME [K=V…] | rm NAME",
-                    "switch session (showing what arrived), or add, edit, remove one", group: "sessions",
-                    completions: [.sessions],
-                    subcommands: ["add": [.none, .choices(["--kind", "--url", "--auth", "--model", "--system", "--set"])],
-                                  "edit": [.sessions, .none], "rm": [.sessions]]),
-        CommandSpec("next", "", "jump to the session with the oldest unread reply", group: "sessions"),
+        CommandSpec("sessions", "list sessions with kind, unread replies and running replies", group: "sessions",
+                    run: core(Workspace.listSessions)),
+        CommandSpec("session", [.one("NAME", .sessions)], "switch session (showing what arrived), or add, edit, remove one",
+                    group: "sessions", subcommands: [
+                        CommandSpec("add", [.one("NAME"), .any("KEY=VALUE")], "add a session", options: SessionEditing.addOptions,
+                                    run: core(Workspace.addSession)),
+                        CommandSpec("edit", [.one("NAME", .sessions), .any("KEY=VALUE")],
+                                    "change settings (KEY= removes one); without any, open the config in $EDITOR",
+                                    run: core(Workspace.editSession)),
+                        CommandSpec("rm", [.one("NAME", .sessions)], "remove a session from the config (its history stays)",
+                                    run: core(Workspace.removeSession)),
+                    ], bare: core(Workspace.listSessions), run: core(Workspace.switchSession)),
+        CommandSpec("next", "jump to the session with the oldest unread reply", group: "sessions", run: core(Workspace.nextUnread)),
 
-        CommandSpec("threads", "", "list this session's threads", group: "threads"),
-        CommandSpec("thread", "NAME|ID | new [TITLE] | rename TITLE | rm [ID]",
-                    "switch thread, start a new one, rename or delete one", group: "threads",
-                    completions: [.threads], subcommands: ["new": [.none], "rename": [.none], "rm": [.threads]]),
+        CommandSpec("threads", "list this session's threads (the server's, where it keeps them)", group: "threads",
+                    run: core(Workspace.listThreads)),
+        CommandSpec("thread", [.text("NAME|ID", .threads)], "switch thread, start a new one, rename or delete one",
+                    group: "threads", subcommands: [
+                        CommandSpec("new", [.optionalText("TITLE")], "start a thread", run: core(Workspace.newThread)),
+                        CommandSpec("rename", [.text("TITLE")], "rename this thread", run: core(Workspace.renameThread)),
+                        CommandSpec("rm", [.optionalText("ID", .threads)], "delete a thread (this one by default)",
+                                    run: core(Workspace.removeThread)),
+                    ], bare: core(Workspace.listThreads), run: core(Workspace.openThread)),
 
-        CommandSpec("history", "[N]", "show the last N messages of this thread (default 20)", group: "history"),
-        CommandSpec("search", "TEXT", "full-text search over every session's history", group: "history"),
-        CommandSpec("export", "[md|json] [FILE]", "write this thread as Markdown or JSON (to stdout without FILE)",
-                    group: "history", completions: [.choices(["md", "json"]), .files]),
+        CommandSpec("history", [.optional("N")], "show the last N messages of this thread (default 20)", group: "history",
+                    run: core(Workspace.showHistory)),
+        CommandSpec("search", [.text("TEXT")], "full-text search over every session's history", group: "history",
+                    run: core(Workspace.searchCommand)),
+        CommandSpec("export", [.optionalChoice(["md", "json"]), .optional("FILE", .files)],
+                    "write this thread as Markdown or JSON (to stdout without FILE)", group: "history",
+                    run: core(Workspace.exportCommand)),
 
-        CommandSpec("retry", "", "send your last message again", group: "messages"),
-        CommandSpec("stop", "", "stop this session's reply that is still streaming", group: "messages"),
-        CommandSpec("continue", "", "ask for more of a reply that was cut off", group: "messages"),
-        CommandSpec("edit", "", "write the message in $EDITOR (starts from the unsent draft)", group: "messages"),
-        CommandSpec("pipe", "COMMAND", "run a shell command with the last reply on its stdin", group: "messages"),
-        CommandSpec("forward", "SESSION", "send the last reply on to another session", group: "messages",
-                    completions: [.sessions]),
+        CommandSpec("retry", "send your last message again", group: "messages", run: core(Workspace.retry)),
+        CommandSpec("stop", "stop this session's reply that is still streaming", group: "messages",
+                    run: core(Workspace.stopReplies)),
+        CommandSpec("continue", "ask for more of a reply that was cut off", group: "messages", run: core(Workspace.continueReply)),
+        CommandSpec("edit", "write the message in $EDITOR (starts from the unsent draft)", group: "messages",
+                    run: { _ in .editDraft("") }),
+        CommandSpec("pipe", [.text("COMMAND")], "run a shell command with the last reply on its stdin", group: "messages",
+                    hint: "e.g. /pipe wc -w", run: core(Workspace.pipe)),
+        CommandSpec("forward", [.one("SESSION", .sessions)], "send the last reply on to another session", group: "messages",
+                    run: core(Workspace.forward)),
+        CommandSpec("save", [.one("FILE", .files)], "write the last reply to FILE, as it arrived", group: "messages",
+                    run: core(Workspace.saveReply)),
 
-        CommandSpec("attach", "PATH", "send a file with the next message", group: "files", completions: [.files]),
+        CommandSpec("attach", [.optionalText("PATH", .files)], "send a file with the next message (alone: what is attached)",
+                    group: "files", run: core(Workspace.attach)),
 
-        CommandSpec("listen", "", "dictate into the input line; a pause or a key ends it (Ctrl-G does this too)",
-                    group: "voice"),
-        CommandSpec("speak", "[on|off]", "read this session's replies aloud as they stream (this run)", group: "voice",
-                    completions: [.choices(["on", "off"])]),
-        CommandSpec("voice", "[NAME] [rate=WPM] [pitch=0-99]", "list the installed voices, or choose one, its speed and pitch",
-                    group: "voice", completions: [.choices(["rate=", "pitch="])]),
-        CommandSpec("mute", "", "stop speaking now (Ctrl-C and sending a message do too)", group: "voice"),
+        CommandSpec("listen", "dictate into the input line; a pause or a key ends it (Ctrl-G does this too)",
+                    group: "voice", run: core(Workspace.listen)),
+        CommandSpec("speak", [.optionalChoice(["on", "off"])],
+                    "read this session's replies aloud as they stream (this run)", group: "voice", run: core(Workspace.speak)),
+        CommandSpec("voice", [.optional("NAME", Self.voiceKeys), .optional("rate=WPM", Self.voiceKeys),
+                                      .optional("pitch=0-99", Self.voiceKeys)],
+                    "list the installed voices, or choose one, its speed and pitch", group: "voice",
+                    run: core(Workspace.voiceCommand)),
+        CommandSpec("mute", "stop speaking now (Ctrl-C and sending a message do too)", group: "voice", run: core(Workspace.mute)),
 
-        CommandSpec("prompts", "", "list the prompt library (Markdown files in prompts/)", group: "prompts and forms"),
-        CommandSpec("prompt", "NAME [KEY=VALUE…] [--send]", "put a library prompt in the input line, or send it",
-                    group: "prompts and forms", completions: [.prompts, .none]),
+        CommandSpec("prompts", "list the prompt library (Markdown files in prompts/)", group: "prompts and forms",
+                    run: core(Workspace.listPrompts)),
+        CommandSpec("prompt", [.one("NAME", .prompts), .any("KEY=VALUE")], "put a library prompt in the input line, or send it",
+                    group: "prompts and forms", options: [OptionSpec(["--send"], nil, "send it at once")],
+                    hint: "/prompts lists the names", run: core(Workspace.promptCommand)),
     ]
-
-    /// Every spec: core plus each kind's own.
-    public static func table() -> [CommandSpec] {
-        var specs = all
-        for kind in BackendRegistry.kinds {
-            for var spec in kind.commands {
-                spec.kinds = spec.kinds ?? [kind.name]
-                specs.append(spec)
-            }
-        }
-        return specs
-    }
-
-    /// The spec that applies to `name` in a session of `kind`: the kind's own first.
-    public static func lookup(_ name: String, kind: String, in table: [CommandSpec]) -> CommandSpec? {
-        table.first { $0.name == name && $0.kinds?.contains(kind) == true } ?? table.first { $0.name == name && $0.kinds == nil }
-    }
 }

@@ -75,14 +75,17 @@ public struct ChatThread: Sendable, Equatable {
     }
 }
 
-/// One earlier turn of a conversation, as sent to a backend that needs the context.
+/// One turn of a conversation: an earlier one, as sent to a backend that needs the context,
+/// or one of a server's thread, kept when the thread is opened here (with the server's date).
 public struct Turn: Sendable, Equatable {
     public var role: MessageRole
     public var text: String
+    public var createdAt: Date?
 
-    public init(role: MessageRole, text: String) {
+    public init(role: MessageRole, text: String, createdAt: Date? = nil) {
         self.role = role
         self.text = text
+        self.createdAt = createdAt
     }
 }
 

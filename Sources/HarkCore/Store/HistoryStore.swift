@@ -322,13 +322,6 @@ public final class HistoryStore: @unchecked Sendable {
         }
     }
 
-    public func setMessageStatus(id: Int64, status: MessageStatus, error: String? = nil) throws {
-        try wrap {
-            try database.run("UPDATE messages SET status = ?, error = ?, updated_at = ? WHERE id = ?",
-                             .text(status.rawValue), SQLValue(error), timestamp, .integer(id))
-        }
-    }
-
     /// Opens a reply row that the writer fills as text arrives.
     public func beginReply(threadID: Int64, session: String, model: String? = nil) throws -> ReplyWriter {
         try wrap {

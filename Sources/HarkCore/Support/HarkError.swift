@@ -3,6 +3,10 @@
 public enum HarkError: Error, Sendable, Equatable {
     /// Wrong arguments or an unknown option.
     case usage(String)
+    /// A slash-command's arguments do not fit its spec: its usage and hint, rendered from the
+    /// spec by `CommandSpec.badArguments`, and the reason if any; every command's usage error
+    /// reads the same. (Strings, not the spec: this file stands alone in the fuzz targets.)
+    case badArguments(usage: String, hint: String?, reason: String?)
     case unknownCommand(String, suggestion: String?)
     case commandNotForKind(command: String, kind: String)
     case unknownSession(String, suggestion: String?)
@@ -36,7 +40,7 @@ public enum HarkError: Error, Sendable, Equatable {
 
     public var exitCode: ExitCode {
         switch self {
-        case .usage, .unknownCommand, .commandNotForKind, .unknownSession, .unknownThread: return .usage
+        case .usage, .badArguments, .unknownCommand, .commandNotForKind, .unknownSession, .unknownThread: return .usage
         case .config, .secret: return .config
         case .network, .timeout: return .network
         case .unauthorized, .authentication: return .auth
@@ -78,6 +82,8 @@ public enum HarkError: Error, Sendable, Equatable {
         switch self {
         case .usage(let text):
             return text
+        case .badArguments(let usage, let hint, let reason):
+            return "usage: " + usage + (reason.map { "; " + $0 } ?? "") + (hint.map { "; " + $0 } ?? "")
         case .unknownCommand(let name, let suggestion):
             return "unknown command \(name)" + (suggestion.map { "; did you mean \($0)?" } ?? "; /help lists them")
         case .commandNotForKind(let command, let kind):

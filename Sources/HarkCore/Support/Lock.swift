@@ -33,6 +33,20 @@ public final class Lock: @unchecked Sendable {
     }
 }
 
+/// State that is only ever read or changed under its lock: `read` and `update` are the only
+/// ways in, so no path can touch it unlocked. The bodies must not call back into the owner.
+public final class Locked<Value>: @unchecked Sendable {
+    private let lock = Lock()
+    private var value: Value
+
+    public init(_ value: Value) { self.value = value }
+
+    public func read<T>(_ body: (Value) throws -> T) rethrows -> T { try lock.withLock { try body(value) } }
+
+    @discardableResult
+    public func update<T>(_ body: (inout Value) throws -> T) rethrows -> T { try lock.withLock { try body(&value) } }
+}
+
 /// A mutex with a condition variable: `wait` releases the lock until signalled.
 public final class Condition: @unchecked Sendable {
     private let lockable = Lock()

@@ -1,5 +1,5 @@
 /// Fuzz target: the slash-command parser (CommandInvocation.parse and Tokenizer.split in
-/// Commands/CommandSpec.swift), which reads every line typed or pasted in the shell.
+/// Commands/CommandInvocation.swift), which reads every line typed or pasted in the shell.
 /// Properties, for any line:
 /// - it is a command exactly when it starts with one "/"; its name is not empty and holds no
 ///   whitespace; rawArguments is the rest, without surrounding spaces;

@@ -120,6 +120,26 @@ import TestSupport
             """)
     }
 
+    @Test func saveWritesTheLastReplyToAFile() async throws {
+        let server = try TestOpenAIServer(script: TestOpenAIServer.streaming(["let x = 1", "\nprint(x)"]))
+        let transcript = Transcript(try Self.home(server).workspace())
+        let folder = TemporaryDirectory()
+        await transcript.type("/save \(folder.path)/early.swift")
+        await transcript.type("/session llama")
+        await transcript.type("write it")
+        await transcript.type("/save \(folder.path)/main.swift")
+        await transcript.type("/save")
+        #expect(transcript.text.hasSuffix("""
+            > /save \(folder.path)/main.swift
+            wrote the last reply (19 bytes) to \(folder.path)/main.swift
+            > /save
+            error: usage: /save FILE
+
+            """))
+        #expect(transcript.text.contains("> /save \(folder.path)/early.swift\nerror: there is no reply in this thread yet\n"))
+        #expect(try String(contentsOfFile: folder.path + "/main.swift", encoding: .utf8) == "let x = 1\nprint(x)\n")
+    }
+
     @Test func atNameForwardPipeAndBangCommand() async throws {
         let server = try TestOpenAIServer { body in
             let question = body["messages"]?.array?.last?["content"]?.string ?? ""
@@ -172,7 +192,7 @@ import TestSupport
             > @nobody hi
             error: no session named "nobody"; `hark sessions` lists them
             > /history many
-            error: usage: /history [N], N a positive number
+            error: usage: /history [N]; N is a positive number
             > /thread rm 99
             error: no thread "99" in this session; /threads lists them
             > !

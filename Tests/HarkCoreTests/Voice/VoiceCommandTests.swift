@@ -36,7 +36,7 @@ import TestSupport
             > /mute
             nothing is being said
             > /speak maybe
-            error: usage: /speak on|off
+            error: usage: /speak [on|off]
             > /speak off
             replies in bot are no longer read aloud
 

@@ -18,29 +18,37 @@ public final class JenkinsBackend: Backend, BackendKind, @unchecked Sendable {
     ]
 
     public static let commands: [CommandSpec] = [
-        CommandSpec("jobs", "[FILTER]", "list jobs (folders as team/app) with status and a building mark", group: "jenkins"),
-        CommandSpec("job", "NAME", "show a job: description, parameters, last builds", group: "jenkins",
-                    completions: [.dynamic("jobs")]),
-        CommandSpec("build", "JOB [KEY=VALUE…]", "start a build and stream its console (Ctrl-C detaches; the build goes on)",
-                    group: "jenkins", completions: [.dynamic("jobs"), .none]),
-        CommandSpec("status", "JOB", "one line: the job's newest build", group: "jenkins", completions: [.dynamic("jobs")]),
-        CommandSpec("log", "[JOB] [#N]", "a build's console (the newest by default; followed while it runs)",
-                    group: "jenkins", completions: [.dynamic("jobs"), .none]),
-        CommandSpec("stop-build", "[JOB] [#N]", "stop a build, or take it out of the queue", group: "jenkins",
-                    completions: [.dynamic("jobs"), .none]),
-        CommandSpec("queue", "", "show the build queue", group: "jenkins"),
-        CommandSpec("refresh", "", "forget cached jobs (5 min) and build states (30 s)", group: "jenkins"),
+        CommandSpec("jobs", [.optional("FILTER")], "list jobs (folders as team/app) with status and a building mark",
+                    group: "jenkins", run: handler(JenkinsBackend.listJobs)),
+        CommandSpec("job", [.one("NAME", .dynamic("jobs"))], "show a job: description, parameters, last builds", group: "jenkins",
+                    run: handler(JenkinsBackend.showJob)),
+        CommandSpec("build", [.one("JOB", .dynamic("jobs")), .any("KEY=VALUE")],
+                    "start a build and stream its console (Ctrl-C detaches; the build goes on)", group: "jenkins",
+                    run: handler(JenkinsBackend.build)),
+        CommandSpec("status", [.optional("JOB", .dynamic("jobs"))], "one line: the job's newest build (the job named last)",
+                    group: "jenkins", run: handler(JenkinsBackend.status)),
+        CommandSpec("log", [.optional("JOB", .dynamic("jobs")), .optional("#N")],
+                    "a build's console (the newest by default; followed while it runs)", group: "jenkins",
+                    run: handler(JenkinsBackend.log)),
+        CommandSpec("stop-build", [.optional("JOB", .dynamic("jobs")), .optional("#N")],
+                    "stop a build, or take it out of the queue", group: "jenkins", run: handler(JenkinsBackend.stopBuild)),
+        CommandSpec("queue", "show the build queue", group: "jenkins", run: handler(JenkinsBackend.showQueue)),
+        CommandSpec("refresh", "forget cached jobs (5 min) and build states (30 s)", group: "jenkins",
+                    run: handler(JenkinsBackend.refresh)),
     ]
 
     let session: SessionConfig
     let server: JenkinsServer
     let pollInterval: Double
     let followed = FollowedBuilds()
+    /// Runs this session's commands for a message sent from elsewhere.
+    let sessions: SessionDirectory
     private let lock = Lock()
     private var lastJobName: String?
 
     init(session: SessionConfig, environment: BackendEnvironment) throws {
         self.session = session
+        sessions = environment.sessions ?? SessionDirectory()
         let interval = try session.double("poll_interval") ?? 1
         guard interval >= 0 else { throw HarkError.usage("session \(session.name): poll_interval must be 0 or more seconds") }
         pollInterval = interval
@@ -85,7 +93,7 @@ public final class JenkinsBackend: Backend, BackendKind, @unchecked Sendable {
                     var invocation = try CommandInvocation.parse(text)
                     if invocation == nil { invocation = try await command(forMessage: text) }
                     guard let invocation else { throw HarkError.usage(TypedCommands.explanation) }
-                    switch try await perform(invocation.name, invocation.arguments, interaction: NonInteractive()) {
+                    switch try await sessions.runOwnCommand(invocation, session: session.name) {
                     case .events(let events, _, let detachOnInterrupt):
                         // `@ci build app` from another session detaches on Ctrl-C as
                         // `/build app` does in this one.
@@ -105,10 +113,6 @@ public final class JenkinsBackend: Backend, BackendKind, @unchecked Sendable {
             }
             continuation.onTermination = { _ in task.cancel() }
         }
-    }
-
-    public func run(command: String, arguments: [String], context: CommandContext) async throws -> CommandOutcome {
-        try await perform(command, arguments, interaction: context.interaction)
     }
 
     // MARK: What the shell asks

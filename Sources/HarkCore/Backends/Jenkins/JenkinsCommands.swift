@@ -3,49 +3,41 @@ import Glibc
 
 /// The Jenkins session's commands. Each returns lines to show, a page, or a build to follow.
 extension JenkinsBackend {
-    func perform(_ command: String, _ arguments: [String], interaction: Interaction) async throws -> CommandOutcome {
-        switch command {
-        case "jobs": return try await listJobs(arguments)
-        case "job": return try await showJob(arguments)
-        case "status": return try await status(arguments)
-        case "build": return try await build(arguments, interaction: interaction)
-        case "log": return try await log(arguments)
-        case "stop-build": return try await stopBuild(arguments)
-        case "queue": return .output(JenkinsViews.queue(try await server.queue()))
-        case "refresh":
-            server.cache.clear()
-            return .output([StyledLine("dropped the cached jobs and build states; the next command asks \(session.name) afresh", .dim)])
-        default: throw HarkError.unknownCommand("/" + command, suggestion: nil)
-        }
+    func listJobs(_ context: CommandContext) async throws -> CommandOutcome {
+        .output(JenkinsViews.jobList(try await server.jobs(), filter: context.arguments["FILTER"]))
     }
 
-    func listJobs(_ arguments: [String]) async throws -> CommandOutcome {
-        guard arguments.count <= 1 else { throw HarkError.usage("usage: /jobs [FILTER]") }
-        return .output(JenkinsViews.jobList(try await server.jobs(), filter: arguments.first))
+    func showQueue(_ context: CommandContext) async throws -> CommandOutcome {
+        .output(JenkinsViews.queue(try await server.queue()))
     }
 
-    func showJob(_ arguments: [String]) async throws -> CommandOutcome {
-        guard arguments.count == 1 else { throw HarkError.usage("usage: /job NAME") }
-        let job = try await server.job(arguments[0])
+    func refresh(_ context: CommandContext) async throws -> CommandOutcome {
+        server.cache.clear()
+        return .output([StyledLine("dropped the cached jobs and build states; the next command asks \(session.name) afresh", .dim)])
+    }
+
+    func showJob(_ context: CommandContext) async throws -> CommandOutcome {
+        let job = try await server.job(context.arguments["NAME"] ?? "")
         lastJob = job.path.description
         return .output(JenkinsViews.job(job))
     }
 
-    func status(_ arguments: [String]) async throws -> CommandOutcome {
-        guard arguments.count <= 1, let name = arguments.first ?? lastJob else { throw HarkError.usage("usage: /status JOB") }
+    func status(_ context: CommandContext) async throws -> CommandOutcome {
+        guard let name = context.arguments["JOB"] ?? lastJob else { throw context.badArguments("no job was named yet") }
         let job = try await server.job(name)
         lastJob = job.path.description
         return .output(JenkinsViews.status(job))
     }
 
-    func build(_ arguments: [String], interaction: Interaction) async throws -> CommandOutcome {
-        guard let name = arguments.first else { throw HarkError.usage("usage: /build JOB [KEY=VALUE…]") }
+    func build(_ context: CommandContext) async throws -> CommandOutcome {
+        let name = context.arguments["JOB"] ?? ""
         let job = try await server.job(name)
         guard job.buildable else {
             throw HarkError.backend("\(job.path) is disabled on \(session.name); enable it in Jenkins to build it")
         }
         lastJob = job.path.description
-        let parameters = try await BuildParameters.resolve(Array(arguments.dropFirst()), for: job, interaction: interaction)
+        let parameters = try await BuildParameters.resolve(context.arguments.list("KEY=VALUE"), for: job,
+                                                           interaction: context.interaction)
         let queueID = try await server.trigger(job, parameters: parameters.form)
         let line = (["/build", job.path.description] + parameters.shown).joined(separator: " ")
         guard let queueID else {
@@ -58,21 +50,21 @@ extension JenkinsBackend {
     }
 
     /// `[JOB] [#N]`: either may be left out (the job named last, the newest build).
-    func jobAndNumber(_ arguments: [String], usage: String) throws -> (job: String, number: Int?) {
-        var words = arguments
+    func jobAndNumber(_ context: CommandContext) throws -> (job: String, number: Int?) {
+        var words = context.arguments.words
         var number: Int?
         if let last = words.last, let parsed = Int(last.hasPrefix("#") ? String(last.dropFirst()) : last), parsed > 0 {
             number = parsed
             words.removeLast()
         }
-        guard words.count <= 1, let job = words.first ?? lastJob else { throw HarkError.usage("usage: \(usage)") }
+        guard words.count <= 1, let job = words.first ?? lastJob else { throw context.badArguments() }
         return (job, number)
     }
 
     /// A running build is followed like a new one (recorded, Ctrl-C detaches); a finished
     /// one is shown whole.
-    func log(_ arguments: [String]) async throws -> CommandOutcome {
-        let (name, number) = try jobAndNumber(arguments, usage: "/log [JOB] [#N]")
+    func log(_ context: CommandContext) async throws -> CommandOutcome {
+        let (name, number) = try jobAndNumber(context)
         let job = try await server.job(name)
         lastJob = job.path.description
         let build = try await server.build(job.path, number)
@@ -95,8 +87,8 @@ extension JenkinsBackend {
         return .page(text + BuildFollower.summary(job.path, build) + "\n")
     }
 
-    func stopBuild(_ arguments: [String]) async throws -> CommandOutcome {
-        if arguments.isEmpty {
+    func stopBuild(_ context: CommandContext) async throws -> CommandOutcome {
+        if context.arguments.words.isEmpty {
             let active = followed.all
             guard let entry = active.first else {
                 throw HarkError.usage("no build is being followed in \(session.name); /stop-build JOB [#N]")
@@ -106,7 +98,7 @@ extension JenkinsBackend {
             }
             return try await stop(entry.job, number: entry.number, queueID: entry.queueID)
         }
-        let (name, number) = try jobAndNumber(arguments, usage: "/stop-build [JOB] [#N]")
+        let (name, number) = try jobAndNumber(context)
         let job = try await server.job(name, fresh: true)
         if let number { return try await stop(job.path, number: number, queueID: nil) }
         if let entry = followed.all.last(where: { $0.job == job.path }) {

@@ -26,16 +26,15 @@ public struct FormRecord: Sendable, Equatable {
 
 /// The `local_forms` table (migration 003-local-forms): written after every answer.
 struct FormStore {
-    let store: HistoryStore
+    /// The session's history; the forms are in its kind's tables.
+    let history: SessionHistory
     let now: @Sendable () -> Date
-
-    var database: Database { store.database }
 
     func create(session: String, threadID: Int64, template: FormTemplate, source: String,
                 progress: FormProgress) throws -> FormRecord {
         let time = now()
         let uid = UUID().uuidString.lowercased()
-        let id: Int64 = try store.wrap {
+        let id: Int64 = try history.tables { database in
             try database.transaction {
                 try database.run("""
                     INSERT INTO local_forms(uid, session, thread_id, template, title, source, stage, current_field, walking,
@@ -56,7 +55,7 @@ struct FormStore {
         record.updatedAt = now()
         if record.completedAt == nil, [.done, .submitted].contains(record.progress.stage) { record.completedAt = record.updatedAt }
         let saved = record
-        try store.wrap {
+        try history.tables { database in
             try database.run("""
                 UPDATE local_forms SET stage = ?, current_field = ?, walking = ?, answers = ?, updated_at = ?,
                                        completed_at = ?, submitted_to = ?, submitted_at = ?
@@ -93,7 +92,7 @@ struct FormStore {
 
     /// The form still taking answers in a thread.
     func open(threadID: Int64) throws -> FormRecord? {
-        try store.wrap {
+        try history.tables { database in
             try database.query(Self.select + """
                  WHERE thread_id = ? AND stage IN ('filling', 'review') ORDER BY id DESC LIMIT 1
                 """, .integer(threadID)).first.map(Self.record)
@@ -102,7 +101,7 @@ struct FormStore {
 
     /// The latest form of a thread that was not cancelled, open or not.
     func latest(threadID: Int64) throws -> FormRecord? {
-        try store.wrap {
+        try history.tables { database in
             try database.query(Self.select + " WHERE thread_id = ? AND stage != 'cancelled' ORDER BY id DESC LIMIT 1",
                                .integer(threadID)).first.map(Self.record)
         }
@@ -110,13 +109,13 @@ struct FormStore {
 
     /// A session's forms, the most recently touched first.
     func forms(session: String) throws -> [FormRecord] {
-        try store.wrap {
+        try history.tables { database in
             try database.query(Self.select + " WHERE session = ? ORDER BY updated_at DESC, id DESC", .text(session))
                 .map(Self.record)
         }
     }
 
     func form(id: Int64) throws -> FormRecord? {
-        try store.wrap { try database.query(Self.select + " WHERE id = ?", .integer(id)).first.map(Self.record) }
+        try history.tables { database in try database.query(Self.select + " WHERE id = ?", .integer(id)).first.map(Self.record) }
     }
 }

@@ -4,33 +4,31 @@ import Glibc
 /// `/forms` and `/form …`. Starting, resuming, sending and cancelling answer as replies (kept
 /// in the thread, so the whole conversation is in the history); listing and export print.
 extension LocalBackend {
-    public func run(command: String, arguments: [String], context: CommandContext) async throws -> CommandOutcome {
-        switch command {
-        case "forms": return .output(try formsList())
-        case "form": break
-        default: throw HarkError.unknownCommand("/" + command, suggestion: nil)
-        }
-        let rest = Array(arguments.dropFirst())
-        let line = "/form " + context.invocation.rawArguments
-        switch arguments.first {
-        case nil:
-            throw HarkError.usage("usage: /form NAME | resume [ID] | export [FILE] | submit | cancel; /forms lists the forms")
-        case "resume":
-            return .events(Self.reply(try resume(rest.first, context: context)), recordAs: line)
-        case "export":
-            let (id, files) = Self.formID(in: rest)
-            guard files.count <= 1 else { throw HarkError.usage("usage: /form export [#ID] [FILE]") }
-            return .output(try export(try formToExport(id: id, context: context), to: files.first))
-        case "submit":
-            let (id, extra) = Self.formID(in: rest)
-            guard extra.isEmpty else { throw HarkError.usage("usage: /form submit [#ID]") }
-            return .events(try submitStream(try formToExport(id: id, context: context)), recordAs: line)
-        case "cancel":
-            return .events(Self.reply(try cancel(context: context)), recordAs: line)
-        case let name?:
-            guard rest.isEmpty else { throw HarkError.usage("usage: /form NAME (one name; /forms lists them)") }
-            return .events(Self.reply(try start(name, context: context)), recordAs: line)
-        }
+    func listForms(_ context: CommandContext) async throws -> CommandOutcome { .output(try formsList()) }
+
+    func startForm(_ context: CommandContext) async throws -> CommandOutcome {
+        .events(Self.reply(try start(context.arguments["NAME"] ?? "", context: context)), recordAs: context.line)
+    }
+
+    func resumeForm(_ context: CommandContext) async throws -> CommandOutcome {
+        .events(Self.reply(try resume(context.arguments["ID"], context: context)), recordAs: context.line)
+    }
+
+    /// `/form export [#ID] [FILE]`: a first word `#N` is the form's id, anything else the file.
+    func exportForm(_ context: CommandContext) async throws -> CommandOutcome {
+        let (id, files) = Self.formID(in: context.arguments.words)
+        guard files.count <= 1 else { throw context.badArguments() }
+        return .output(try export(try formToExport(id: id, context: context), to: files.first))
+    }
+
+    func submitForm(_ context: CommandContext) async throws -> CommandOutcome {
+        let (id, extra) = Self.formID(in: context.arguments.words)
+        guard extra.isEmpty else { throw context.badArguments("the form's #ID, as /forms shows it") }
+        return .events(try submitStream(try formToExport(id: id, context: context)), recordAs: context.line)
+    }
+
+    func cancelForm(_ context: CommandContext) async throws -> CommandOutcome {
+        .events(Self.reply(try cancel(context: context)), recordAs: context.line)
     }
 
     /// Lines as one finished reply.
@@ -47,7 +45,7 @@ extension LocalBackend {
         let (template, source) = try library.load(name)
         var conversation = FormConversation(template: template, today: today)
         let lines = conversation.begin()
-        let thread = try context.store.createThread(session: session.name, title: template.title)
+        let thread = try context.history.createThread(title: template.title)
         _ = try forms().create(session: session.name, threadID: thread.id, template: template, source: source,
                                progress: conversation.progress)
         return lines
@@ -74,7 +72,7 @@ extension LocalBackend {
         } else {
             record = open[0]
         }
-        try context.store.setCurrentThread(session: session.name, threadID: record.threadID)
+        try context.history.setCurrentThread(record.threadID)
         var conversation = FormConversation(template: try record.template(), progress: record.progress, today: today)
         let lines = conversation.resume()
         record.progress = conversation.progress
@@ -97,7 +95,7 @@ extension LocalBackend {
             }
             return record
         }
-        if let thread = context.thread, let record = try forms().latest(threadID: thread.id) { return record }
+        if let thread = try context.history.currentThread(), let record = try forms().latest(threadID: thread.id) { return record }
         let finished = try forms().forms(session: session.name).filter { [.done, .submitted].contains($0.progress.stage) }
         guard let latest = finished.first else {
             throw HarkError.usage("no form is filled in yet; /form NAME starts one, /forms lists them")
@@ -147,7 +145,7 @@ extension LocalBackend {
     }
 
     func cancel(context: CommandContext) throws -> [String] {
-        guard let thread = context.thread, var record = try forms().open(threadID: thread.id) else {
+        guard let thread = try context.history.currentThread(), var record = try forms().open(threadID: thread.id) else {
             throw HarkError.usage("no form is open in this thread; /form resume ID switches to one first")
         }
         var conversation = FormConversation(template: try record.template(), progress: record.progress, today: today)

@@ -15,16 +15,25 @@ public final class LocalBackend: Backend, BackendKind {
     ]
 
     public static let commands: [CommandSpec] = [
-        CommandSpec("forms", "", "list the forms to fill in, and yours in progress or done", group: "prompts and forms"),
-        CommandSpec("form", "NAME | resume [ID] | export [#ID] [FILE] | submit [#ID] | cancel",
-                    "fill in a form one question at a time; resume, export, send or cancel one",
-                    group: "prompts and forms", completions: [.dynamic("forms")],
-                    subcommands: ["resume": [.dynamic("open-forms")], "export": [.files], "submit": [], "cancel": []]),
+        CommandSpec("forms", "list the forms to fill in, and yours in progress or done", group: "prompts and forms",
+                    run: handler(LocalBackend.listForms)),
+        CommandSpec("form", [.one("NAME", .dynamic("forms"))],
+                    "fill in a form one question at a time; resume, export, send or cancel one", group: "prompts and forms",
+                    subcommands: [
+                        CommandSpec("resume", [.optional("ID", .dynamic("open-forms"))], "go on with a form in progress",
+                                    run: handler(LocalBackend.resumeForm)),
+                        CommandSpec("export", [.optional("#ID"), .optional("FILE", .files)],
+                                    "write a form's answers as JSON and Markdown", run: handler(LocalBackend.exportForm)),
+                        CommandSpec("submit", [.optional("#ID")], "send a finished form to its session",
+                                    run: handler(LocalBackend.submitForm)),
+                        CommandSpec("cancel", "give up the form of this thread", run: handler(LocalBackend.cancelForm)),
+                    ], hint: "/forms lists the forms", run: handler(LocalBackend.startForm)),
     ]
 
     let session: SessionConfig
     let paths: Paths
-    let store: HistoryStore?
+    /// This session's threads, and the tables the forms are kept in.
+    let history: SessionHistory?
     let sessions: SessionDirectory?
     let clock: HarkClock
     /// The session that reads free-text answers, or nil for rules only.
@@ -33,7 +42,7 @@ public final class LocalBackend: Backend, BackendKind {
     init(session: SessionConfig, environment: BackendEnvironment) throws {
         self.session = session
         paths = environment.paths
-        store = environment.store
+        history = environment.history(of: session.name)
         sessions = environment.sessions
         clock = environment.clock
         llm = session["llm"]
@@ -51,15 +60,15 @@ public final class LocalBackend: Backend, BackendKind {
     var today: FormDate { FormDate.local(clock.now()) }
 
     func forms() throws -> FormStore {
-        guard let store else { throw HarkError.unavailable("forms need the history database", hint: "run hark normally") }
-        return FormStore(store: store, now: clock.now)
+        guard let history else { throw HarkError.unavailable("forms need the history database", hint: "run hark normally") }
+        return FormStore(history: history, now: clock.now)
     }
 
     public func send(_ request: ChatRequest) -> AsyncThrowingStream<ReplyEvent, Error> {
         AsyncThrowingStream { continuation in
             let task = Task { [self] in
                 do {
-                    if store != nil, let record = try forms().open(threadID: request.thread.id) {
+                    if history != nil, let record = try forms().open(threadID: request.thread.id) {
                         try await answer(request.text, record: record) { continuation.yield($0) }
                         continuation.yield(.finished(reason: nil))
                     } else {
@@ -143,7 +152,7 @@ public final class LocalBackend: Backend, BackendKind {
     /// `form 3/9` while the current thread has a form open, so the prompt tells that a message
     /// here is an answer.
     public func promptBadge() -> String? {
-        guard let store, let thread = try? store.currentThread(session: session.name),
+        guard let history, let thread = try? history.currentThread(),
               let record = try? forms().open(threadID: thread.id), let template = try? record.template() else { return nil }
         if record.progress.stage == .review { return "form: review" }
         let conversation = FormConversation(template: template, progress: record.progress, today: today)

@@ -18,20 +18,28 @@ public final class MonicaBackend: Backend, BackendKind {
         SettingSpec("max_wait", "the longest Retry-After to wait for, in seconds (default 60)"),
     ]
 
+    static let contactID = ArgumentSpec.one("ID", .dynamic("contacts"))
+
     public static let commands: [CommandSpec] = [
-        CommandSpec("contacts", "[QUERY]", "search contacts (a name, or field:value such as email:jo); all without a query",
-                    group: "monica"),
-        CommandSpec("contact", "ID", "a contact's card: names, emails and phones, tags, dates, latest notes",
-                    group: "monica", completions: [.dynamic("contacts")]),
-        CommandSpec("notes", "ID", "a contact's notes, latest first", group: "monica", completions: [.dynamic("contacts")]),
-        CommandSpec("activities", "ID", "activities with a contact, latest first", group: "monica",
-                    completions: [.dynamic("contacts")]),
-        CommandSpec("tasks", "ID", "a contact's tasks, done or not", group: "monica", completions: [.dynamic("contacts")]),
-        CommandSpec("gifts", "ID", "gift ideas and gifts for a contact", group: "monica", completions: [.dynamic("contacts")]),
-        CommandSpec("tags", "", "every tag", group: "monica"),
-        CommandSpec("tag", "NAME", "the contacts with that tag", group: "monica", completions: [.dynamic("tags")]),
-        CommandSpec("more", "", "the next page of the last list", group: "monica"),
-        CommandSpec("refresh", "", "forget cached answers, so the next ones come fresh from Monica", group: "monica"),
+        CommandSpec("contacts", [.optionalText("QUERY")],
+                    "search contacts (a name, or field:value such as email:jo); all without a query", group: "monica",
+                    run: handler(MonicaBackend.contacts)),
+        CommandSpec("contact", [contactID], "a contact's card: names, emails and phones, tags, dates, latest notes",
+                    group: "monica", run: handler(MonicaBackend.contact)),
+        CommandSpec("notes", [contactID], "a contact's notes, latest first", group: "monica",
+                    run: handler(MonicaBackend.listing { .notes(contact: $0) })),
+        CommandSpec("activities", [contactID], "activities with a contact, latest first", group: "monica",
+                    run: handler(MonicaBackend.listing { .activities(contact: $0) })),
+        CommandSpec("tasks", [contactID], "a contact's tasks, done or not", group: "monica",
+                    run: handler(MonicaBackend.listing { .tasks(contact: $0) })),
+        CommandSpec("gifts", [contactID], "gift ideas and gifts for a contact", group: "monica",
+                    run: handler(MonicaBackend.listing { .gifts(contact: $0) })),
+        CommandSpec("tags", "every tag", group: "monica", run: handler(MonicaBackend.tags)),
+        CommandSpec("tag", [.text("NAME", .dynamic("tags"))], "the contacts with that tag", group: "monica",
+                    hint: "/tags lists them", run: handler(MonicaBackend.tagged)),
+        CommandSpec("more", "the next page of the last list", group: "monica", run: handler(MonicaBackend.more)),
+        CommandSpec("refresh", "forget cached answers, so the next ones come fresh from Monica", group: "monica",
+                    run: handler(MonicaBackend.refresh)),
     ]
 
     let session: SessionConfig

@@ -2,52 +2,55 @@
 /// recorded under the command line (`/contact 12`), like a typed search, so the history holds
 /// what was seen; arguments are checked first, so a typo is an error, not a failed reply.
 extension MonicaBackend {
-    public func run(command: String, arguments: [String], context: CommandContext) async throws -> CommandOutcome {
-        let raw = context.invocation.rawArguments
-        let line = "/" + command + (raw.isEmpty ? "" : " " + raw)
-        switch command {
-        case "contacts":
-            let search = MonicaListing(source: .contacts(query: raw.isEmpty ? nil : raw))
-            return recorded(line) { try await self.show(search, progress: $0) }
-        case "contact":
-            let id = try contactID(arguments, command: command)
-            return recorded(line) { try await self.card(id, progress: $0) }
-        case "notes", "activities", "tasks", "gifts":
-            let id = try contactID(arguments, command: command)
-            let source: MonicaListing.Source = switch command {
-            case "notes": .notes(contact: id)
-            case "activities": .activities(contact: id)
-            case "tasks": .tasks(contact: id)
-            default: .gifts(contact: id)
-            }
-            return recorded(line) { try await self.show(MonicaListing(source: source), progress: $0) }
-        case "tags":
-            return recorded(line) { try await self.show(MonicaListing(source: .tags), progress: $0) }
-        case "tag":
-            guard !raw.isEmpty else { throw HarkError.usage("usage: /tag NAME (/tags lists them)") }
-            return recorded(line) { progress in
-                let tag = try await self.tag(named: raw, progress: progress)
-                return try await self.show(MonicaListing(source: .tagged(tag)), progress: progress)
-            }
-        case "more":
-            guard var listing = memory.lastListing else {
-                throw HarkError.usage("nothing to continue: search for a contact first (type a name)")
-            }
-            guard listing.hasNext else {
-                return .output([StyledLine("that was the last page (\(listing.shownSoFar) of \(listing.total) "
-                    + MonicaFormatting.plural(listing.noun, listing.total) + ")", .dim)])
-            }
-            listing.page += 1
-            let next = listing
-            return recorded(line) { try await self.show(next, progress: $0) }
-        case "refresh":
-            guard client.cache.isEnabled else { return .output([StyledLine("the cache is off (cache = 0)", .dim)]) }
-            let dropped = client.cache.clear()
-            return .output([StyledLine("forgot \(dropped) cached \(MonicaFormatting.plural("answer", dropped)); "
-                + "the next requests go to Monica", .dim)])
-        default:
-            throw HarkError.unknownCommand("/" + command, suggestion: nil)
+    func contacts(_ context: CommandContext) async throws -> CommandOutcome {
+        let search = MonicaListing(source: .contacts(query: context.arguments["QUERY"]))
+        return recorded(context.line) { try await self.show(search, progress: $0) }
+    }
+
+    func contact(_ context: CommandContext) async throws -> CommandOutcome {
+        let id = try contactID(context)
+        return recorded(context.line) { try await self.card(id, progress: $0) }
+    }
+
+    /// `/notes`, `/activities`, `/tasks` and `/gifts`: one of a contact's lists.
+    static func listing(_ source: @escaping @Sendable (Int) -> MonicaListing.Source)
+        -> @Sendable (MonicaBackend) -> (CommandContext) async throws -> CommandOutcome {
+        { backend in { context in
+            let listing = MonicaListing(source: source(try backend.contactID(context)))
+            return backend.recorded(context.line) { try await backend.show(listing, progress: $0) }
+        } }
+    }
+
+    func tags(_ context: CommandContext) async throws -> CommandOutcome {
+        recorded(context.line) { try await self.show(MonicaListing(source: .tags), progress: $0) }
+    }
+
+    func tagged(_ context: CommandContext) async throws -> CommandOutcome {
+        let name = context.arguments["NAME"] ?? ""
+        return recorded(context.line) { progress in
+            let tag = try await self.tag(named: name, progress: progress)
+            return try await self.show(MonicaListing(source: .tagged(tag)), progress: progress)
         }
+    }
+
+    func more(_ context: CommandContext) async throws -> CommandOutcome {
+        guard var listing = memory.lastListing else {
+            throw HarkError.usage("nothing to continue: search for a contact first (type a name)")
+        }
+        guard listing.hasNext else {
+            return .output([StyledLine("that was the last page (\(listing.shownSoFar) of \(listing.total) "
+                + MonicaFormatting.plural(listing.noun, listing.total) + ")", .dim)])
+        }
+        listing.page += 1
+        let next = listing
+        return recorded(context.line) { try await self.show(next, progress: $0) }
+    }
+
+    func refresh(_ context: CommandContext) async throws -> CommandOutcome {
+        guard client.cache.isEnabled else { return .output([StyledLine("the cache is off (cache = 0)", .dim)]) }
+        let dropped = client.cache.clear()
+        return .output([StyledLine("forgot \(dropped) cached \(MonicaFormatting.plural("answer", dropped)); "
+            + "the next requests go to Monica", .dim)])
     }
 
     func recorded(_ line: String, _ work: @escaping MonicaWork) -> CommandOutcome {
@@ -55,9 +58,10 @@ extension MonicaBackend {
     }
 
     /// `12` or `#12`.
-    func contactID(_ arguments: [String], command: String) throws -> Int {
-        let text = arguments.first.map { $0.hasPrefix("#") ? String($0.dropFirst()) : $0 } ?? ""
-        guard arguments.count == 1, let id = Int(text), id > 0 else {
+    func contactID(_ context: CommandContext) throws -> Int {
+        let command = context.invocation.name
+        let text = context.arguments["ID"].map { $0.hasPrefix("#") ? String($0.dropFirst()) : $0 } ?? ""
+        guard let id = Int(text), id > 0 else {
             throw HarkError.usage("/\(command) needs a contact's id, e.g. /\(command) 12; type a name to search for it")
         }
         return id

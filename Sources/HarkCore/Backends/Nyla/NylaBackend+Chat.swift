@@ -9,9 +9,6 @@ extension NylaBackend {
     public func send(_ request: ChatRequest) -> AsyncThrowingStream<ReplyEvent, Error> {
         AsyncThrowingStream { continuation in
             let task = Task { [self] in
-                let threadID = request.thread.id
-                state.update { _ = $0.streaming.insert(threadID) }
-                defer { state.update { _ = $0.streaming.remove(threadID) } }
                 do {
                     try await stream(request, into: continuation)
                     continuation.finish()

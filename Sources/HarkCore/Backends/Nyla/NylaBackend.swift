@@ -25,34 +25,43 @@ public final class NylaBackend: Backend, BackendKind {
     ]
 
     public static let commands: [CommandSpec] = [
-        CommandSpec("login", "[USER]", "log in to the gateway (the password is asked without echo)", group: "nyla"),
-        CommandSpec("logout", "", "log out and forget the gateway's cookies", group: "nyla"),
-        CommandSpec("instances", "", "list your mandates, features and instances", group: "nyla"),
-        CommandSpec("instance", "[ID]", "switch this session to a workspace or chatbot instance", group: "nyla",
-                    completions: [.dynamic("instances")]),
-        CommandSpec("threads", "", "list the gateway's threads of this instance", group: "threads"),
-        CommandSpec("thread", "ID | new [TITLE] | rename TITLE | rm [ID]",
-                    "open a gateway thread (loading its messages), start, rename or delete one", group: "threads",
-                    completions: [.dynamic("threads")],
-                    subcommands: ["new": [.none], "rename": [.none], "rm": [.dynamic("threads")]]),
-        CommandSpec("files", "[FOLDER]", "list the workspace's folders and files", group: "files",
-                    completions: [.dynamic("folders")]),
-        CommandSpec("upload", "PATH [FOLDER]", "upload a file to the workspace", group: "files",
-                    completions: [.files, .dynamic("folders")]),
-        CommandSpec("download", "ID [PATH]", "save a workspace file", group: "files", completions: [.dynamic("files"), .files]),
-        CommandSpec("file", "ID [PAGE]", "preview a workspace file (text by pages; binaries described)", group: "files",
-                    completions: [.dynamic("files"), .none]),
-        CommandSpec("attach", "PATH", "upload a file; it goes with your next message", group: "files", completions: [.files]),
-        CommandSpec("edits", "[ID]", "list the agent's pending edits with their diffs", group: "pending edits",
-                    completions: [.dynamic("edits")]),
-        CommandSpec("accept", "ID|all", "apply a pending edit, or all of them", group: "pending edits",
-                    completions: [.dynamic("edits")]),
-        CommandSpec("reject", "ID|all", "discard a pending edit, or all of them", group: "pending edits",
-                    completions: [.dynamic("edits")]),
-        CommandSpec("prompts", "", "list the gateway's prompt library", group: "prompts and forms"),
-        CommandSpec("prompt", "NAME [KEY=VALUE…]", "put a library prompt in the input line", group: "prompts and forms",
-                    completions: [.dynamic("prompts"), .none]),
+        CommandSpec("login", [.optional("USER")], "log in to the gateway (the password is asked without echo)", group: "nyla",
+                    run: nyla(NylaBackend.loginCommand)),
+        CommandSpec("logout", "log out and forget the gateway's cookies", group: "nyla", run: nyla(NylaBackend.logoutCommand)),
+        CommandSpec("instances", "list your mandates, features and instances", group: "nyla",
+                    run: nyla(NylaBackend.instancesCommand)),
+        CommandSpec("instance", [.optional("ID", .dynamic("instances"))], "switch this session to a workspace or chatbot instance",
+                    group: "nyla", run: nyla(NylaBackend.instanceCommand)),
+        CommandSpec("files", [.optional("FOLDER", .dynamic("folders"))], "list the workspace's folders and files", group: "files",
+                    run: nyla(NylaBackend.filesCommand)),
+        CommandSpec("upload", [.one("PATH", .files), .optional("FOLDER", .dynamic("folders"))], "upload a file to the workspace",
+                    group: "files", run: nyla(NylaBackend.uploadCommand)),
+        CommandSpec("download", [.one("ID", .dynamic("files")), .optional("PATH", .files)], "save a workspace file",
+                    group: "files", run: nyla(NylaBackend.downloadCommand)),
+        CommandSpec("file", [.one("ID", .dynamic("files")), .optional("PAGE")],
+                    "preview a workspace file (text by pages; binaries described)", group: "files",
+                    run: nyla(NylaBackend.fileCommand)),
+        CommandSpec("attach", [.optionalText("PATH", .files)], "upload a file; it goes with your next message", group: "files",
+                    run: nyla(NylaBackend.attachCommand)),
+        CommandSpec("edits", [.optional("ID", .dynamic("edits"))], "list the agent's pending edits with their diffs",
+                    group: "pending edits", run: nyla(NylaBackend.editsCommand)),
+        CommandSpec("accept", [.one("ID|all", .dynamic("edits"))], "apply a pending edit, or all of them", group: "pending edits",
+                    run: nyla(NylaBackend.acceptCommand)),
+        CommandSpec("reject", [.one("ID|all", .dynamic("edits"))], "discard a pending edit, or all of them", group: "pending edits",
+                    run: nyla(NylaBackend.rejectCommand)),
+        CommandSpec("prompts", "list the gateway's prompt library", group: "prompts and forms",
+                    run: nyla(NylaBackend.promptsCommand)),
+        CommandSpec("prompt", [.one("NAME", .dynamic("prompts")), .any("KEY=VALUE")], "put a library prompt in the input line",
+                    group: "prompts and forms", hint: "/prompts lists the names", run: handler(NylaBackend.promptCommand)),
     ]
+
+    /// A Nyla command that answers with lines: what it noted on the way (a login) goes first.
+    static func nyla(_ method: @escaping @Sendable (NylaBackend) -> (CommandContext, NylaNotes) async throws -> Document)
+        -> CommandHandler {
+        handler { backend in { context in
+            .output(try await method(backend)(context, NylaNotes(forward: { context.notes.add($0) })))
+        } }
+    }
 
     let session: SessionConfig
     let client: NylaClient
@@ -195,7 +204,6 @@ public final class NylaBackend: Backend, BackendKind {
         state.read { values in
             switch key {
             case "instances": return values.mandates.map { $0.flatMap(\.instances).filter { $0.chat != nil }.map(\.id) } ?? []
-            case "threads": return values.threads.map(\.id)
             case "folders": return values.folders.map(\.name).filter { !$0.contains(" ") } + values.folders.map(\.id)
             case "files": return values.files.map(\.id)
             case "edits": return ["all"] + values.edits.map(\.id)
@@ -226,31 +234,6 @@ public final class NylaBackend: Backend, BackendKind {
         if !attached.isEmpty { facts.append(("attached", attached.map(\.name).joined(separator: ", "))) }
         facts.append(("language", options.language))
         return facts
-    }
-
-    public func run(command: String, arguments: [String], context: CommandContext) async throws -> CommandOutcome {
-        let notes = NylaNotes()
-        var lines: Document
-        switch command {
-        case "login": lines = try await loginCommand(arguments, context: context, notes: notes)
-        case "logout": lines = await logoutCommand()
-        case "instances": lines = try await instancesCommand(context: context, notes: notes)
-        case "instance": lines = try await instanceCommand(arguments, context: context, notes: notes)
-        case "threads": lines = try await threadsCommand(context: context, notes: notes)
-        case "thread": lines = try await threadCommand(arguments, context: context, notes: notes)
-        case "files": lines = try await filesCommand(arguments, context: context, notes: notes)
-        case "upload": lines = try await uploadCommand(arguments, context: context, notes: notes)
-        case "download": lines = try await downloadCommand(arguments, context: context, notes: notes)
-        case "file": lines = try await fileCommand(arguments, context: context, notes: notes)
-        case "attach": lines = try await attachCommand(arguments, context: context, notes: notes)
-        case "edits": lines = try await editsCommand(arguments, context: context, notes: notes)
-        case "accept", "reject": lines = try await decideCommand(arguments, accept: command == "accept", context: context, notes: notes)
-        case "prompts": lines = try await promptsCommand(context: context, notes: notes)
-        case "prompt": return try await promptCommand(arguments, context: context, notes: notes)
-        default: throw HarkError.unknownCommand("/" + command, suggestion: nil)
-        }
-        lines.insert(contentsOf: notes.lines, at: 0)
-        return .output(lines)
     }
 
     /// Login (asked if needed) and the instance, for a command.

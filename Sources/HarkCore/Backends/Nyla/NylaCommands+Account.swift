@@ -3,24 +3,24 @@ import Glibc
 
 /// /login, /logout, /instances and /instance.
 extension NylaBackend {
-    func loginCommand(_ arguments: [String], context: CommandContext, notes: NylaNotes) async throws -> Document {
+    func loginCommand(_ context: CommandContext, notes: NylaNotes) async throws -> Document {
         guard !client.usesToken else {
             throw HarkError.usage("session \(session.name) uses a bearer token (auth); /login is for local accounts")
         }
-        guard arguments.count <= 1 else { throw HarkError.usage("usage: /login [USER]") }
+        let user = context.arguments["USER"]
         let done: String
-        if session["password"] != nil, arguments.first == nil || arguments.first == session["user"] {
+        if session["password"] != nil, user == nil || user == session["user"] {
             client.forgetLogin()
             done = try await ensureLogin(nil, notes: notes) ?? "logged in to \(client.host)"
         } else if context.interaction.isInteractive {
-            done = try await interactiveLogin(user: arguments.first, interaction: context.interaction, notes: notes)
+            done = try await interactiveLogin(user: user, interaction: context.interaction, notes: notes)
         } else {
             throw HarkError.usage("/login asks for the password in the shell; in scripts set password = env:VAR (or auth = bearer:SECRET)")
         }
         return [StyledLine(done, .success)]
     }
 
-    func logoutCommand() async -> Document {
+    func logoutCommand(_ context: CommandContext, notes: NylaNotes) async -> Document {
         guard !client.usesToken else {
             return [StyledLine("session \(session.name) uses a bearer token; there is no login to end", .dim)]
         }
@@ -29,7 +29,7 @@ extension NylaBackend {
         return [StyledLine("logged out of \(client.host); its cookies are deleted", .success)]
     }
 
-    func instancesCommand(context: CommandContext, notes: NylaNotes) async throws -> Document {
+    func instancesCommand(_ context: CommandContext, notes: NylaNotes) async throws -> Document {
         if let done = try await ensureLogin(context.interaction, notes: notes) { notes.add(done) }
         let mandates = try await mandates(notes: notes, refresh: true)
         let all = mandates.flatMap(\.instances)
@@ -56,10 +56,9 @@ extension NylaBackend {
         return lines
     }
 
-    func instanceCommand(_ arguments: [String], context: CommandContext, notes: NylaNotes) async throws -> Document {
-        guard arguments.count <= 1 else { throw HarkError.usage("usage: /instance [ID]") }
+    func instanceCommand(_ context: CommandContext, notes: NylaNotes) async throws -> Document {
         if let done = try await ensureLogin(context.interaction, notes: notes) { notes.add(done) }
-        var reference = arguments.first
+        var reference = context.arguments["ID"]
         if reference == nil {
             let chat = try await mandates(notes: notes, refresh: true).flatMap(\.instances).filter { $0.chat != nil }
             guard context.interaction.isInteractive, !chat.isEmpty else { return try await currentInstance(notes: notes) }
@@ -88,13 +87,12 @@ extension NylaBackend {
         try context.updateSettings(["instance": chosen.id, "mandate": chosen.mandateID, "feature": feature.rawValue])
         state.update { values in
             values.instance = chosen
-            values.threads = []
             values.files = []
             values.folders = []
             values.edits = []
         }
         // The current thread belongs to the old instance's workflows.
-        try context.store.setCurrentThread(session: session.name, threadID: nil)
+        try context.history.setCurrentThread(nil)
         var lines: Document = [StyledLine("\(session.name) now talks to \(chosen.label) (\(feature.rawValue) \(chosen.id), "
                                               + "\(chosen.mandateName)); your next message starts a new thread", .success)]
         if feature == .workspace, let count = try? await pendingEdits(chosen, notes: notes).count, count > 0 {

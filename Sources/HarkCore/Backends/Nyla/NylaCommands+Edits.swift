@@ -11,12 +11,11 @@ extension NylaBackend {
         return edits
     }
 
-    func editsCommand(_ arguments: [String], context: CommandContext, notes: NylaNotes) async throws -> Document {
-        guard arguments.count <= 1 else { throw HarkError.usage("usage: /edits [ID]") }
+    func editsCommand(_ context: CommandContext, notes: NylaNotes) async throws -> Document {
         let instance = try await workspaceInstance(context, notes: notes, for: "pending edits")
         var edits = try await pendingEdits(instance, notes: notes)
         guard !edits.isEmpty else { return [StyledLine("no pending edits in \(instance.label)", .dim)] }
-        if let id = arguments.first {
+        if let id = context.arguments["ID"] {
             edits = edits.filter { $0.id == id }
             guard !edits.isEmpty else { throw HarkError.usage("no pending edit \(id); /edits lists them") }
         }
@@ -57,9 +56,16 @@ extension NylaBackend {
         return lines
     }
 
-    func decideCommand(_ arguments: [String], accept: Bool, context: CommandContext, notes: NylaNotes) async throws -> Document {
-        let verb = accept ? "accept" : "reject"
-        guard arguments.count == 1, let target = arguments.first else { throw HarkError.usage("usage: /\(verb) ID|all") }
+    func acceptCommand(_ context: CommandContext, notes: NylaNotes) async throws -> Document {
+        try await decide(context, accept: true, notes: notes)
+    }
+
+    func rejectCommand(_ context: CommandContext, notes: NylaNotes) async throws -> Document {
+        try await decide(context, accept: false, notes: notes)
+    }
+
+    func decide(_ context: CommandContext, accept: Bool, notes: NylaNotes) async throws -> Document {
+        let target = context.arguments["ID|all"] ?? ""
         let instance = try await workspaceInstance(context, notes: notes, for: "pending edits")
         let known = state.read { $0.edits }
         let done = accept ? "accepted" : "rejected"

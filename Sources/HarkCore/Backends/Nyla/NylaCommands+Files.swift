@@ -23,11 +23,10 @@ extension NylaBackend {
         throw HarkError.usage("no folder \"\(reference)\" in \(instance.label); /files lists them")
     }
 
-    func filesCommand(_ arguments: [String], context: CommandContext, notes: NylaNotes) async throws -> Document {
-        guard arguments.count <= 1 else { throw HarkError.usage("usage: /files [FOLDER]") }
+    func filesCommand(_ context: CommandContext, notes: NylaNotes) async throws -> Document {
         let instance = try await workspaceInstance(context, notes: notes, for: "files")
         var parent: NylaFolder?
-        if let reference = arguments.first { parent = try await folder(reference, instance, notes: notes) }
+        if let reference = context.arguments["FOLDER"] { parent = try await folder(reference, instance, notes: notes) }
         // Looking a folder up has just fetched them.
         let folders = parent == nil ? try await self.folders(instance, notes: notes) : state.read { $0.folders }
         let json = try await client.json("GET", NylaWire.files(instance), query: parent.map { [("folderId", $0.id)] } ?? [],
@@ -70,22 +69,21 @@ extension NylaBackend {
         return file
     }
 
-    func uploadCommand(_ arguments: [String], context: CommandContext, notes: NylaNotes) async throws -> Document {
-        guard (1...2).contains(arguments.count) else { throw HarkError.usage("usage: /upload PATH [FOLDER]") }
+    func uploadCommand(_ context: CommandContext, notes: NylaNotes) async throws -> Document {
         let instance = try await workspaceInstance(context, notes: notes, for: "files")
-        let folder = arguments.count == 2 ? try await self.folder(arguments[1], instance, notes: notes) : nil
-        let file = try await upload(arguments[0], folder: folder, instance: instance, notes: notes)
+        var folder: NylaFolder?
+        if let name = context.arguments["FOLDER"] { folder = try await self.folder(name, instance, notes: notes) }
+        let file = try await upload(context.arguments["PATH"] ?? "", folder: folder, instance: instance, notes: notes)
         return [StyledLine("uploaded \(file.name) as \(file.id)" + (folder.map { " into \($0.name)" } ?? "")
                            + (file.size.map { " (\(Self.size($0)))" } ?? ""), .success)]
     }
 
-    func attachCommand(_ arguments: [String], context: CommandContext, notes: NylaNotes) async throws -> Document {
-        guard !arguments.isEmpty else {
+    func attachCommand(_ context: CommandContext, notes: NylaNotes) async throws -> Document {
+        guard let path = Workspace.attachedPath(context) else {
             let attached = state.read { $0.attachments }
-            guard !attached.isEmpty else { throw HarkError.usage("usage: /attach PATH") }
+            guard !attached.isEmpty else { throw context.badArguments() }
             return attached.map { StyledLine("attached: \($0.name) (\($0.id))", .dim) }
         }
-        let path = arguments.count == 1 ? arguments[0] : context.invocation.rawArguments
         let instance = try await workspaceInstance(context, notes: notes, for: "files")
         let file = try await upload(path, folder: nil, instance: instance, notes: notes)
         state.update { $0.attachments.append(file) }
@@ -100,14 +98,13 @@ extension NylaBackend {
         return file
     }
 
-    func downloadCommand(_ arguments: [String], context: CommandContext, notes: NylaNotes) async throws -> Document {
-        guard (1...2).contains(arguments.count) else { throw HarkError.usage("usage: /download ID [PATH]") }
+    func downloadCommand(_ context: CommandContext, notes: NylaNotes) async throws -> Document {
         let instance = try await workspaceInstance(context, notes: notes, for: "files")
-        let file = try await metadata(arguments[0], instance, notes: notes)
+        let file = try await metadata(context.arguments["ID"] ?? "", instance, notes: notes)
         let safeName = Self.safeFileName(file.name)
         var destination: String
-        if arguments.count == 2 {
-            destination = arguments[1].expandingTildeInPath
+        if let path = context.arguments["PATH"] {
+            destination = path.expandingTildeInPath
             var isDirectory = false
             if FileManager.default.fileExists(atPath: destination, isDirectory: &isDirectory), isDirectory {
                 destination += "/" + safeName
@@ -148,12 +145,12 @@ extension NylaBackend {
         return [StyledLine("saved \(file.name) (\(Self.size(written))) to \(destination)", .success)]
     }
 
-    func fileCommand(_ arguments: [String], context: CommandContext, notes: NylaNotes) async throws -> Document {
-        guard (1...2).contains(arguments.count) else { throw HarkError.usage("usage: /file ID [PAGE]") }
-        let page = arguments.count == 2 ? Int(arguments[1]) : 1
-        guard let page, page >= 1 else { throw HarkError.usage("PAGE must be a number from 1, e.g. /file \(arguments[0]) 2") }
+    func fileCommand(_ context: CommandContext, notes: NylaNotes) async throws -> Document {
+        let id = context.arguments["ID"] ?? ""
+        let page = context.arguments["PAGE"].map { Int($0) } ?? 1
+        guard let page, page >= 1 else { throw context.badArguments("PAGE is a number from 1, e.g. /file \(id) 2") }
         let instance = try await workspaceInstance(context, notes: notes, for: "files")
-        let file = try await metadata(arguments[0], instance, notes: notes)
+        let file = try await metadata(id, instance, notes: notes)
         let type = file.mimeType ?? MimeType.guess(file.name)
         var facts = [type] + (file.size.map { [Self.size($0)] } ?? [])
         let binaryDescription = StyledLine("\(file.name): \(facts.joined(separator: ", ")); binary, /download \(file.id) saves it", .dim)

@@ -16,7 +16,7 @@ extension NylaBackend {
         return prompts
     }
 
-    func promptsCommand(context: CommandContext, notes: NylaNotes) async throws -> Document {
+    func promptsCommand(_ context: CommandContext, notes: NylaNotes) async throws -> Document {
         if let done = try await ensureLogin(context.interaction, notes: notes) { notes.add(done) }
         let prompts = try await prompts(notes: notes)
         guard !prompts.isEmpty else { return [StyledLine("the prompt library on \(client.host) is empty", .dim)] }
@@ -28,8 +28,9 @@ extension NylaBackend {
     }
 
     /// `{{key}}` and `{key}` placeholders are filled from KEY=VALUE arguments.
-    func promptCommand(_ arguments: [String], context: CommandContext, notes: NylaNotes) async throws -> CommandOutcome {
-        guard let reference = arguments.first else { throw HarkError.usage("usage: /prompt NAME [KEY=VALUE…]") }
+    func promptCommand(_ context: CommandContext) async throws -> CommandOutcome {
+        let notes = NylaNotes(forward: { context.notes.add($0) })
+        let reference = context.arguments["NAME"] ?? ""
         var known = state.read { $0.prompts }
         if Self.findPrompt(reference, in: known) == nil {
             if let done = try await ensureLogin(context.interaction, notes: notes) { notes.add(done) }
@@ -39,7 +40,7 @@ extension NylaBackend {
             throw HarkError.usage("no prompt \"\(reference)\" in the library; /prompts lists them")
         }
         var text = prompt.content
-        for assignment in arguments.dropFirst() {
+        for assignment in context.arguments.list("KEY=VALUE") {
             guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
                 throw HarkError.usage("expected KEY=VALUE after the prompt's name, got \"\(assignment)\"")
             }

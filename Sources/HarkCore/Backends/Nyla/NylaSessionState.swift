@@ -16,7 +16,6 @@ final class NylaSessionState: @unchecked Sendable {
         var mandates: [NylaMandate]?
         /// The instance in use, resolved from the `instance` setting or chosen on the fly.
         var instance: NylaInstance?
-        var threads: [NylaThread] = []
         var folders: [NylaFolder] = []
         var files: [NylaFile] = []
         var edits: [NylaPendingEdit] = []
@@ -25,8 +24,6 @@ final class NylaSessionState: @unchecked Sendable {
         var attachments: [NylaFile] = []
         /// By local thread id: the instance and workflow of its latest reply.
         var replies: [Int64: (instance: NylaInstance, workflow: String?)] = [:]
-        /// Local threads with a reply streaming now.
-        var streaming: Set<Int64> = []
     }
 
     private let lock = Lock()

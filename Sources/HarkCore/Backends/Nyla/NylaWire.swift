@@ -37,19 +37,6 @@ public struct NylaMandate: Sendable, Equatable {
     public var instances: [NylaInstance] { features.flatMap(\.instances) }
 }
 
-/// A server-side thread: a workspace workflow or a chatbot thread.
-public struct NylaThread: Sendable, Equatable {
-    public var id: String
-    public var name: String
-    public var updatedAt: Date?
-}
-
-public struct NylaMessage: Sendable, Equatable {
-    public var role: MessageRole
-    public var text: String
-    public var createdAt: Date?
-}
-
 public struct NylaFile: Sendable, Equatable {
     public var id: String
     public var name: String
@@ -261,17 +248,18 @@ public enum NylaWire {
         }
     }
 
-    public static func thread(_ json: JSON) -> NylaThread? {
+    /// A server-side thread: a workspace workflow or a chatbot thread.
+    public static func thread(_ json: JSON) -> RemoteThread? {
         guard let id = first(json, ["id", "workflowId", "threadId"]) else { return nil }
-        return NylaThread(id: id, name: first(json, ["name", "title", "label"]) ?? "untitled",
-                          updatedAt: date(json["updatedAt"] ?? json["lastActivity"] ?? json["createdAt"]))
+        return RemoteThread(id: id, title: first(json, ["name", "title", "label"]) ?? "untitled",
+                            updatedAt: date(json["updatedAt"] ?? json["lastActivity"] ?? json["createdAt"]))
     }
 
-    public static func message(_ json: JSON) -> NylaMessage? {
+    public static func message(_ json: JSON) -> Turn? {
         guard let text = first(json, ["content", "message", "text"]) else { return nil }
         let role = (first(json, ["role", "sender", "type"]) ?? "assistant").lowercased()
-        return NylaMessage(role: ["user", "human"].contains(role) ? .user : .assistant, text: text,
-                           createdAt: date(json["createdAt"] ?? json["timestamp"]))
+        return Turn(role: ["user", "human"].contains(role) ? .user : .assistant, text: text,
+                    createdAt: date(json["createdAt"] ?? json["timestamp"]))
     }
 
     public static func file(_ json: JSON) -> NylaFile? {

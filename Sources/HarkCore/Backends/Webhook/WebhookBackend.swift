@@ -7,7 +7,7 @@ import Glibc
 /// configurable, as they are on the n8n node); files go as multipart with `metadata` as a
 /// JSON string. The sessionId is the thread's server id, so the agent's memory follows the
 /// thread. Asks for a stream with `Accept: text/plain` and reads whatever comes back.
-public final class WebhookBackend: Backend, BackendKind {
+public final class WebhookBackend: Backend, BackendKind, RemoteThreads {
     public static let name = "webhook"
     public static let summary = "an n8n Chat Trigger or any HTTP webhook"
     public static let settings: [SettingSpec] = [
@@ -59,7 +59,8 @@ public final class WebhookBackend: Backend, BackendKind {
         try WebhookBackend(session: session, environment: environment)
     }
 
-    public func newThreadBackendID() -> String? { UUID().uuidString.lowercased() }
+    /// n8n keeps a chat's memory by the sessionId the client sends: hark makes one per thread.
+    public func newThreadID() -> String? { UUID().uuidString.lowercased() }
 
     func headers() throws -> [(name: String, value: String)] {
         [("Accept", streaming ? "text/plain" : "application/json")] + (try auth.headers())
@@ -96,8 +97,10 @@ public final class WebhookBackend: Backend, BackendKind {
     }
 
     /// n8n's `loadPreviousSession`: LangChain messages, human when the id names a HumanMessage.
-    public func loadThread(_ thread: ChatThread) async throws -> [Turn] {
-        guard loadsHistory, let sessionID = thread.backendID else { return [] }
+    /// n8n's `loadPreviousSession`: the chat memory of a sessionId. n8n cannot list its
+    /// sessions, so an unknown id typed with `/thread` is adopted and loaded this way.
+    public func loadThread(id sessionID: String, _ context: CommandContext) async throws -> [Turn] {
+        guard loadsHistory else { return [] }
         var fields: [String: JSON] = ["action": "loadPreviousSession", "metadata": metadata]
         fields[sessionKey] = .string(sessionID)
         let body = JSON.object(fields)

@@ -101,15 +101,21 @@ enum JenkinsFixture {
         { answers in answers.contains { $0.path.hasSuffix("/queue/item/\(id)/api/json") } }
     }
 
-    @Test func aBuildFinishingInTheBackgroundIsAnnouncedInTheSessionYouAreIn() async throws {
+    /// `/build app`, let go (Ctrl-C) while the build waits in the queue, whose polls wait at `gate`.
+    static func buildLetGo(_ gate: Gate) async throws -> (TestJenkinsServer, JenkinsHarness) {
         let server = try TestJenkinsServer()
         server.addJob("app")
-        let gate = Gate()
         server.queuePollGate = gate
-        defer { gate.open() }
         let transcript = try JenkinsHarness(server)
-        // Ctrl-C while the build waits in the queue: hark lets go, the build goes on.
         await transcript.type("/build app") { job in job.detach() }
+        return (server, transcript)
+    }
+
+    @Test func aBuildFinishingInTheBackgroundIsAnnouncedInTheSessionYouAreIn() async throws {
+        let gate = Gate()
+        defer { gate.open() }
+        // Ctrl-C while the build waits in the queue: hark lets go, the build goes on.
+        let (server, transcript) = try await Self.buildLetGo(gate)
         gate.open()
         await transcript.type("/session notes")
         await transcript.type("buy milk")
@@ -154,13 +160,9 @@ enum JenkinsFixture {
     }
 
     @Test func stopBuildStopsTheBuildThatIsFollowedInTheBackground() async throws {
-        let server = try TestJenkinsServer()
-        server.addJob("app")
         let gate = Gate()
-        server.queuePollGate = gate
         defer { gate.open() }
-        let transcript = try JenkinsHarness(server)
-        await transcript.type("/build app") { job in job.detach() }
+        let (server, transcript) = try await Self.buildLetGo(gate)
         gate.open()
         let id = try #require(server.lastQueueID)
         let number = server.start(id)
@@ -182,13 +184,9 @@ enum JenkinsFixture {
     }
 
     @Test func stopBuildTakesAQueuedBuildOutOfTheQueue() async throws {
-        let server = try TestJenkinsServer()
-        server.addJob("app")
         let gate = Gate()
-        server.queuePollGate = gate
         defer { gate.open() }
-        let transcript = try JenkinsHarness(server)
-        await transcript.type("/build app") { job in job.detach() }
+        let (server, transcript) = try await Self.buildLetGo(gate)
         await transcript.type("/stop-build")
         gate.open()
         await transcript.settle()

@@ -1,7 +1,7 @@
 import Testing
 @testable import HarkCore
 
-@Suite struct SearchFormattingTests {
+@Suite struct MessageFormattingTests {
     /// FTS5 marks each match with \u{1}…\u{2}; the line shows them bold, line breaks as
     /// spaces, and leaves everything else (emoji, combining marks, CRLF's CR) as it was.
     @Test func matchMarkersBecomeBoldSpans() {

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
-@testable import HarkCore
+import HarkCore
+@testable import HarkShell
 
 @Suite struct CompletionScriptsTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     @Test(arguments: [("bash", "hark.bash"), ("zsh", "_hark"), ("fish", "hark.fish")])
     func committedScriptsMatchTheCommandTable(_ shell: String, _ file: String) throws {

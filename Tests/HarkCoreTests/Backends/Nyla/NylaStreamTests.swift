@@ -47,9 +47,8 @@ import TestSupport
         #expect(stop.header("x-instance-id") == "ws1")
     }
 
-    @Test func slashStopStopsABackgroundReplyAndTheWorkflow() async throws {
-        let gate = Gate()
-        defer { gate.open() }
+    /// A reply in the thread Research that streams its first part, then goes on in the background.
+    static func researchInTheBackground(_ gate: Gate) async throws -> (TestNylaGateway, Workspace, Transcript, String) {
         let gateway = try TestNylaGateway(script: Self.paused(gate))
         let (workspace, transcript) = try await Self.loggedIn(gateway)
         await transcript.type("/thread new Research")
@@ -58,12 +57,30 @@ import TestSupport
             while job.text != "first part" { await Task.yield() }
             job.detach()
         }
-        // The thread cannot go while its reply streams.
-        #expect(await transcript.type("/thread rm") == "> /thread rm\nerror: a reply is still streaming in Research; /stop it first\n")
+        return (gateway, workspace, transcript, workflow)
+    }
+
+    @Test func slashStopStopsABackgroundReplyAndTheWorkflow() async throws {
+        let gate = Gate()
+        defer { gate.open() }
+        let (gateway, workspace, transcript, workflow) = try await Self.researchInTheBackground(gate)
         #expect(await transcript.type("/stop") == "> /stop\nstopped 1 reply; what arrived is kept\n")
         #expect(gateway.stops.map(\.workflow) == [workflow], "an existing thread's workflow is known from the start")
         await transcript.settle()
         #expect(try workspace.store.lastMessage(session: "work", role: .assistant)?.status == .stopped)
+    }
+
+    /// Deleting a thread whose reply streams stops the reply (and the agent's workflow) first,
+    /// as in every kind, then deletes it on the gateway and here.
+    @Test func removingAThreadStopsItsReplyThenDeletesItOnTheGateway() async throws {
+        let gate = Gate()
+        defer { gate.open() }
+        let (gateway, workspace, transcript, workflow) = try await Self.researchInTheBackground(gate)
+        #expect(await transcript.type("/thread rm") == "> /thread rm\ndeleted thread Research on the gateway and here\n")
+        #expect(gateway.stops.map(\.workflow) == [workflow])
+        #expect(workspace.runningJobs.isEmpty)
+        #expect(gateway.workflowIDs(instance: "ws1").isEmpty)
+        #expect(try workspace.store.threads(session: "work").isEmpty)
     }
 
     @Test func aReplyKeepsStreamingWhenTheUserSwitchesAway() async throws {

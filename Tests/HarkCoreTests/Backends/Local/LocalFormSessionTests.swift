@@ -72,7 +72,7 @@ import TestSupport
             > /form cancel
             error: no form is open in this thread; /form resume ID switches to one first
             > /form new-contact extra
-            error: usage: /form NAME (one name; /forms lists them)
+            error: usage: /form NAME; /forms lists the forms
             > /form nope
             error: no form named "nope"; /forms lists them
             > /form new-contact

@@ -1,0 +1,48 @@
+/// Messages as lines to show.
+public enum MessageFormatting {
+    public static func document(_ messages: [Message], session: SessionConfig) -> Document {
+        var lines: Document = []
+        let replyStyle: Style = BackendRegistry.repliesAreMarkdown(kind: session.kind) ? .markdownBlock : .plain
+        for message in messages {
+            var header: [Span] = [Span(message.role == .user ? "you" : message.session, message.role == .user ? .user : .accent),
+                                  Span(" · " + TimeFormat.short(message.createdAt), .dim)]
+            if message.status != .complete { header.append(Span(" · " + message.status.rawValue, .warning)) }
+            lines.append(StyledLine(header))
+            lines.append(StyledLine(message.text, message.role == .user ? .plain : replyStyle))
+            if let error = message.error { lines.append(StyledLine("  " + error, .error)) }
+        }
+        return lines
+    }
+
+    public static func searchDocument(_ hits: [SearchHit]) -> Document {
+        var lines: Document = []
+        for hit in hits {
+            lines.append(StyledLine([
+                Span("#\(hit.message.id) ", .dim), Span(hit.message.session, .accent), Span(" · " + hit.threadTitle, .bold),
+                Span(" · " + (hit.message.role == .user ? "you" : "reply") + " · " + TimeFormat.short(hit.message.createdAt), .dim),
+            ]))
+            lines.append(highlighted(hit.snippet))
+        }
+        return lines
+    }
+
+    /// The FTS snippet with its \u{1}…\u{2} match markers turned into bold spans and line
+    /// breaks into spaces. Read by scalar: the markers are control characters, which never
+    /// join a grapheme, so this needs neither grapheme breaking nor Foundation.
+    static func highlighted(_ snippet: String) -> StyledLine {
+        var spans: [Span] = [Span("  ")]
+        var current = String.UnicodeScalarView()
+        var bold = false
+        for scalar in snippet.unicodeScalars {
+            if scalar == "\u{1}" || scalar == "\u{2}" {
+                if !current.isEmpty { spans.append(Span(String(current), bold ? .bold : .plain)) }
+                current = String.UnicodeScalarView()
+                bold = scalar == "\u{1}"
+            } else {
+                current.append(scalar == "\n" ? " " : scalar)
+            }
+        }
+        if !current.isEmpty { spans.append(Span(String(current), bold ? .bold : .plain)) }
+        return StyledLine(spans)
+    }
+}

@@ -1,0 +1,155 @@
+import HarkCore
+
+/// A subcommand of the `hark` command line (`hark history`, `hark session add`), with what
+/// runs it: its options parsed (OptionParser) and the exit code returned.
+struct CLICommand: Sendable {
+    var name: String
+    var arguments: String
+    var summary: String
+    var options: [OptionSpec]
+    var subcommands: [CLICommand]
+    var completion: ArgumentCompletion
+    var run: @Sendable (ParsedOptions) throws -> Int32
+
+    init(_ name: String, _ arguments: String = "", _ summary: String, options: [OptionSpec] = [],
+         subcommands: [CLICommand] = [], completion: ArgumentCompletion = .none,
+         run: @escaping @Sendable (ParsedOptions) throws -> Int32) {
+        self.name = name
+        self.arguments = arguments
+        self.summary = summary
+        self.options = options
+        self.subcommands = subcommands
+        self.completion = completion
+        self.run = run
+    }
+}
+
+/// The command line, described once: `hark --help`, `hark help CMD`, the parser's checks,
+/// what runs each subcommand, and the bash, zsh and fish completion scripts are all made from this.
+enum CLICommands {
+    static let sessionOption = OptionSpec(["-s", "--session"], "NAME", "the session to use (default: the config's default)",
+                                          completion: .sessions)
+    static let jsonOption = OptionSpec(["--json"], nil, "one JSON object per line")
+    static let grammarOption = OptionSpec(["--grammar"], "WORD…",
+                                          "recognise only these words or phrases (the words up to the next option)",
+                                          takesWords: true)
+    static let modelOption = OptionSpec(["--model"], "DIR", "the Vosk model folder (default: the config's vosk_model)",
+                                        completion: .files)
+
+    static let messageOptions: [OptionSpec] = [
+        sessionOption,
+        OptionSpec(["--thread"], "NAME|ID", "send in this thread (created when new)"),
+        OptionSpec(["--new-thread"], nil, "start a new thread for this message"),
+        OptionSpec(["--json"], nil, "print the reply as JSON lines: text deltas, status, done with usage, error"),
+        OptionSpec(["--speak"], nil, "also read the reply aloud (in the shell: speak this session's replies)"),
+        OptionSpec(["--listen"], nil, "dictate the message from the microphone, send it, print the reply"),
+        OptionSpec(["-h", "--help"], nil, "show this help"),
+        OptionSpec(["--version"], nil, "print the version"),
+    ]
+
+    typealias Run = HarkCommandLine
+
+    static let commands: [CLICommand] = [
+        CLICommand("sessions", "", "list the configured sessions",
+                   options: [OptionSpec(["--names"], nil, "names only, one per line"), jsonOption], run: Run.sessions),
+        CLICommand("session", "add|rm|edit …", "add, remove or edit a session in the config", subcommands: [
+            CLICommand("add", "NAME --kind KIND [--url URL] [--auth SPEC] [--model M] [--system TEXT|@FILE] [--set KEY=VALUE]…",
+                       "add a session", options: SessionEditing.addOptions, run: Run.addSession),
+            CLICommand("rm", "NAME", "remove a session from the config (its history stays)", completion: .sessions,
+                       run: Run.removeSession),
+            CLICommand("edit", "NAME KEY=VALUE…", "change settings of a session (KEY= removes one)", completion: .sessions,
+                       run: Run.editSession),
+        ], run: { _ in throw HarkError.usage("usage: hark session add|rm|edit …; see hark help session") }),
+        CLICommand("history", "", "print recent messages", options: [
+            sessionOption, OptionSpec(["-n"], "N", "how many (default 20)"), jsonOption,
+        ], run: Run.history),
+        CLICommand("search", "TEXT", "full-text search over the history", options: [
+            sessionOption, OptionSpec(["-n"], "N", "at most N hits (default 20)"),
+            jsonOption.with(summary: "one JSON object per hit: ids, snippet, length in bytes"),
+            OptionSpec(["--full"], nil, "with --json, each hit's whole text too"),
+        ], run: Run.search),
+        CLICommand("export", "", "write threads as Markdown or JSON", options: [
+            sessionOption, OptionSpec(["--thread"], "NAME|ID", "only this thread"),
+            OptionSpec(["--format"], "md|json", "the format (default md)", completion: .choices(["md", "json"])),
+            OptionSpec(["-o", "--output"], "FILE", "write to FILE instead of stdout", completion: .files),
+        ], run: Run.export),
+        CLICommand("speak", "[TEXT…]", "read text aloud (stdin without TEXT), or write it as a WAV", options: [
+            sessionOption,
+            OptionSpec(["--voice"], "NAME", "the espeak-ng voice, e.g. en-us (--voices lists them)"),
+            OptionSpec(["--rate"], "WPM", "words per minute, 80 to 450 (default 175)"),
+            OptionSpec(["--pitch"], "N", "0 to 99 (default 50)"),
+            OptionSpec(["--wav"], "FILE", "write a WAV file (- for stdout) instead of playing", completion: .files),
+            OptionSpec(["--voices"], nil, "list the installed voices"),
+        ], run: Run.speak),
+        CLICommand("transcribe", "FILE.wav", "print the words spoken in a WAV file (any rate, any channels)", options: [
+            sessionOption, modelOption, grammarOption,
+            jsonOption.with(summary: "one JSON object: text, and words with start, end and confidence"),
+        ], completion: .files, run: Run.transcribe),
+        CLICommand("listen", "", "dictate from the microphone and print the text", options: [
+            sessionOption, modelOption, grammarOption,
+            OptionSpec(["--pause"], "SECONDS", "the silence that ends dictation (default 1.5)"),
+            jsonOption.with(summary: "one JSON object: text, and words with start, end and confidence"),
+        ], run: Run.listen),
+        CLICommand("doctor", "", "check the voice parts: espeak-ng, audio output, libvosk, models, microphone",
+                   run: Run.doctor),
+        CLICommand("version", "", "print the version (hark doctor checks the voice parts)", run: { _ in
+            RawOutput.write("hark \(HarkVersion.string)\n")
+            return 0
+        }),
+        CLICommand("help", "[COMMAND]", "explain a command (or a /command of the shell)", completion: .commands, run: Run.help),
+        CLICommand("completions", "bash|zsh|fish", "print a shell completion script",
+                   completion: .choices(["bash", "zsh", "fish"]), run: Run.completions),
+    ]
+
+    static func command(named name: String) -> CLICommand? { commands.first { $0.name == name } }
+
+    static func usage() -> [String] {
+        var lines = [
+            "hark \(HarkVersion.string): a terminal messenger for agents",
+            "",
+            "usage: hark [-s NAME]                 open the shell",
+            "       hark [OPTIONS] MESSAGE…        send one message, print the reply",
+            "       COMMAND | hark [OPTIONS]       send stdin as the message",
+            "       hark COMMAND [ARGS]",
+            "",
+            "options:",
+        ]
+        lines += optionLines(messageOptions)
+        lines.append("")
+        lines.append("commands:")
+        for command in commands {
+            lines.append(pad("  " + command.name + (command.arguments.isEmpty ? "" : " " + command.arguments), 34) + command.summary)
+        }
+        lines += [
+            "",
+            "A MESSAGE starting with / runs that shell command (//text sends a literal /).",
+            "Exit codes: 0 ok, 2 usage, 3 config, 4 network, 5 auth (401/403), 6 backend or protocol, 7 history, 130 interrupted.",
+        ]
+        return lines
+    }
+
+    static func help(for command: CLICommand, parent: String = "hark") -> [String] {
+        var lines = ["usage: \(parent) \(command.name)" + (command.arguments.isEmpty ? "" : " " + command.arguments), "",
+                     command.summary]
+        if !command.options.isEmpty {
+            lines += ["", "options:"] + optionLines(command.options)
+        }
+        if !command.subcommands.isEmpty {
+            lines += ["", "subcommands:"]
+            for sub in command.subcommands {
+                lines.append(pad("  " + sub.name + " " + sub.arguments, 34) + sub.summary)
+            }
+        }
+        return lines
+    }
+
+    static func optionLines(_ options: [OptionSpec]) -> [String] {
+        options.map { option in
+            pad("  " + option.names.joined(separator: ", ") + (option.value.map { " " + $0 } ?? ""), 34) + option.summary
+        }
+    }
+
+    static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text + "  " : text + String(repeating: " ", count: width - text.count)
+    }
+}
