@@ -219,6 +219,8 @@ public final class ReplyJob: @unchecked Sendable {
             if writer == nil, case .failed = outcome { _ = try openWriter() }
             try writer?.finish(status: outcome.status, error: errorText, usage: lock.withLock { usage },
                                backendID: backendMessageID, model: answeredBy)
+            // No reply (a note to self): the message waited to be indexed with one.
+            if writer == nil, let userMessageID { try store.indexNow(messageID: userMessageID) }
         } catch {
             outcome = .failed(error as? HarkError ?? .storage(error.userMessage), hadText: writer != nil)
         }

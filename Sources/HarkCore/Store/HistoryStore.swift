@@ -322,6 +322,13 @@ public final class HistoryStore: @unchecked Sendable {
         }
     }
 
+    /// Puts a message stored with `indexWithReply` into the index now (it got no reply).
+    public func indexNow(messageID: Int64) throws {
+        try wrap {
+            try database.run("UPDATE messages SET unindexed = NULL WHERE id = ? AND unindexed IS NOT NULL", .integer(messageID))
+        }
+    }
+
     /// Opens a reply row that the writer fills as text arrives.
     public func beginReply(threadID: Int64, session: String, model: String? = nil) throws -> ReplyWriter {
         try wrap {
