@@ -6,11 +6,14 @@ import HarkCore
 /// shell, a one-shot message or a subcommand. Returns the process exit code.
 public enum HarkCommandLine {
     public static func run(_ arguments: [String]) -> Int32 {
+        Signals.quitEndsLikeTerm()
         do {
-            return try dispatch(arguments)
+            return Signals.exitStatus(try dispatch(arguments))
         } catch {
-            RawOutput.write("hark: " + error.userMessage + "\n", to: STDERR_FILENO)
-            return error.exitCode.rawValue
+            if Signals.terminating == 0 || error.exitCode != .interrupted {
+                RawOutput.write("hark: " + error.userMessage + "\n", to: STDERR_FILENO)
+            }
+            return Signals.exitStatus(error.exitCode.rawValue)
         }
     }
 
@@ -28,7 +31,7 @@ public enum HarkCommandLine {
             RawOutput.write("hark \(HarkVersion.string)\n")
             return 0
         }
-        let workspace = try Workspace(paths: Paths.fromEnvironment())
+        let workspace = try openWorkspace()
         if let session = options.session { try workspace.switchSession(to: session) }
         try selectThread(options, workspace: workspace)
         var message = options.words.joined(separator: " ")
@@ -72,6 +75,18 @@ public enum HarkCommandLine {
     /// leaves none unindexed (a failure is left to the next start, which indexes what is left).
     static func finishIndexing(_ workspace: Workspace) {
         try? workspace.store.finishIndexing()
+    }
+
+    /// The workspace, after saying what opening the history changed (a data folder others
+    /// could open, made private).
+    static func openWorkspace() throws -> Workspace {
+        let workspace = try Workspace(paths: Paths.fromEnvironment())
+        tell(workspace.store.notices)
+        return workspace
+    }
+
+    static func tell(_ notices: [String]) {
+        for notice in notices { RawOutput.write("hark: note: " + notice + "\n", to: STDERR_FILENO) }
     }
 
     /// `--listen`: the message, dictated; nil when cancelled (Ctrl-C or the cancel word).

@@ -20,6 +20,8 @@ public final class Shell {
     var listenIndicator: String?
     /// Columns the prompt last drawn takes (dictation redraws the line in place).
     var promptWidth = 0
+    /// A line holding a literal secret is not kept in the input history; said the first time.
+    var toldLineNotKept = false
 
     public init(workspace: Workspace, capabilities: TerminalCapabilities = .detect()) throws {
         self.workspace = workspace
@@ -197,9 +199,13 @@ public final class Shell {
         guard !line.trimmed.isEmpty else { return }
         // A new message silences the reply still being read out; a command does not.
         if !line.hasPrefix("/") || line.hasPrefix("//") { workspace.voice.stopSpeaking() }
-        let session = workspace.currentSession
-        try? workspace.store.addInputLine(session: session, line: line)
-        editor.addHistory(line)
+        if InputRecording.mayRecord(line) {
+            try? workspace.store.addInputLine(session: workspace.currentSession, line: line)
+            editor.addHistory(line)
+        } else if !toldLineNotKept {
+            toldLineNotKept = true
+            RawOutput.write(ansi.wrap(InputRecording.note, .dim) + "\n")
+        }
         let workspace = self.workspace
         do {
             let outcome = try blocking { try await workspace.execute(line) }

@@ -27,7 +27,7 @@ extension HarkCommandLine {
 
     /// The workspace for a subcommand, with `--session` checked.
     static func workspace(_ parsed: ParsedOptions) throws -> (Workspace, String?) {
-        let workspace = try Workspace(paths: Paths.fromEnvironment())
+        let workspace = try openWorkspace()
         let session = parsed.value("--session")
         if let session { _ = try workspace.session(named: session) }
         return (workspace, session)
@@ -49,9 +49,18 @@ extension HarkCommandLine {
         let paths = Paths.fromEnvironment()
         let session = parsed.value("--session")
         if let session { _ = try ConfigFile.load(paths: paths).existingSession(named: session) }
-        let store = try HistoryStore.openForReading(path: paths.historyDatabase, searching: searching)
-            ?? HistoryStore(path: paths.historyDatabase)
-        return (store, session)
+        return (try readableStore(paths, searching: searching), session)
+    }
+
+    /// The history for a command that only reads it: read-only when its schema allows (one
+    /// from a newer hark too, which no other command may open), else opened the usual way,
+    /// which creates or migrates it. `searching`: also opened the usual way when some text is
+    /// not indexed yet, so that the search indexes it first.
+    static func readableStore(_ paths: Paths, searching: Bool = false) throws -> HistoryStore {
+        if let store = HistoryStore.openForReading(path: paths.historyDatabase, searching: searching) { return store }
+        let store = try HistoryStore(path: paths.historyDatabase)
+        tell(store.notices)
+        return store
     }
 
     static func search(_ parsed: ParsedOptions) throws -> Int32 {
@@ -170,24 +179,28 @@ extension HarkCommandLine {
         }
     }
 
+    /// Reads only, as history and search do (a history from a newer hark can be exported):
+    /// the config for the sessions, the history read-only.
     static func export(_ parsed: ParsedOptions) throws -> Int32 {
-        let (workspace, session) = try workspace(parsed)
+        let paths = Paths.fromEnvironment()
+        let config = try ConfigFile.load(paths: paths)
+        let session = parsed.value("--session")
+        if let session { _ = try config.existingSession(named: session) }
+        let store = try readableStore(paths)
         let format = parsed.value("--format") ?? "md"
         guard format == "md" || format == "json" else { throw HarkError.usage("--format is md or json") }
         var threads: [ChatThread] = []
-        let sessions = session.map { [$0] } ?? workspace.config.sessionNames
-        for name in sessions { threads += try workspace.store.threads(session: name) }
+        let sessions = session.map { [$0] } ?? config.sessionNames
+        for name in sessions { threads += try store.threads(session: name) }
         if let reference = parsed.value("--thread") {
             guard let name = session else { throw HarkError.usage("--thread needs -s SESSION") }
-            guard let thread = try workspace.store.findThread(session: name, reference) else { throw HarkError.unknownThread(reference) }
+            guard let thread = try store.findThread(session: name, reference) else { throw HarkError.unknownThread(reference) }
             threads = [thread]
         }
-        let contents = try threads.sorted { $0.id < $1.id }.map { ($0, try workspace.store.messages(threadID: $0.id)) }
+        let contents = try threads.sorted { $0.id < $1.id }.map { ($0, try store.messages(threadID: $0.id)) }
         let text = format == "json" ? Export.json(threads: contents) : Export.markdown(threads: contents, session: nil)
         if let path = parsed.value("--output") {
-            guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
-                throw HarkError.io("cannot write \(path)")
-            }
+            try PosixFile.writePrivately(Array(text.utf8), to: path)
         } else {
             RawOutput.write(text)
         }

@@ -6,13 +6,15 @@ import Dispatch
 public enum ReplyOutcome: Sendable, Equatable {
     case complete
     case stopped
-    /// Failed; `hadText` says whether part of a reply had arrived (kept as `partial`).
+    /// Failed; `hadText` says whether part of a reply had arrived (kept as `partial` when the
+    /// reply was cut short, as `failed` with its text when the server reported an error).
     case failed(HarkError, hadText: Bool)
 
     public var status: MessageStatus {
         switch self {
         case .complete: return .complete
         case .stopped: return .stopped
+        case .failed(.backend, _): return .failed
         case .failed(_, let hadText): return hadText ? .partial : .failed
         }
     }
@@ -163,6 +165,7 @@ public final class ReplyJob: @unchecked Sendable {
         var writer: ReplyWriter?
         var backendMessageID: String?
         var answeredBy = model
+        var notes: [String] = []
         func openWriter() throws -> ReplyWriter {
             if let writer { return writer }
             let opened = try store.beginReply(threadID: thread.id, session: session, model: answeredBy)
@@ -192,6 +195,7 @@ public final class ReplyJob: @unchecked Sendable {
                     answeredBy = name
                 case .notice(let text):
                     lock.withLock { lastNotice = text }
+                    notes.append(text.split(whereSeparator: \.isNewline).joined(separator: " "))
                 case .detachable:
                     interruptDetaches = true
                 case .reasoning, .status, .finished:
@@ -206,6 +210,13 @@ public final class ReplyJob: @unchecked Sendable {
             outcome = lock.withLock { stopRequested } ? .stopped : .complete
         } catch is CancellationError {
             outcome = .stopped
+        } catch let unshowable as UnshowableReply {
+            // Stored, not shown: the text of something that is no text (a webhook's image).
+            do { try openWriter().append(unshowable.received) } catch {}
+            outcome = .failed(unshowable.error, hadText: false)
+        } catch HarkError.interrupted {
+            // hark is ending (SIGTERM while a `cmd:` secret ran): stopped, not failed.
+            outcome = .stopped
         } catch let error as HarkError {
             outcome = lock.withLock { stopRequested } ? .stopped : .failed(error, hadText: writer != nil)
         } catch {
@@ -217,8 +228,10 @@ public final class ReplyJob: @unchecked Sendable {
             var errorText: String?
             if case .failed(let error, _) = outcome { errorText = error.message }
             if writer == nil, case .failed = outcome { _ = try openWriter() }
+            // A reply with notes and no text (the workflow sent none) is kept for its notes.
+            if writer == nil, !notes.isEmpty { _ = try openWriter() }
             try writer?.finish(status: outcome.status, error: errorText, usage: lock.withLock { usage },
-                               backendID: backendMessageID, model: answeredBy)
+                               backendID: backendMessageID, model: answeredBy, notes: notes)
             // No reply (a note to self): the message waited to be indexed with one.
             if writer == nil, let userMessageID { try store.indexNow(messageID: userMessageID) }
         } catch {

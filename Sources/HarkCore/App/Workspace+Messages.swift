@@ -62,7 +62,8 @@ extension Workspace {
         let reply = try lastReply()
         let path = (context.arguments["FILE"] ?? "").expandingTildeInPath
         let text = reply.text.hasSuffix("\n") ? reply.text : reply.text + "\n"
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
+        // Private when new, as an export is: the reply comes from the private history.
+        do { try PosixFile.writePrivately(Array(text.utf8), to: path) } catch {
             throw HarkError.io("cannot write \(path); check that its folder exists and is writable")
         }
         return .output([StyledLine("wrote the last reply (\(text.utf8.count) bytes) to \(path)", .success)])

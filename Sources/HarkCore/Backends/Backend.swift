@@ -179,6 +179,7 @@ public enum CommonSettings {
         SettingSpec("connect_timeout", "seconds to wait for a connection (default 10)"),
         SettingSpec("first_byte_timeout", "seconds to wait for the reply to start (default 300)"),
         SettingSpec("idle_timeout", "seconds of silence mid-reply before giving up (default 120)"),
+        SettingSpec("secret_timeout", "seconds a cmd: secret may take before it is stopped (default 10)"),
         SettingSpec("insecure", "on to skip TLS certificate checks (marked in the prompt)"),
         SettingSpec("description", "a note shown by /sessions"),
     ]

@@ -115,26 +115,3 @@ private final class ReplyPump<Decoder: ReplyDecoder>: @unchecked Sendable {
         }
     }
 }
-
-/// Resolves a session's auth header once (a `cmd:` secret may run a password manager) and
-/// keeps it in memory only.
-public final class AuthHeaderCache: @unchecked Sendable {
-    private let spec: AuthSpec?
-    private let lock = Lock()
-    private var resolved: (name: String, value: String)?
-
-    public init(_ spec: AuthSpec?) {
-        self.spec = spec
-    }
-
-    public func headers() throws -> [(name: String, value: String)] {
-        guard let spec else { return [] }
-        if let resolved = lock.withLock({ resolved }) { return [resolved] }
-        let header = try spec.header()
-        lock.withLock { resolved = header }
-        return [header]
-    }
-
-    /// Forget the value (after a 401, the secret may have changed).
-    public func reset() { lock.withLock { resolved = nil } }
-}

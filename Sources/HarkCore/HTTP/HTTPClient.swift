@@ -22,6 +22,7 @@ public final class HTTPClient: Sendable {
     /// Plain http goes over hark's own transport; https, proxies, redirects and uploads over
     /// libcurl (see NativeTransfer for why).
     public func stream(_ request: HTTPRequest) throws -> HTTPStream {
+        try request.checkHeaders()
         BrokenPipes.ignore()
         let channel = HTTPBodyChannel()
         if transport == .automatic && NativeTransfer.canCarry(request) {

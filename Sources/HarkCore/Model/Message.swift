@@ -35,10 +35,12 @@ public struct Message: Sendable, Equatable {
     public var usage: Usage?
     public var error: String?
     public var model: String?
+    /// What the reply came with besides its text, one line each ("AI Agent failed: …").
+    public var notes: [String]
 
     public init(id: Int64, threadID: Int64, session: String, role: MessageRole, text: String,
                 status: MessageStatus, createdAt: Date, backendID: String? = nil, usage: Usage? = nil,
-                error: String? = nil, model: String? = nil) {
+                error: String? = nil, model: String? = nil, notes: [String] = []) {
         self.id = id
         self.threadID = threadID
         self.session = session
@@ -50,6 +52,7 @@ public struct Message: Sendable, Equatable {
         self.usage = usage
         self.error = error
         self.model = model
+        self.notes = notes
     }
 }
 

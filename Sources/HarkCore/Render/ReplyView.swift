@@ -20,6 +20,7 @@ public final class ReplyView {
     private var spinnerFrame = 0
     private let started = Date()
     private var usage: Usage?
+    private var finishReason: String?
     private var wroteText = false
 
     private let output: (String) -> Void
@@ -64,6 +65,7 @@ public final class ReplyView {
         if format == .json {
             if let line = Self.json(for: event) { out(line.encoded() + "\n") }
             if case .usage(let reported) = event { usage = reported }
+            if case .finished(let reason) = event { finishReason = reason }
             return
         }
         if !sawFirstEvent {
@@ -134,6 +136,7 @@ public final class ReplyView {
         case .json:
             var done: [String: JSON] = ["type": "done", "status": .string(outcome.status.rawValue)]
             if let messageID { done["message_id"] = .number(Double(messageID)) }
+            if let finishReason { done["finish_reason"] = .string(finishReason) }
             if let usage {
                 done["usage"] = ["prompt_tokens": JSON(usage.promptTokens), "completion_tokens": JSON(usage.completionTokens),
                                  "total_tokens": JSON(usage.totalTokens)]

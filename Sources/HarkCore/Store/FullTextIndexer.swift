@@ -2,7 +2,7 @@ import FoundationEssentials
 import Glibc
 
 /// Puts stored text into the full-text index on a connection and a thread of its own. Writers
-/// store messages and reply segments with `unindexed` set (migration 006); a pass clears it a
+/// store messages and reply segments with `unindexed` set (migration 008); a pass clears it a
 /// few rows per transaction, and the triggers index them. A reply's stream therefore never
 /// waits for FTS5's tokenizer, only, at a segment's commit, for the one transaction of the
 /// indexer in flight (the write gate). Whatever a process leaves unindexed (killed mid-reply)

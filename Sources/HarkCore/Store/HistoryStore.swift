@@ -9,17 +9,21 @@ public final class HistoryStore: @unchecked Sendable {
     /// Indexes stored text for search on a thread of its own (nil when opened read-only).
     public let indexer: FullTextIndexer!
     private let now: @Sendable () -> Date
+    let writerLocks: WriterLocks
+    /// Said to the user once (by the command line): the data folder was made private.
+    public private(set) var notices: [String] = []
 
     public init(path: String, now: @escaping @Sendable () -> Date = Date.init) throws {
-        let directory = path.deletingLastPathComponent
-        if !directory.isEmpty {
-            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                     attributes: [.posixPermissions: 0o700])
-        }
+        if let note = HistoryFiles.makePrivate(databasePath: path) { notices.append(note) }
+        writerLocks = WriterLocks(databasePath: path)
         do {
             database = try Database(path: path)
             indexer = FullTextIndexer(database: database)
             self.now = now
+            if let reason = try Migrations.newerSchema(database) {
+                throw HarkError.storage("\(path) was made by a newer hark (\(reason)); upgrade hark, "
+                    + "or read it with hark history, search or export, which open it read-only")
+            }
             try Self.retryingBusy { try database.execute("PRAGMA journal_mode=WAL") }
             try database.execute("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA wal_autocheckpoint=\(Self.checkpointPages)")
             try Self.retryingBusy { try Migrations.migrate(database) }
@@ -35,19 +39,22 @@ public final class HistoryStore: @unchecked Sendable {
         self.database = database
         self.now = now
         indexer = nil
+        writerLocks = WriterLocks(databasePath: database.path)
     }
 
-    /// The history opened for reading only, for `hark search` and `hark history`: no
-    /// migration check, no crash recovery, no write lock, so a search costs what its query
-    /// costs (BENCHMARKS.md). Nil when there is no file yet or its schema is not exactly this
-    /// version's; the caller then opens it the usual way, which creates or migrates it.
-    /// `searching`: nil too when some text is not in the full-text index yet (a process was
-    /// killed mid-reply), so the caller's writable store indexes it before searching.
+    /// The history opened for reading only, for `hark search`, `hark history` and `hark
+    /// export`: no migration check, no crash recovery, no write lock, so a search costs what
+    /// its query costs (BENCHMARKS.md). Nil when there is no file yet or it lacks a step of
+    /// this version's schema; the caller then opens it the usual way, which creates or
+    /// migrates it. A file from a newer hark (steps this one does not know) is read: its
+    /// older tables are all there, as steps are only ever added. `searching`: nil too when
+    /// some text is not in the full-text index yet (a process was killed mid-reply), so the
+    /// caller's writable store indexes it before searching.
     public static func openForReading(path: String, searching: Bool = false) -> HistoryStore? {
         Database.preparePageCache(pages: 120)
         guard let database = try? Database(path: path, readOnly: true),
-              let row = try? database.query("SELECT count(*), max(name) FROM schema_migrations").first,
-              row[0].int == Migrations.all.count, row[1].string == Migrations.all.last?.name
+              let rows = try? database.query("SELECT name FROM schema_migrations"),
+              Set(Migrations.all.map(\.name)).isSubset(of: rows.compactMap { $0[0].string })
         else { return nil }
         if searching && (try? FullTextIndexer.hasPending(database)) != false { return nil }
         return HistoryStore(database: database, now: Date.init)
@@ -257,7 +264,7 @@ public final class HistoryStore: @unchecked Sendable {
         """
 
     /// A message's size in bytes, without reading its text when it was recorded (rows from
-    /// before migration 006, and replies still being written, are measured).
+    /// before migration 008, and replies still being written, are measured).
     static let lengthColumn = """
         coalesce(m.length, length(CAST(m.text AS BLOB))
             + coalesce((SELECT sum(length(CAST(text AS BLOB))) FROM message_more WHERE message_id = m.id), 0)
@@ -267,7 +274,8 @@ public final class HistoryStore: @unchecked Sendable {
     static let metadataColumns = """
         m.id AS id, m.thread_id AS thread_id, m.session AS session, m.role AS role, m.status AS status,
         m.created_at AS created_at, m.backend_id AS backend_id, m.prompt_tokens AS prompt_tokens,
-        m.completion_tokens AS completion_tokens, m.total_tokens AS total_tokens, m.error AS error, m.model AS model
+        m.completion_tokens AS completion_tokens, m.total_tokens AS total_tokens, m.error AS error, m.model AS model,
+        m.notes AS notes
         """
 
     /// A message as a row of `messages m`, without its text.
@@ -284,7 +292,8 @@ public final class HistoryStore: @unchecked Sendable {
                        status: MessageStatus(rawValue: row["status"].string ?? "") ?? .complete,
                        createdAt: Date(timeIntervalSince1970: row["created_at"].double ?? 0),
                        backendID: row["backend_id"].string, usage: usage, error: row["error"].string,
-                       model: row["model"].string)
+                       model: row["model"].string,
+                       notes: row["notes"].string.map { $0.split(separator: "\n").map(String.init) } ?? [])
     }
 
     /// Whole messages, text and all: `FROM messages m` follows.
@@ -330,16 +339,24 @@ public final class HistoryStore: @unchecked Sendable {
     }
 
     /// Opens a reply row that the writer fills as text arrives.
+    /// The row is written with its writer's lock already held (see WriterLocks), in one
+    /// transaction, so no other hark can see it open without the lock.
     public func beginReply(threadID: Int64, session: String, model: String? = nil) throws -> ReplyWriter {
         try wrap {
-            try database.run("""
-                INSERT INTO messages(thread_id, session, role, text, status, created_at, updated_at, model, writer_pid,
-                                     unindexed)
-                VALUES (?, ?, 'assistant', '', 'partial', ?, ?, ?, ?, 1)
-                """, .integer(threadID), .text(session), timestamp, timestamp, SQLValue(model),
-                .integer(Int64(getpid())))
-            replyStreaming(true)
-            return ReplyWriter(store: self, messageID: database.lastInsertRowID, threadID: threadID)
+            try database.transaction {
+                try database.run("""
+                    INSERT INTO messages(thread_id, session, role, text, status, created_at, updated_at, model, writer_pid,
+                                         writer_lock, unindexed)
+                    VALUES (?, ?, 'assistant', '', 'partial', ?, ?, ?, ?, 1, 1)
+                    """, .integer(threadID), .text(session), timestamp, timestamp, SQLValue(model),
+                    .integer(Int64(getpid())))
+                let id = database.lastInsertRowID
+                if !writerLocks.hold(id) {
+                    try database.run("UPDATE messages SET writer_lock = NULL WHERE id = ?", .integer(id))
+                }
+                replyStreaming(true)
+                return ReplyWriter(store: self, messageID: id, threadID: threadID)
+            }
         }
     }
 
@@ -494,13 +511,22 @@ public final class HistoryStore: @unchecked Sendable {
 
     // MARK: Recovery
 
-    /// Replies whose writing process is gone (killed, crashed) are folded and kept as `partial`.
+    /// Replies whose writer is gone (killed, crashed) are folded and kept as `partial`. A
+    /// writer that held its lock is gone when the lock is free; one that recorded only its PID
+    /// (an older hark) when that PID is not alive.
     public func recoverInterruptedReplies() throws {
         let own = getpid()
-        let rows = try database.query("SELECT id, writer_pid FROM messages WHERE writer_pid IS NOT NULL")
+        let rows = try database.query("SELECT id, writer_pid, writer_lock FROM messages WHERE writer_pid IS NOT NULL")
+        guard !rows.isEmpty else { return }
+        let inspector = writerLocks.inspector()
         for row in rows {
             guard let id = row[0].int64, let pid = row[1].int64.map({ pid_t($0) }) else { continue }
-            let alive = pid != own && (kill(pid, 0) == 0 || errno == EPERM)
+            let alive: Bool
+            if row[2].int == 1, let held = inspector?.isHeld(id) {
+                alive = held
+            } else {
+                alive = pid != own && (kill(pid, 0) == 0 || errno == EPERM)
+            }
             guard !alive else { continue }
             // Checked again under the write lock: the writer may have finished its reply and
             // exited since the rows were read, and a finished reply must stay `complete`.
@@ -508,7 +534,7 @@ public final class HistoryStore: @unchecked Sendable {
                 let current = try database.scalar("SELECT writer_pid FROM messages WHERE id = ?", .integer(id))
                 guard current.int64 == Int64(pid) else { return }
                 try ReplyWriter.fold(database: database, messageID: id, status: .partial, error: nil, usage: nil,
-                                     backendID: nil, model: nil, now: timestamp)
+                                     backendID: nil, model: nil, notes: [], now: timestamp)
             }
         }
     }

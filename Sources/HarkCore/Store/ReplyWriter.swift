@@ -48,7 +48,7 @@ public final class ReplyWriter: @unchecked Sendable {
     }
 
     public func finish(status: MessageStatus, error: String? = nil, usage: Usage? = nil, backendID: String? = nil,
-                       model: String? = nil) throws {
+                       model: String? = nil, notes: [String] = []) throws {
         guard !finished else { return }
         finished = true
         defer { store.replyStreaming(false) }
@@ -60,7 +60,8 @@ public final class ReplyWriter: @unchecked Sendable {
             try database.transaction {
                 try fold(adding: UnsafeBufferPointer(start: nil, count: 0), final: true)
                 try Self.close(database: database, messageID: messageID, status: status, error: error, usage: usage,
-                               backendID: backendID, model: model, length: .integer(Int64(storedBytes)), now: store.timestamp)
+                               backendID: backendID, model: model, notes: notes, length: .integer(Int64(storedBytes)),
+                               now: store.timestamp)
                 if indexNow {
                     // With the message it answers (Workspace.send stores that one for this).
                     try database.run("""
@@ -73,6 +74,7 @@ public final class ReplyWriter: @unchecked Sendable {
             insertPart = nil
             sink.statements = nil
         }
+        store.writerLocks.release(messageID)
         if !indexNow { store.indexer.kick() }
     }
 
@@ -123,22 +125,22 @@ public final class ReplyWriter: @unchecked Sendable {
 
     /// Records how a reply ended; its text is already in segments.
     static func close(database: Database, messageID: Int64, status: MessageStatus, error: String?, usage: Usage?,
-                      backendID: String?, model: String?, length: SQLValue, now: SQLValue) throws {
+                      backendID: String?, model: String?, notes: [String], length: SQLValue, now: SQLValue) throws {
         try database.run("""
             UPDATE messages SET
-                status = ?2, error = ?3, updated_at = ?4, writer_pid = NULL, length = ?10,
+                status = ?2, error = ?3, updated_at = ?4, writer_pid = NULL, writer_lock = NULL, length = ?10,
                 prompt_tokens = coalesce(?5, prompt_tokens), completion_tokens = coalesce(?6, completion_tokens),
                 total_tokens = coalesce(?7, total_tokens), backend_id = coalesce(?8, backend_id),
-                model = coalesce(?9, model)
+                model = coalesce(?9, model), notes = coalesce(?11, notes)
             WHERE id = ?1
             """, .integer(messageID), .text(status.rawValue), SQLValue(error), now,
             SQLValue(usage?.promptTokens), SQLValue(usage?.completionTokens), SQLValue(usage?.totalTokens),
-            SQLValue(backendID), SQLValue(model), length)
+            SQLValue(backendID), SQLValue(model), length, SQLValue(notes.isEmpty ? nil : notes.joined(separator: "\n")))
     }
 
     /// Folds the parts a dead writer left (crash recovery) and records how the reply ended.
     static func fold(database: Database, messageID: Int64, status: MessageStatus, error: String?, usage: Usage?,
-                     backendID: String?, model: String?, now: SQLValue) throws {
+                     backendID: String?, model: String?, notes: [String], now: SQLValue) throws {
         try database.transaction {
             var text: [UInt8] = []
             for row in try database.query("SELECT text FROM message_parts WHERE message_id = ? ORDER BY seq",
@@ -153,7 +155,7 @@ public final class ReplyWriter: @unchecked Sendable {
             }
             try database.run("DELETE FROM message_parts WHERE message_id = ?", .integer(messageID))
             try close(database: database, messageID: messageID, status: status, error: error, usage: usage,
-                      backendID: backendID, model: model, length: .null, now: now)
+                      backendID: backendID, model: model, notes: notes, length: .null, now: now)
         }
     }
 }

@@ -5,7 +5,9 @@ import Glibc
 public enum ShellCommand {
     public typealias Output = Subprocess.Result
 
-    public static func run(_ command: String, input: Data?, environment: [String: String]? = nil) throws -> Output {
-        try Subprocess.run(["/bin/sh", "-c", command], environment: environment, streams: .captured(input: input))
+    public static func run(_ command: String, input: Data?, environment: [String: String]? = nil,
+                           timeout: Double? = nil) throws -> Output {
+        try Subprocess.run(["/bin/sh", "-c", command], environment: environment, streams: .captured(input: input),
+                           timeout: timeout)
     }
 }

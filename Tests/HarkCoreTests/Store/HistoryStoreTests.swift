@@ -64,7 +64,9 @@ import TestSupport
         let thread = try store!.createThread(session: "bot", title: "t")
         let writer = try store!.beginReply(threadID: thread.id, session: "bot")
         try writer.append("half a sent")
-        // Pretend the writer was a process that died: a pid that cannot exist.
+        // Pretend the writer was a process that died: the kernel dropped its lock with it, and
+        // its pid cannot exist.
+        store!.writerLocks.release(writer.messageID)
         try store!.database.run("UPDATE messages SET writer_pid = 2147483646 WHERE id = ?", .integer(writer.messageID))
         store = nil
         let reopened = try HistoryStore(path: directory.file("history.db"))

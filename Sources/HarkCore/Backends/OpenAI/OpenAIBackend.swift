@@ -31,7 +31,7 @@ public final class OpenAIBackend: Backend, BackendKind {
     init(session: SessionConfig, environment: BackendEnvironment) throws {
         self.session = session
         http = environment.http
-        auth = AuthHeaderCache(try session.auth())
+        auth = try session.authHeaders()
         endpoint = Self.endpoint(for: session.url ?? "")
         systemPrompt = try Self.systemPrompt(session["system"], paths: environment.paths, session: session.name)
         temperature = try session.double("temperature")
