@@ -198,7 +198,7 @@ public final class ReplyJob: @unchecked Sendable {
                     notes.append(text.split(whereSeparator: \.isNewline).joined(separator: " "))
                 case .detachable:
                     interruptDetaches = true
-                case .reasoning, .status, .finished:
+                case .reasoning, .status, .finished, .artifact:
                     break
                 }
                 deliver(event)

@@ -105,7 +105,7 @@ public final class ReplyView {
             }
         case .usage(let reported):
             usage = reported
-        case .backendMessageID, .backendThreadID, .model, .finished, .detachable:
+        case .backendMessageID, .backendThreadID, .model, .finished, .detachable, .artifact:
             break
         }
     }
@@ -168,6 +168,7 @@ public final class ReplyView {
                     "completion_tokens": JSON(usage.completionTokens), "total_tokens": JSON(usage.totalTokens)]
         case .backendThreadID(let id): return ["type": "thread", "server_id": .string(id)]
         case .model(let name): return ["type": "model", "model": .string(name)]
+        case .artifact(let id, let name): return ["type": "artifact", "id": .string(id), "name": JSON(name)]
         case .backendMessageID, .finished, .detachable: return nil
         }
     }
