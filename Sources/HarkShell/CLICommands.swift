@@ -65,7 +65,9 @@ enum CLICommands {
             sessionOption, OptionSpec(["-n"], "N", "how many (default 20)"), jsonOption,
         ], run: Run.history),
         CLICommand("search", "TEXT", "full-text search over the history", options: [
-            sessionOption, OptionSpec(["-n"], "N", "at most N hits (default 20)"), jsonOption,
+            sessionOption, OptionSpec(["-n"], "N", "at most N hits (default 20)"),
+            jsonOption.with(summary: "one JSON object per hit: ids, snippet, length in bytes"),
+            OptionSpec(["--full"], nil, "with --json, each hit's whole text too"),
         ], run: Run.search),
         CLICommand("export", "", "write threads as Markdown or JSON", options: [
             sessionOption, OptionSpec(["--thread"], "NAME|ID", "only this thread"),

@@ -65,9 +65,19 @@ public struct HarkCommandLine {
                 overrides.speak = true
                 workspace.voice.setOverrides(overrides, for: workspace.currentSession)
             }
-            return try Shell(workspace: workspace, terminal: terminal).run()
+            let code = try Shell(workspace: workspace, terminal: terminal).run()
+            finishIndexing(workspace)
+            return code
         }
-        return OneShot(workspace: workspace, terminal: terminal, json: options.json, speak: options.speak).run(message)
+        let code = OneShot(workspace: workspace, terminal: terminal, json: options.json, speak: options.speak).run(message)
+        finishIndexing(workspace)
+        return code
+    }
+
+    /// Waits for the replies of this run to be in the full-text index, so that the process
+    /// leaves none unindexed (a failure is left to the next start, which indexes what is left).
+    func finishIndexing(_ workspace: Workspace) {
+        try? workspace.store.finishIndexing()
     }
 
     /// The workspace, after saying what opening the history changed (a data folder others

@@ -43,34 +43,42 @@ extension HarkCommandLine {
     /// `hark history` and `hark search` only read: they open the history read-only and skip
     /// the workspace (sessions, backends, the write that registers the current session), which
     /// would cost more than the query itself. The config is read only to check `--session`.
-    func readOnlyHistory(_ parsed: ParsedOptions) throws -> (HistoryStore, String?) {
+    /// `searching`: a search needs every reply in the full-text index; when some text is not
+    /// yet (a hark was killed mid-reply), the history is opened writable and indexed first.
+    func readOnlyHistory(_ parsed: ParsedOptions, searching: Bool = false) throws -> (HistoryStore, String?) {
         let paths = Paths.fromEnvironment()
         let session = parsed.value("--session")
         if let session { _ = try ConfigFile.load(paths: paths).existingSession(named: session) }
-        return (try readableStore(paths), session)
+        return (try readableStore(paths, searching: searching), session)
     }
 
     /// The history for a command that only reads it: read-only when its schema allows (one
     /// from a newer hark too, which no other command may open), else opened the usual way,
-    /// which creates or migrates it.
-    func readableStore(_ paths: Paths) throws -> HistoryStore {
-        if let store = HistoryStore.openForReading(path: paths.historyDatabase) { return store }
+    /// which creates or migrates it. `searching`: also opened the usual way when some text is
+    /// not indexed yet, so that the search indexes it first.
+    func readableStore(_ paths: Paths, searching: Bool = false) throws -> HistoryStore {
+        if let store = HistoryStore.openForReading(path: paths.historyDatabase, searching: searching) { return store }
         let store = try HistoryStore(path: paths.historyDatabase)
         tell(store.notices)
         return store
     }
 
     func search(_ parsed: ParsedOptions) throws -> Int32 {
-        let (store, session) = try readOnlyHistory(parsed)
+        let (store, session) = try readOnlyHistory(parsed, searching: true)
         let json = parsed.flag("--json")
         let query = parsed.words.joined(separator: " ")
         guard !query.isEmpty else { throw HarkError.usage("usage: hark search TEXT") }
         let hits = try store.search(query, session: session, limit: try parsed.int("-n", default: 20))
         var out = ""
         if json {
+            let full = parsed.flag("--full")
             for hit in hits {
-                var object = Export.messageJSON(hit.message).object ?? [:]
+                // The text only on request: a hit's message may be a 100 MB reply.
+                let message = full ? (try store.message(id: hit.message.id) ?? hit.message) : hit.message
+                var object = Export.messageJSON(message).object ?? [:]
+                if !full { object["text"] = nil }
                 object["thread_title"] = .string(hit.threadTitle)
+                object["length"] = .number(Double(hit.length))
                 object["snippet"] = .string(hit.snippet.replacingOccurrences(of: "\u{1}", with: "").replacingOccurrences(of: "\u{2}", with: ""))
                 out += JSON.object(object).encoded() + "\n"
             }

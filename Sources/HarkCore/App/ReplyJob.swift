@@ -188,7 +188,11 @@ public final class ReplyJob: @unchecked Sendable {
                 case .text(let piece):
                     // Stored before it is shown: what the user saw is always in the history.
                     try openWriter().append(piece)
-                    lock.withLock { if text.utf8.count < textLimit { text += piece } }
+                    lock.withLock {
+                        // Whole pieces while they fit: one 30 MB piece must not be copied here.
+                        if text.utf8.count + piece.utf8.count <= textLimit { text += piece }
+                        else if text.utf8.count < textLimit { text += piece.prefix(textLimit - text.utf8.count) }
+                    }
                 case .usage(let reported):
                     lock.withLock { usage = reported }
                 case .backendMessageID(let id):
@@ -236,6 +240,8 @@ public final class ReplyJob: @unchecked Sendable {
             if writer == nil, !notes.isEmpty { _ = try openWriter() }
             try writer?.finish(status: outcome.status, error: errorText, usage: lock.withLock { usage },
                                backendID: backendMessageID, model: answeredBy, notes: notes)
+            // No reply (a note to self): the message waited to be indexed with one.
+            if writer == nil, let userMessageID { try store.indexNow(messageID: userMessageID) }
         } catch {
             outcome = .failed(error as? HarkError ?? .storage(error.userMessage), hadText: writer != nil)
         }

@@ -209,11 +209,12 @@ public final class Workspace: @unchecked Sendable {
         let history: [Turn]
         let userMessageID: Int64
         if let userMessage {
-            history = try store.turns(threadID: thread.id, before: userMessage.id)
+            history = try store.newestTurns(threadID: thread.id, before: userMessage.id, window: backend.historyWindow)
             userMessageID = userMessage.id
         } else {
-            history = try store.turns(threadID: thread.id)
-            userMessageID = try store.addMessage(threadID: thread.id, session: name, role: .user, text: text)
+            history = try store.newestTurns(threadID: thread.id, window: backend.historyWindow)
+            userMessageID = try store.addMessage(threadID: thread.id, session: name, role: .user, text: text,
+                                                 indexWithReply: true)
         }
         let attachments = state.update { $0.pendingAttachments.removeValue(forKey: name) ?? [] }
         let job = makeJob(session: name, kind: session.kind, thread: thread, userMessageID: userMessageID)
