@@ -10,12 +10,16 @@ public struct OneShot {
     let json: Bool
     /// Also read the reply aloud (`--speak`), and wait until it has been heard.
     let speak: Bool
+    /// Print only the reply's fenced code blocks (`--code`), once it is whole.
+    let codeOnly: Bool
 
-    public init(workspace: Workspace, capabilities: TerminalCapabilities, json: Bool, speak: Bool = false) {
+    public init(workspace: Workspace, capabilities: TerminalCapabilities, json: Bool, speak: Bool = false,
+                codeOnly: Bool = false) {
         self.workspace = workspace
         self.capabilities = capabilities
         self.json = json
         self.speak = speak
+        self.codeOnly = codeOnly
     }
 
     public func run(_ line: String) -> Int32 {
@@ -28,8 +32,16 @@ public struct OneShot {
             return fail(error)
         }
         switch outcome {
-        case .none, .events, .quit:
+        case .none, .events, .summary, .quit:
             return 0
+        case .copy(let text, let what):
+            do {
+                let line = try Clipboard.copy(text, what: what, toTerminal: capabilities.isTTY)
+                RawOutput.write("hark: " + line + "\n", to: STDERR_FILENO)
+                return 0
+            } catch {
+                return fail(error)
+            }
         case .output(let document):
             let ansi = ANSI(enabled: capabilities.colors)
             let text = document.map { ansi.render($0) }.joined(separator: "\n")
@@ -43,13 +55,26 @@ public struct OneShot {
             return 0
         case .clearScreen:
             return 0
-        case .editDraft, .editConfig:
+        case .editDraft, .editConfig, .editMessage:
             return fail(HarkError.usage("that command needs the interactive shell"))
         case .listen:
             return fail(HarkError.usage("/listen needs the interactive shell; hark --listen dictates a message from a script"))
         case .reply(let job):
             return watch(job)
         }
+    }
+
+    /// The reply's code blocks, each followed by a line feed; 1 (as `hark search` without a
+    /// hit) when it has none.
+    func printCode(_ job: ReplyJob) -> Int32 {
+        let text = job.replyMessageID.flatMap { try? workspace.store.message(id: $0) }?.text ?? job.text
+        let blocks = CodeBlocks.extract(from: text)
+        guard !blocks.isEmpty else {
+            RawOutput.write("hark: the reply has no code block\n", to: STDERR_FILENO)
+            return 1
+        }
+        RawOutput.write(blocks.map { $0.code + "\n" }.joined())
+        return 0
     }
 
     func fail(_ error: Error) -> Int32 {
@@ -64,8 +89,11 @@ public struct OneShot {
     /// Prints the reply as it arrives. In a pipe the job's own task writes straight to stdout
     /// (no hop through this thread), which keeps up with a fast stream.
     func watch(_ job: ReplyJob) -> Int32 {
-        let format: ReplyView.Format = json ? .json : (capabilities.isTTY ? .terminal : .plain)
-        let view = ReplyView(format: format, capabilities: capabilities, markdown: BackendRegistry.repliesAreMarkdown(kind: job.kind))
+        let format: ReplyView.Format = json ? .json : (capabilities.isTTY && !codeOnly ? .terminal : .plain)
+        // With --code the text is held back: the blocks are printed from the stored reply.
+        let view = codeOnly
+            ? ReplyView(format: .plain, capabilities: capabilities, output: { _ in })
+            : ReplyView(format: format, capabilities: capabilities, markdown: BackendRegistry.repliesAreMarkdown(kind: job.kind))
         let ended = Inbox<ShellEvent>()
         var finished = false
         var outcome: ReplyOutcome = .complete
@@ -108,6 +136,7 @@ public struct OneShot {
             return HarkError.ExitCode.interrupted.rawValue
         }
         for case .speechFailed(let error) in ended.take() { RawOutput.write("hark: " + error.userMessage + "\n", to: STDERR_FILENO) }
+        if codeOnly, outcome == .complete { return printCode(job) }
         switch outcome {
         case .complete:
             if let reason = job.finishReason, BackendRegistry.kind(named: job.kind)?.failingFinishReasons.contains(reason) == true {

@@ -22,6 +22,8 @@ public final class Shell {
     var promptWidth = 0
     /// A line holding a literal secret is not kept in the input history; said the first time.
     var toldLineNotKept = false
+    /// `/edit last` without an editor: the next line entered replaces the message, through this.
+    var pendingEdit: (@Sendable (String) async throws -> CommandOutcome)?
 
     public init(workspace: Workspace, capabilities: TerminalCapabilities = .detect()) throws {
         self.workspace = workspace
@@ -69,6 +71,10 @@ public final class Shell {
                 if quitRequested { break }
                 RawOutput.write(ansi.wrap("^C", .dim) + "\n")
                 draft = []
+                if pendingEdit != nil {
+                    pendingEdit = nil
+                    RawOutput.write(ansi.wrap("not edited; your message stays as it was", .dim) + "\n")
+                }
                 workspace.voice.stopSpeaking()
             case .action(let action, let line):
                 if action == "edit" { editAndSend(startingWith: (draft + [line]).joined(separator: "\n")) }
@@ -79,6 +85,11 @@ public final class Shell {
                 }
                 let message = (draft + [line]).joined(separator: "\n")
                 draft = []
+                if let edit = pendingEdit {
+                    pendingEdit = nil
+                    finishEdit(message, then: edit)
+                    continue
+                }
                 handle(message)
             }
         }
@@ -221,7 +232,7 @@ public final class Shell {
 
     func perform(_ outcome: CommandOutcome) {
         switch outcome {
-        case .none, .events:
+        case .none, .events, .summary:
             break
         case .output(let document):
             let text = document.map { ansi.render($0) }.joined(separator: "\n")
@@ -230,6 +241,15 @@ public final class Shell {
             watch(job)
         case .editDraft(let text):
             editAndSend(startingWith: text.isEmpty ? draft.joined(separator: "\n") : text)
+        case .editMessage(let text, let then):
+            editMessage(text, then: then)
+        case .copy(let text, let what):
+            do {
+                let line = try Clipboard.copy(text, what: what, toTerminal: capabilities.isTTY)
+                RawOutput.write(ansi.wrap(line, .success) + "\n")
+            } catch {
+                showError(error)
+            }
         case .editConfig:
             TerminalModes.restore()
             do {
@@ -279,6 +299,32 @@ public final class Shell {
             let lines = text.lineSlices().map(String.init)
             draft = Array(lines.dropLast())
             editor.prefill(lines.last ?? "")
+        }
+    }
+
+    /// `/edit last`: the message in $VISUAL or $EDITOR, or, when neither is set, in the input
+    /// line, where Enter hands it back (Ctrl-C leaves it as it was).
+    func editMessage(_ text: String, then: @escaping @Sendable (String) async throws -> CommandOutcome) {
+        guard ExternalEditor.isConfigured() else {
+            pendingEdit = then
+            RawOutput.write(ansi.wrap("editing your last message: Enter sends it in place of the old one, "
+                + "Ctrl-C leaves it as it was", .dim) + "\n")
+            perform(.prefill(text))
+            return
+        }
+        TerminalModes.restore()
+        do {
+            finishEdit(try ExternalEditor.edit(text), then: then)
+        } catch {
+            showError(error)
+        }
+    }
+
+    func finishEdit(_ edited: String, then: @escaping @Sendable (String) async throws -> CommandOutcome) {
+        do {
+            perform(try blocking { try await then(edited) })
+        } catch {
+            showError(error)
         }
     }
 

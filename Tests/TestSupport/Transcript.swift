@@ -56,6 +56,9 @@ public final class Transcript: @unchecked Sendable {
     private let lock = NSLock()
 
     private var notices: [String] = []
+    /// What the user leaves in the editor when a command opens it (`/edit last`); nil keeps the
+    /// text as it was.
+    public var editorText: String?
 
     public init(_ workspace: Workspace) {
         self.workspace = workspace
@@ -102,7 +105,7 @@ public final class Transcript: @unchecked Sendable {
 
     func render(_ outcome: CommandOutcome, whileStreaming: (@Sendable (ReplyJob) async -> Void)?) async {
         switch outcome {
-        case .none, .events:
+        case .none, .events, .summary:
             break
         case .output(let document):
             let ansi = ANSI(enabled: false)
@@ -128,6 +131,17 @@ public final class Transcript: @unchecked Sendable {
             append("[editor opens on: \(draft)]\n")
         case .editConfig:
             append("[editor opens on the config]\n")
+        case .editMessage(let text, let then):
+            append("[editor opens on: \(text)]\n")
+            let edited = editorText ?? text
+            append("[editor closes with: \(edited)]\n")
+            do {
+                await render(try await then(edited), whileStreaming: whileStreaming)
+            } catch {
+                append("error: \(error.userMessage)\n")
+            }
+        case .copy(let text, let what):
+            append("[clipboard ← \(what)]\n\(text)\n[end of clipboard]\n")
         case .prefill(let line):
             append("[input line: \(line)]\n")
         case .listen:

@@ -66,6 +66,8 @@ public final class ReplyView {
             if case .usage(let reported) = event { usage = reported }
             return
         }
+        // hark's own note of what it sent is no sign of the reply: the spinner goes on.
+        if case .promptEstimate = event { return }
         if !sawFirstEvent {
             sawFirstEvent = true
             clearSpinner()
@@ -103,7 +105,7 @@ public final class ReplyView {
             }
         case .usage(let reported):
             usage = reported
-        case .backendMessageID, .backendThreadID, .model, .finished, .detachable:
+        case .backendMessageID, .backendThreadID, .model, .finished, .detachable, .promptEstimate:
             break
         }
     }
@@ -165,7 +167,7 @@ public final class ReplyView {
                     "completion_tokens": JSON(usage.completionTokens), "total_tokens": JSON(usage.totalTokens)]
         case .backendThreadID(let id): return ["type": "thread", "server_id": .string(id)]
         case .model(let name): return ["type": "model", "model": .string(name)]
-        case .backendMessageID, .finished, .detachable: return nil
+        case .backendMessageID, .finished, .detachable, .promptEstimate: return nil
         }
     }
 

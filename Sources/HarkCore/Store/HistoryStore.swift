@@ -140,7 +140,7 @@ public final class HistoryStore: @unchecked Sendable {
 
     static let threadSelect = """
         SELECT t.id, t.session, t.title, t.backend_id, t.created_at, t.updated_at,
-               (SELECT count(*) FROM messages m WHERE m.thread_id = t.id)
+               (SELECT count(*) FROM messages m WHERE m.thread_id = t.id AND m.superseded_by IS NULL)
         FROM threads t
         """
 
@@ -230,7 +230,7 @@ public final class HistoryStore: @unchecked Sendable {
                       || coalesce((SELECT group_concat(p.text, '') FROM
                    (SELECT text FROM message_parts WHERE message_id = m.id ORDER BY seq) p), ''),
                m.status, m.created_at, m.backend_id, m.prompt_tokens, m.completion_tokens, m.total_tokens,
-               m.error, m.model
+               m.error, m.model, m.superseded_by, m.prompt_estimate, m.first_byte_ms, m.stream_ms
         FROM messages m
         """
 
@@ -249,7 +249,10 @@ public final class HistoryStore: @unchecked Sendable {
                        role: MessageRole(rawValue: row[3].string ?? "") ?? .user, text: row[4].string ?? "",
                        status: MessageStatus(rawValue: row[5].string ?? "") ?? .complete,
                        createdAt: Date(timeIntervalSince1970: row[6].double ?? 0), backendID: row[7].string,
-                       usage: usage, error: row[11].string, model: row[12].string)
+                       usage: usage, error: row[11].string, model: row[12].string, supersededBy: row[13].int64,
+                       promptEstimate: row[14].int,
+                       timing: row[15] == .null ? nil : ReplyTiming(firstByteMilliseconds: row[15].int ?? 0,
+                                                                      streamMilliseconds: row[16].int ?? 0))
     }
 
     /// Records a message that is complete as written (the user's, or an imported one).
@@ -297,10 +300,12 @@ public final class HistoryStore: @unchecked Sendable {
         try wrap { try database.query(Self.messageSelect + " WHERE m.id = ?", .integer(id)).first.map(Self.message) }
     }
 
-    /// The thread's messages in order; the last `limit` when given.
-    public func messages(threadID: Int64, limit: Int? = nil) throws -> [Message] {
+    /// The thread's messages in order; the last `limit` when given. Messages replaced by
+    /// `/edit last` only with `superseded`.
+    public func messages(threadID: Int64, limit: Int? = nil, superseded: Bool = false) throws -> [Message] {
         try wrap {
-            let rows = try database.query(Self.messageSelect + " WHERE m.thread_id = ? ORDER BY m.id DESC LIMIT ?",
+            let filter = superseded ? "" : " AND m.superseded_by IS NULL"
+            let rows = try database.query(Self.messageSelect + " WHERE m.thread_id = ?\(filter) ORDER BY m.id DESC LIMIT ?",
                                           .integer(threadID), .integer(Int64(limit ?? -1)))
             return rows.reversed().map(Self.message)
         }
@@ -320,20 +325,11 @@ public final class HistoryStore: @unchecked Sendable {
         }
     }
 
-    /// The thread's earlier turns as context for a backend: stopped and partial replies count
-    /// (the user saw them), failed ones and empty ones do not.
-    public func turns(threadID: Int64, before messageID: Int64? = nil) throws -> [Turn] {
-        try messages(threadID: threadID)
-            .filter { message in
-                if let messageID, message.id >= messageID { return false }
-                return message.status != .failed && !message.text.isEmpty
-            }
-            .map { Turn(role: $0.role, text: $0.text) }
-    }
-
     public func lastMessage(threadID: Int64, role: MessageRole) throws -> Message? {
         try wrap {
-            try database.query(Self.messageSelect + " WHERE m.thread_id = ? AND m.role = ? ORDER BY m.id DESC LIMIT 1",
+            try database.query(Self.messageSelect + """
+                 WHERE m.thread_id = ? AND m.role = ? AND m.superseded_by IS NULL ORDER BY m.id DESC LIMIT 1
+                """,
                                .integer(threadID), .text(role.rawValue)).first.map(Self.message)
         }
     }
@@ -377,7 +373,7 @@ public final class HistoryStore: @unchecked Sendable {
                 ORDER BY m.id DESC LIMIT ?3
                 """, values: [.text(query), session.map { .text($0) } ?? .null, .integer(Int64(limit))])
             return rows.map { row in
-                SearchHit(message: Self.message(row), threadTitle: row[13].string ?? "", snippet: row[14].string ?? "")
+                SearchHit(message: Self.message(row), threadTitle: row[17].string ?? "", snippet: row[18].string ?? "")
             }
         }
     }

@@ -45,13 +45,19 @@ public final class ReplyWriter: @unchecked Sendable {
     }
 
     public func finish(status: MessageStatus, error: String? = nil, usage: Usage? = nil, backendID: String? = nil,
-                       model: String? = nil) throws {
+                       model: String? = nil, promptEstimate: Int? = nil, timing: ReplyTiming? = nil) throws {
         guard !finished else { return }
         finished = true
         appendStatement = nil
         try store.wrap {
             try Self.fold(database: store.database, messageID: messageID, status: status, error: error, usage: usage,
                           backendID: backendID, model: model, now: store.timestamp)
+            if promptEstimate != nil || timing != nil {
+                try store.database.run("""
+                    UPDATE messages SET prompt_estimate = ?, first_byte_ms = ?, stream_ms = ? WHERE id = ?
+                    """, SQLValue(promptEstimate), SQLValue(timing?.firstByteMilliseconds),
+                    SQLValue(timing?.streamMilliseconds), .integer(messageID))
+            }
             try store.database.run("UPDATE threads SET updated_at = ? WHERE id = ?", store.timestamp, .integer(threadID))
         }
         store.writerLocks.release(messageID)

@@ -53,7 +53,7 @@ import TestSupport
             #1 local · Zoo · you · HH:MM
               remember the aardvark
             > /history 1
-            you · HH:MM
+            1 you · HH:MM
             remember the aardvark
             > /export json
             [
@@ -192,7 +192,7 @@ import TestSupport
             > @nobody hi
             error: no session named "nobody"; `hark sessions` lists them
             > /history many
-            error: usage: /history [N]; N is a positive number
+            error: usage: /history [N] [--all]; N is a positive number
             > /thread rm 99
             error: no thread "99" in this session; /threads lists them
             > !
@@ -212,7 +212,7 @@ import TestSupport
         await transcript.type("/session llama")
         await transcript.type("hello")
         let info = await transcript.type("/info")
-        #expect(info.contains("auth     bearer:env:HARK_TEST_OPENAI_KEY"))
+        #expect(info.contains("auth          bearer:env:HARK_TEST_OPENAI_KEY"))
         #expect(server.http.requests.last?.header("authorization") == "Bearer sk-test-very-secret")
         // The secret is nowhere in what the user saw or in the database file.
         #expect(!transcript.text.contains("sk-test-very-secret"))
