@@ -45,8 +45,13 @@ public enum ContextOverflow {
 
     /// One line instead of the server's 400: the model's window when known, and what to do.
     /// `learned`: hark keeps within that window from now on, so a retry sends fewer turns.
-    public static func error(session: String, window: Int?, learned: Bool) -> HarkError {
+    /// `messageAlone`: no earlier turn went with it, so only a shorter message fits.
+    public static func error(session: String, window: Int?, learned: Bool, messageAlone: Bool) -> HarkError {
         let size = window.map { " of \($0) tokens" } ?? ""
+        if messageAlone {
+            return .backend("the message alone is longer than the model's context\(size): shorten it, "
+                + "or start the server with a larger context")
+        }
         let advice = learned ? "/retry sends fewer turns, /compact summarises the older ones"
             : "/compact summarises its older turns, or set context = TOKENS for \(session)"
         return .backend("the thread no longer fits the model's context\(size): " + advice)

@@ -84,7 +84,8 @@ extension OpenAIBackend {
     }
 
     /// A context overflow as advice; the window the server names is used from now on.
-    func mapped(_ error: Error) -> Error {
+    /// `plan` is what was sent: with no earlier turn, the message alone was too long.
+    func mapped(_ error: Error, plan: ContextPlan?) -> Error {
         guard let message = ContextOverflow.serverMessage(of: error) else { return error }
         let named = ContextOverflow.window(in: message)
         var learned = false
@@ -92,7 +93,8 @@ extension OpenAIBackend {
             contextState.update { $0.learned = ServerContextWindow(tokens: named, source: "the server's error") }
             learned = true
         }
-        return ContextOverflow.error(session: session.name, window: named ?? context.window, learned: learned)
+        return ContextOverflow.error(session: session.name, window: named ?? context.window, learned: learned,
+                                     messageAlone: plan?.turns.isEmpty == true)
     }
 
     /// `/info`: the window, where it comes from, the room kept for the reply.
@@ -166,6 +168,7 @@ private final class PlannedStream: @unchecked Sendable {
     let makeStream: @Sendable (ContextPlan) -> AsyncThrowingStream<ReplyEvent, Error>
     var inner: AsyncThrowingStream<ReplyEvent, Error>.AsyncIterator?
     var queued: [ReplyEvent] = []
+    var plan: ContextPlan?
 
     init(backend: OpenAIBackend, request: ChatRequest,
          makeStream: @escaping @Sendable (ContextPlan) -> AsyncThrowingStream<ReplyEvent, Error>) {
@@ -177,11 +180,12 @@ private final class PlannedStream: @unchecked Sendable {
     func next() async throws -> ReplyEvent? {
         if inner == nil {
             let plan = await backend.plan(for: request)
+            self.plan = plan
             queued = [.promptEstimate(plan.rawEstimate)]
             if let note = backend.leftOutNote(plan, request) { queued.append(.status(note)) }
             inner = makeStream(plan).makeAsyncIterator()
         }
         if !queued.isEmpty { return queued.removeFirst() }
-        do { return try await inner?.next() } catch { throw backend.mapped(error) }
+        do { return try await inner?.next() } catch { throw backend.mapped(error, plan: plan) }
     }
 }

@@ -96,10 +96,13 @@ import TestSupport
          4097),
     ])
     func overflowErrorsBecomeAdvice(body: String, line: String, window: Int) async throws {
-        let server = try TestOpenAIServer { _ in [.fail(status: 400, body: body)] }
+        let server = try TestOpenAIServer { request in
+            request["messages"]?.array?.count == 1 ? [.text("hi"), .done] : [.fail(status: 400, body: body)]
+        }
         let (workspace, _) = try Self.workspace(server)
-        let output = await Transcript(workspace).type("hello")
-        #expect(output == "> hello\nerror: \(line)\n")
+        await Transcript(workspace).type("hello")
+        let output = await Transcript(workspace).type("more")
+        #expect(output == "> more\nerror: \(line)\n")
         #expect(!output.contains("HTTP 400"))
         // The window the server named is the one hark keeps within from now on.
         let info = await Transcript(workspace).type("/info")
@@ -109,11 +112,26 @@ import TestSupport
     /// llama.cpp before 2025 sent it as an event in the stream, without the counts; with
     /// `context` set the advice says to compact.
     @Test func anOverflowInTheStreamIsAdviceToo() async throws {
-        let server = try TestOpenAIServer { _ in [.error("the request exceeds the available context size, try increasing it")] }
+        let server = try TestOpenAIServer { request in
+            request["messages"]?.array?.count == 1
+                ? [.text("hi"), .done] : [.error("the request exceeds the available context size, try increasing it")]
+        }
         let (workspace, _) = try Self.workspace(server, extra: "context = 4096")
-        let output = await Transcript(workspace).type("hello")
-        #expect(output == "> hello\nerror: the thread no longer fits the model's context of 4096 tokens: "
+        await Transcript(workspace).type("hello")
+        let output = await Transcript(workspace).type("more")
+        #expect(output == "> more\nerror: the thread no longer fits the model's context of 4096 tokens: "
             + "/compact summarises its older turns, or set context = TOKENS for llama\n")
+    }
+
+    /// A message sent alone that does not fit: no turn to leave out, so the advice is to
+    /// shorten it (the body as llama.cpp's server answered a 731-token prompt with n_ctx 512).
+    @Test func aMessageTooLongAloneSaysSo() async throws {
+        let body = #"{"error":{"code":400,"message":"request (731 tokens) exceeds the available context size (512 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":731,"n_ctx":512}}"#
+        let server = try TestOpenAIServer { _ in [.fail(status: 400, body: body)] }
+        let (workspace, _) = try Self.workspace(server)
+        let output = await Transcript(workspace).type("hello")
+        #expect(output == "> hello\nerror: the message alone is longer than the model's context of 512 tokens: shorten it, "
+            + "or start the server with a larger context\n")
     }
 
     /// The server's count of the last prompt corrects the guess for the next.
