@@ -27,7 +27,7 @@ if ! command -v swiftc >/dev/null; then
   done
 fi
 
-targets=(sse ndjson config command json http n8n openai secrets)
+targets=(sse ndjson config command json http n8n openai secrets a2a)
 core=Sources/HarkCore
 json_sources=("$core/JSON/JSON.swift" "$core/JSON/JSONParser.swift" "$core/JSON/JSONScanner.swift" "$core/JSON/JSONEncoding.swift")
 errors=("$core/Support/HarkError.swift" "$core/Support/MessageLine.swift" "$core/Support/Suggest.swift" "$core/Support/SecretValues.swift"
@@ -56,6 +56,9 @@ sources() {
       "$core/HTTP/AuthHeaderCache.swift $core/HTTP/HTTPRequest.swift $core/Support/ShellCommand.swift" \
       "$core/Support/Subprocess.swift $core/Support/PosixFile.swift $core/Support/PathName.swift $core/Config/Paths.swift" \
       "${json_sources[*]} ${errors[*]}" ;;
+    a2a) echo "$core/Backends/A2A/A2AStreamDecoder.swift $core/Backends/A2A/A2AReplyProgress.swift $core/Backends/A2A/A2AWire.swift" \
+      "$core/Streaming/SSEParser.swift $core/Streaming/ByteSearch.swift $core/HTTP/ServerMessage.swift $core/Support/ByteCount.swift" \
+      "${decoder_sources[*]}" ;;
     *) echo "fuzz.sh: no target \"$1\"; the targets are: ${targets[*]}" >&2; return 2 ;;
   esac
 }

@@ -305,7 +305,7 @@ import TestSupport
             #expect(run.stderr.split(separator: "\n", omittingEmptySubsequences: false).count == 2, "\(session): \(run.stderr)")
         }
         let hook = try await Self.hark(["-s", "hook", "hi"], home.environment)
-        #expect(hook.stderr == "hark: n8n: line one line two line three\n")
+        #expect(hook.stderr == "hark: n8n: a node failed: line one line two line three\n")
         // A 100 KB session name is clipped.
         let name = String(repeating: "n", count: 100_000)
         let unknown = try await Self.hark(["-s", name, "hi"], home.environment)

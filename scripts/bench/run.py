@@ -9,7 +9,7 @@ HARK = os.path.join(ROOT, ".build/release/hark")
 SERVER = os.path.join(ROOT, ".build/release/hark-bench-server")
 LLM = os.path.join(BENCH, "venv/bin/llm")
 HERE = os.path.dirname(__file__)
-SECTIONS = sys.argv[1:] or ["startup", "roundtrip", "throughput", "history", "memory"]
+SECTIONS = sys.argv[1:] or ["startup", "roundtrip", "throughput", "history", "memory", "a2a"]
 results = {}
 
 def run(command, **kwargs):
@@ -142,6 +142,40 @@ def history():
                               "search_p99_ms": hark["p99_ms"], "sqlite3_p50_ms": cli["p50_ms"], "sqlite3_p99_ms": cli["p99_ms"],
                               "p50_ratio": hark["p50_ms"] / cli["p50_ms"], "stream_50mb_into_1m_db_s": stream_s,
                               "one_shot_message_ms": per_message_ms, "first_new_id": before + 1}
+
+class Agent:
+    """The A2A test agents (Tests/Fixtures/a2a/agent.py), served by the official SDK."""
+    def __enter__(self):
+        python = os.path.join(ROOT, ".local/venv/bin/python")
+        self.process = subprocess.Popen([python, os.path.join(ROOT, "Tests/Fixtures/a2a/agent.py")],
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.port = int(self.process.stdout.readline().split()[1])
+        return self
+
+    def __exit__(self, *error):
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+def a2a():
+    with Agent() as agent:
+        path, env = home(0)
+        with open(f"{path}/config/hark/config", "a") as config:
+            config.write(f"\n[session agent]\nkind = a2a\nurl = http://127.0.0.1:{agent.port}/echo\n")
+        # The first message fetches the agent card, which hark then keeps (five minutes, or the
+        # card's Cache-Control) as a client keeps a discovery document; the runs time messages.
+        subprocess.run([HARK, "-s", "agent", "hi"], env=env, check=True, capture_output=True)
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
+                           "params": {"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}})
+        curl = (f"curl -sN -o /dev/null -H 'Content-Type: application/json' -H 'Accept: text/event-stream' "
+                f"-H 'A2A-Version: 1.0' -d '{body}' http://127.0.0.1:{agent.port}/echo/")
+        commands = [f"{HARK} -s agent --new-thread hi", curl]
+        found = hyperfine("a2a", commands, runs=30, env=env)
+        hark, reference = (median_ms(found[c]) for c in commands)
+        # And with the card fetched first, as the first message of a session (or after five minutes).
+        cold = hyperfine("a2a-card", commands[:1], runs=20, env=env,
+                         extra=["--prepare", f"rm -f {path}/data/hark/a2a/agent.json"])
+        results["a2a"] = {"hark_ms": hark, "curl_ms": reference, "hark_over_curl": hark / reference,
+                          "hark_with_card_fetch_ms": median_ms(cold[commands[0]])}
 
 def memory():
     with Server() as server:

@@ -6,13 +6,15 @@ import Dispatch
 public enum ReplyOutcome: Sendable, Equatable {
     case complete
     case stopped
-    /// Failed; `hadText` says whether part of a reply had arrived (kept as `partial`).
+    /// Failed; `hadText` says whether part of a reply had arrived (kept as `partial` when the
+    /// reply was cut short, as `failed` with its text when the server reported an error).
     case failed(HarkError, hadText: Bool)
 
     public var status: MessageStatus {
         switch self {
         case .complete: return .complete
         case .stopped: return .stopped
+        case .failed(.backend, _): return .failed
         case .failed(_, let hadText): return hadText ? .partial : .failed
         }
     }
@@ -169,6 +171,7 @@ public final class ReplyJob: @unchecked Sendable {
         let sentAt = ContinuousClock.now
         var firstByteAt: ContinuousClock.Instant?
         let summaryOf = self.summaryOf
+        var notes: [String] = []
         func openWriter() throws -> ReplyWriter {
             if let writer { return writer }
             let opened = try store.beginReply(threadID: thread.id, session: session, model: answeredBy)
@@ -195,13 +198,14 @@ public final class ReplyJob: @unchecked Sendable {
                     answeredBy = name
                 case .notice(let text):
                     lock.withLock { lastNotice = text }
+                    notes.append(text.split(whereSeparator: \.isNewline).joined(separator: " "))
                 case .detachable:
                     interruptDetaches = true
                 case .promptEstimate(let tokens):
                     promptEstimate = tokens
                 case .reasoning:
                     if firstByteAt == nil { firstByteAt = .now }
-                case .status, .finished:
+                case .status, .finished, .artifact:
                     break
                 }
                 deliver(event)
@@ -244,8 +248,11 @@ public final class ReplyJob: @unchecked Sendable {
             var errorText: String?
             if case .failed(let error, _) = outcome { errorText = error.message }
             if writer == nil, case .failed = outcome { _ = try openWriter() }
+            // A reply with notes and no text (the workflow sent none) is kept for its notes.
+            if writer == nil, !notes.isEmpty { _ = try openWriter() }
             try writer?.finish(status: outcome.status, error: errorText, usage: lock.withLock { usage },
-                               backendID: backendMessageID, model: answeredBy, promptEstimate: promptEstimate, timing: timing)
+                               backendID: backendMessageID, model: answeredBy, notes: notes,
+                               promptEstimate: promptEstimate, timing: timing)
         } catch {
             outcome = .failed(error as? HarkError ?? .storage(error.userMessage), hadText: writer != nil)
         }

@@ -321,7 +321,9 @@ public enum ConfigFile {
         # A model's session (below) that reads several form answers out of one free-text answer:
         # llm = llama
 
-        # An n8n agent behind a Chat Trigger node (copy its Chat URL):
+        # An n8n agent behind a Chat Trigger node (copy its Chat URL). What n8n sends is set by
+        # the trigger's response mode ("Streaming", "When last node finishes", "Using Response
+        # Nodes"), not by hark: `stream` only asks (Accept header) and hark reads any of them.
         # [session helpdesk]
         # kind = webhook
         # url  = https://n8n.example.com/webhook/4f1c0000-0000-0000-0000-000000000000/chat

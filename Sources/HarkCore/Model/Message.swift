@@ -35,6 +35,8 @@ public struct Message: Sendable, Equatable {
     public var usage: Usage?
     public var error: String?
     public var model: String?
+    /// What the reply came with besides its text, one line each ("AI Agent failed: …").
+    public var notes: [String]
     /// The message that replaced this one (`/edit last`): kept, shown by `/history --all`,
     /// never sent again.
     public var supersededBy: Int64?
@@ -45,8 +47,8 @@ public struct Message: Sendable, Equatable {
 
     public init(id: Int64, threadID: Int64, session: String, role: MessageRole, text: String,
                 status: MessageStatus, createdAt: Date, backendID: String? = nil, usage: Usage? = nil,
-                error: String? = nil, model: String? = nil, supersededBy: Int64? = nil, promptEstimate: Int? = nil,
-                timing: ReplyTiming? = nil) {
+                error: String? = nil, model: String? = nil, notes: [String] = [], supersededBy: Int64? = nil,
+                promptEstimate: Int? = nil, timing: ReplyTiming? = nil) {
         self.id = id
         self.threadID = threadID
         self.session = session
@@ -58,6 +60,7 @@ public struct Message: Sendable, Equatable {
         self.usage = usage
         self.error = error
         self.model = model
+        self.notes = notes
         self.supersededBy = supersededBy
         self.promptEstimate = promptEstimate
         self.timing = timing

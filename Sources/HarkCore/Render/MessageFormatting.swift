@@ -18,6 +18,7 @@ public enum MessageFormatting {
             if message.supersededBy != nil { header.append(Span(" · superseded (/edit last)", .dim)) }
             lines.append(StyledLine(header))
             lines.append(StyledLine(message.text, message.role == .user ? .plain : replyStyle))
+            for note in message.notes { lines.append(StyledLine("  » " + note, .dim)) }
             if let error = message.error { lines.append(StyledLine("  " + error, .error)) }
         }
         return lines

@@ -20,6 +20,7 @@ public final class ReplyView {
     private var spinnerFrame = 0
     private let started = Date()
     private var usage: Usage?
+    private var finishReason: String?
     private var wroteText = false
 
     private let output: (String) -> Void
@@ -64,6 +65,7 @@ public final class ReplyView {
         if format == .json {
             if let line = Self.json(for: event) { out(line.encoded() + "\n") }
             if case .usage(let reported) = event { usage = reported }
+            if case .finished(let reason) = event { finishReason = reason }
             return
         }
         // hark's own note of what it sent is no sign of the reply: the spinner goes on.
@@ -105,7 +107,7 @@ public final class ReplyView {
             }
         case .usage(let reported):
             usage = reported
-        case .backendMessageID, .backendThreadID, .model, .finished, .detachable, .promptEstimate:
+        case .backendMessageID, .backendThreadID, .model, .finished, .detachable, .artifact, .promptEstimate:
             break
         }
     }
@@ -136,6 +138,7 @@ public final class ReplyView {
         case .json:
             var done: [String: JSON] = ["type": "done", "status": .string(outcome.status.rawValue)]
             if let messageID { done["message_id"] = .number(Double(messageID)) }
+            if let finishReason { done["finish_reason"] = .string(finishReason) }
             if let usage {
                 done["usage"] = ["prompt_tokens": JSON(usage.promptTokens), "completion_tokens": JSON(usage.completionTokens),
                                  "total_tokens": JSON(usage.totalTokens)]
@@ -167,6 +170,7 @@ public final class ReplyView {
                     "completion_tokens": JSON(usage.completionTokens), "total_tokens": JSON(usage.totalTokens)]
         case .backendThreadID(let id): return ["type": "thread", "server_id": .string(id)]
         case .model(let name): return ["type": "model", "model": .string(name)]
+        case .artifact(let id, let name): return ["type": "artifact", "id": .string(id), "name": JSON(name)]
         case .backendMessageID, .finished, .detachable, .promptEstimate: return nil
         }
     }

@@ -230,7 +230,7 @@ public final class HistoryStore: @unchecked Sendable {
                       || coalesce((SELECT group_concat(p.text, '') FROM
                    (SELECT text FROM message_parts WHERE message_id = m.id ORDER BY seq) p), ''),
                m.status, m.created_at, m.backend_id, m.prompt_tokens, m.completion_tokens, m.total_tokens,
-               m.error, m.model, m.superseded_by, m.prompt_estimate, m.first_byte_ms, m.stream_ms
+               m.error, m.model, m.notes, m.superseded_by, m.prompt_estimate, m.first_byte_ms, m.stream_ms
         FROM messages m
         """
 
@@ -249,10 +249,11 @@ public final class HistoryStore: @unchecked Sendable {
                        role: MessageRole(rawValue: row[3].string ?? "") ?? .user, text: row[4].string ?? "",
                        status: MessageStatus(rawValue: row[5].string ?? "") ?? .complete,
                        createdAt: Date(timeIntervalSince1970: row[6].double ?? 0), backendID: row[7].string,
-                       usage: usage, error: row[11].string, model: row[12].string, supersededBy: row[13].int64,
-                       promptEstimate: row[14].int,
-                       timing: row[15] == .null ? nil : ReplyTiming(firstByteMilliseconds: row[15].int ?? 0,
-                                                                      streamMilliseconds: row[16].int ?? 0))
+                       usage: usage, error: row[11].string, model: row[12].string,
+                       notes: row[13].string.map { $0.split(separator: "\n").map(String.init) } ?? [],
+                       supersededBy: row[14].int64, promptEstimate: row[15].int,
+                       timing: row[16] == .null ? nil : ReplyTiming(firstByteMilliseconds: row[16].int ?? 0,
+                                                                      streamMilliseconds: row[17].int ?? 0))
     }
 
     /// Records a message that is complete as written (the user's, or an imported one).
@@ -373,7 +374,7 @@ public final class HistoryStore: @unchecked Sendable {
                 ORDER BY m.id DESC LIMIT ?3
                 """, values: [.text(query), session.map { .text($0) } ?? .null, .integer(Int64(limit))])
             return rows.map { row in
-                SearchHit(message: Self.message(row), threadTitle: row[17].string ?? "", snippet: row[18].string ?? "")
+                SearchHit(message: Self.message(row), threadTitle: row[18].string ?? "", snippet: row[19].string ?? "")
             }
         }
     }
@@ -438,7 +439,7 @@ public final class HistoryStore: @unchecked Sendable {
                 let current = try database.scalar("SELECT writer_pid FROM messages WHERE id = ?", .integer(id))
                 guard current.int64 == Int64(pid) else { return }
                 try ReplyWriter.fold(database: database, messageID: id, status: .partial, error: nil, usage: nil,
-                                     backendID: nil, model: nil, now: timestamp)
+                                     backendID: nil, model: nil, notes: [], now: timestamp)
             }
         }
     }

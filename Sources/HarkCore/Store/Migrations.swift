@@ -148,6 +148,11 @@ public enum Migrations {
         Migration(name: "006-writer-locks", sql: """
             ALTER TABLE messages ADD COLUMN writer_lock INTEGER;
             """),
+        // Notes a reply came with and that are not its text: an n8n node that failed while the
+        // workflow went on, a reply cut off at the token limit. One per line.
+        Migration(name: "007-message-notes", sql: """
+            ALTER TABLE messages ADD COLUMN notes TEXT;
+            """),
         // Conversations that last (issue 22). `superseded_by`: a message replaced by
         // `/edit last` (and the reply to it) points at the message that replaced it; it stays,
         // shown by `/history --all`, and is never sent again. `prompt_estimate`: hark's guess
@@ -155,7 +160,7 @@ public enum Migrations {
         // calibrate the next guess. `first_byte_ms`, `stream_ms`: how long the reply took to
         // start and then to stream, for `/info` and `hark stats`. `thread_notes`: a thread's
         // summary of its older turns (`/compact`), sent in their place.
-        Migration(name: "007-conversations", sql: """
+        Migration(name: "008-conversations", sql: """
             ALTER TABLE messages ADD COLUMN superseded_by INTEGER;
             ALTER TABLE messages ADD COLUMN prompt_estimate INTEGER;
             ALTER TABLE messages ADD COLUMN first_byte_ms INTEGER;

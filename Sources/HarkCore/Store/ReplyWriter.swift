@@ -45,13 +45,14 @@ public final class ReplyWriter: @unchecked Sendable {
     }
 
     public func finish(status: MessageStatus, error: String? = nil, usage: Usage? = nil, backendID: String? = nil,
-                       model: String? = nil, promptEstimate: Int? = nil, timing: ReplyTiming? = nil) throws {
+                       model: String? = nil, notes: [String] = [], promptEstimate: Int? = nil,
+                       timing: ReplyTiming? = nil) throws {
         guard !finished else { return }
         finished = true
         appendStatement = nil
         try store.wrap {
             try Self.fold(database: store.database, messageID: messageID, status: status, error: error, usage: usage,
-                          backendID: backendID, model: model, now: store.timestamp)
+                          backendID: backendID, model: model, notes: notes, now: store.timestamp)
             if promptEstimate != nil || timing != nil {
                 try store.database.run("""
                     UPDATE messages SET prompt_estimate = ?, first_byte_ms = ?, stream_ms = ? WHERE id = ?
@@ -65,7 +66,7 @@ public final class ReplyWriter: @unchecked Sendable {
 
     /// Folds whatever parts remain and records how the reply ended.
     static func fold(database: Database, messageID: Int64, status: MessageStatus, error: String?, usage: Usage?,
-                     backendID: String?, model: String?, now: SQLValue) throws {
+                     backendID: String?, model: String?, notes: [String], now: SQLValue) throws {
         try database.transaction {
             try SegmentFolder.fold(database: database, messageID: messageID, final: true)
             try database.run("""
@@ -73,11 +74,11 @@ public final class ReplyWriter: @unchecked Sendable {
                     status = ?2, error = ?3, updated_at = ?4, writer_pid = NULL, writer_lock = NULL,
                     prompt_tokens = coalesce(?5, prompt_tokens), completion_tokens = coalesce(?6, completion_tokens),
                     total_tokens = coalesce(?7, total_tokens), backend_id = coalesce(?8, backend_id),
-                    model = coalesce(?9, model)
+                    model = coalesce(?9, model), notes = coalesce(?10, notes)
                 WHERE id = ?1
                 """, .integer(messageID), .text(status.rawValue), SQLValue(error), now,
                 SQLValue(usage?.promptTokens), SQLValue(usage?.completionTokens), SQLValue(usage?.totalTokens),
-                SQLValue(backendID), SQLValue(model))
+                SQLValue(backendID), SQLValue(model), SQLValue(notes.isEmpty ? nil : notes.joined(separator: "\n")))
         }
     }
 }

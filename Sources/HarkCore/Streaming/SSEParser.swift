@@ -54,6 +54,11 @@ public struct SSEParser: @unchecked Sendable {
     private var eventType: String?
     private var lastEventID: String?
     private var retry: Int?
+    /// An `error:` line of the event being read, and of the last event that had one: not a
+    /// WHATWG field, but how llama.cpp servers of 2024 and early 2025 sent a mid-stream error
+    /// (see ChatCompletionDecoder). Kept apart from the events so the spec's parsing is untouched.
+    private var pendingErrorField: [UInt8]?
+    public private(set) var errorField: [UInt8]?
     private var started = false
     private var bomBytesSeen = 0
     private var skipLineFeed = false
@@ -82,7 +87,15 @@ public struct SSEParser: @unchecked Sendable {
 
     /// Whether nothing of an event is pending: the next byte starts a line of a new event. A
     /// caller may read a whole event itself only here (ChatCompletionDecoder does).
-    public var isBetweenEvents: Bool { started && !skipLineFeed && line.isEmpty && !hasData && eventType == nil }
+    public var isBetweenEvents: Bool {
+        started && !skipLineFeed && line.isEmpty && !hasData && eventType == nil && pendingErrorField == nil
+    }
+
+    /// The value of an `error:` line whose event has ended (at its blank line), once.
+    public mutating func takeErrorField() -> [UInt8]? {
+        defer { errorField = nil }
+        return errorField
+    }
 
     /// Feeds bytes, calling `handle` with each event they complete. The event's data is only
     /// valid inside the call: nothing is allocated per event, which is what lets a stream of
@@ -170,6 +183,7 @@ public struct SSEParser: @unchecked Sendable {
         dataInChunk = nil
         hasData = false
         eventType = nil
+        pendingErrorField = nil
     }
 
     /// `inChunk`: the line lies in the chunk being fed (not in a copy), so a view of it stays
@@ -209,6 +223,8 @@ public struct SSEParser: @unchecked Sendable {
                let milliseconds = Int(String(decoding: value, as: UTF8.self)) {
                 retry = milliseconds
             }
+        } else if equals(field, "error") {
+            pendingErrorField = Array(value.prefix(64 * 1024))
         }
     }
 
@@ -218,6 +234,10 @@ public struct SSEParser: @unchecked Sendable {
             if !data.isEmpty { data.removeAll(keepingCapacity: true) }
             hasData = false
             eventType = nil
+            if let pendingErrorField {
+                errorField = pendingErrorField
+                self.pendingErrorField = nil
+            }
         }
         guard hasData else { return }
         let type = eventType.flatMap { $0.isEmpty ? nil : $0 } ?? "message"

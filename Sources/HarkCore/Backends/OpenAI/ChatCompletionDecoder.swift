@@ -56,7 +56,9 @@ public struct ChatCompletionDecoder: ReplyDecoder {
                         offset += length
                         continue
                     }
-                    offset += try parser.feed(rest, stoppingAtBlankLine: usesTemplate) { event in
+                    // Each call ends at an event's end at the latest, so an `error:` line is
+                    // acted on right after its event, however the bytes were cut.
+                    offset += try parser.feed(rest, stoppingAtBlankLine: true) { event in
                         if sawDone { return }
                         if event.dataEquals("[DONE]") {
                             sawDone = true
@@ -71,6 +73,10 @@ public struct ChatCompletionDecoder: ReplyDecoder {
                             let start = MessageLine.quote(String(decoding: event.data.prefix(4096), as: UTF8.self), 60)
                             throw HarkError.protocolViolation("the server sent an event that is not JSON: \(start)")
                         }
+                    }
+                    if let error = parser.takeErrorField(), !sawDone {
+                        flushText(into: &replies)
+                        throw Self.serverError(error)
                     }
                 }
             }
@@ -124,6 +130,9 @@ public struct ChatCompletionDecoder: ReplyDecoder {
                     model = try value.string()
                 } else if key == "error" {
                     failed = true
+                } else if key == "object" {
+                    // vLLM up to 0.3 sent a mid-stream error as the bare ErrorResponse.
+                    if try value.string() == "error" { failed = true }
                 }
             }
         }
@@ -176,6 +185,9 @@ public struct ChatCompletionDecoder: ReplyDecoder {
             let message = ServerMessage.fromJSON(["error": error]) ?? "the model reported an error"
             throw HarkError.backend(message)
         }
+        if json["object"]?.string == "error" {
+            throw HarkError.backend(ServerMessage.fromJSON(json) ?? "the model reported an error")
+        }
         if !reportedModel, let model = json["model"]?.string, !model.isEmpty {
             reportedModel = true
             replies.append(.model(model))
@@ -204,7 +216,7 @@ public struct ChatCompletionDecoder: ReplyDecoder {
                 throw HarkError.protocolViolation("the server's completion is not JSON")
             }
             try decode(chunk: json, delta: "message", into: &replies)
-            replies.append(.finished(reason: finishReason))
+            finished(into: &replies)
             return
         }
         flushText(into: &replies)
@@ -212,6 +224,21 @@ public struct ChatCompletionDecoder: ReplyDecoder {
         guard sawDone else {
             throw HarkError.protocolViolation("the stream ended without [DONE]; the reply may be cut short")
         }
+        finished(into: &replies)
+    }
+
+    /// The end of a whole reply. One cut by the token limit says so, and stays in the history
+    /// with that note: the text is not the model's whole answer.
+    private func finished(into replies: inout [ReplyEvent]) {
+        if finishReason == "length" { replies.append(.notice(Self.cutOffNote)) }
         replies.append(.finished(reason: finishReason))
+    }
+
+    static let cutOffNote = "cut off at the token limit (finish_reason length); /continue asks for the rest"
+
+    /// llama.cpp's `error:` line: `{"code":500,"message":"…","type":"server_error"}`, or any
+    /// other error body, as one line.
+    static func serverError(_ value: [UInt8]) -> HarkError {
+        .backend(ServerMessage.extract(from: value, contentType: nil).map(ServerMessage.sanitize) ?? "the server reported an error")
     }
 }

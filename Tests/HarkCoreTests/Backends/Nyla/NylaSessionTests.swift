@@ -130,6 +130,10 @@ import TestSupport
             ## Q3 summary
 
             Revenue grew 12 % — größer als geplant.
+              » data source: CRM (read)
+              » file created: q3.md (file-6)
+              » writer: Drafted the summary and updated notes
+              » 1 pending edit; /edits shows it
             > /attach \(brief)
             brief.txt uploaded as \(attached); it goes with your next message
             > Summarize the brief

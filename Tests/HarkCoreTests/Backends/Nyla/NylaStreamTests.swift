@@ -117,7 +117,7 @@ import TestSupport
         let output = await transcript.type("try")
         #expect(output == "> try\n· thread: Chat: try\nso far\nerror: the gateway reported an error: the model is overloaded\n")
         let reply = try #require(try workspace.store.lastMessage(session: "work", role: .assistant))
-        #expect(reply.status == .partial)
+        #expect(reply.status == .failed, "the gateway reported an error: not a reply cut short")
         #expect(reply.text == "so far")
         #expect(try workspace.currentThread()?.backendID != nil, "the thread's id arrived before the error")
     }
