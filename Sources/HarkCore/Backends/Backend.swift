@@ -20,16 +20,34 @@ public struct Attachment: Sendable, Equatable {
 public struct ChatRequest: Sendable {
     public var text: String
     public var thread: ChatThread
-    /// Earlier turns of the thread, oldest first, without this message: as many as the
-    /// backend's `historyWindow` asks for.
+    /// Earlier turns of the thread, oldest first, without this message: those after the
+    /// summary when the thread has one, as many as the backend's `historyWindow` allows.
     public var history: [Turn]
+    /// The thread's summary of its older turns (`/compact`), sent in their place.
+    public var summary: ThreadSummary?
+    /// Older turns (after the summary) the history does not hold: not read from the store.
+    public var notLoaded: Int
+    /// The token guess, corrected by the server's count of the thread's last prompt.
+    public var estimator: TokenEstimator
     public var attachments: [Attachment]
+    /// What the reply is for: a message of the conversation, or the summary `/compact` asks for.
+    public var purpose: Purpose
 
-    public init(text: String, thread: ChatThread, history: [Turn] = [], attachments: [Attachment] = []) {
+    public enum Purpose: Sendable, Equatable {
+        case message
+        case summary
+    }
+
+    public init(text: String, thread: ChatThread, history: [Turn] = [], summary: ThreadSummary? = nil, notLoaded: Int = 0,
+                estimator: TokenEstimator = TokenEstimator(), attachments: [Attachment] = [], purpose: Purpose = .message) {
         self.text = text
         self.thread = thread
         self.history = history
+        self.summary = summary
+        self.notLoaded = notLoaded
+        self.estimator = estimator
         self.attachments = attachments
+        self.purpose = purpose
     }
 }
 

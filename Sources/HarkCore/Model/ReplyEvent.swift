@@ -25,4 +25,7 @@ public enum ReplyEvent: Sendable, Equatable {
     /// The reply goes on whether or not anyone watches (a Jenkins build): Ctrl-C leaves it
     /// running in the background instead of stopping it. Sent before the reply's text.
     case detachable
+    /// hark's guess of the prompt's tokens (before calibration), sent before the request: kept
+    /// with the reply, so the server's `prompt_tokens` for it calibrates the next guess.
+    case promptEstimate(Int)
 }

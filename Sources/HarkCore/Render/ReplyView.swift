@@ -67,6 +67,8 @@ public final class ReplyView {
             if case .finished(let reason) = event { finishReason = reason }
             return
         }
+        // hark's own note of what it sent is no sign of the reply: the spinner goes on.
+        if case .promptEstimate = event { return }
         if !sawFirstEvent {
             sawFirstEvent = true
             clearSpinner()
@@ -104,7 +106,7 @@ public final class ReplyView {
             }
         case .usage(let reported):
             usage = reported
-        case .backendMessageID, .backendThreadID, .model, .finished, .detachable, .artifact:
+        case .backendMessageID, .backendThreadID, .model, .finished, .detachable, .artifact, .promptEstimate:
             break
         }
     }
@@ -168,7 +170,7 @@ public final class ReplyView {
         case .backendThreadID(let id): return ["type": "thread", "server_id": .string(id)]
         case .model(let name): return ["type": "model", "model": .string(name)]
         case .artifact(let id, let name): return ["type": "artifact", "id": .string(id), "name": JSON(name)]
-        case .backendMessageID, .finished, .detachable: return nil
+        case .backendMessageID, .finished, .detachable, .promptEstimate: return nil
         }
     }
 
