@@ -47,7 +47,7 @@ extension Workspace {
         if let model = session.model { rows.append([Span("model", .dim), Span(model)]) }
         if session.isInsecure { rows.append([Span("tls", .dim), Span("certificate checks OFF (insecure = on)", .warning)]) }
         if let thread = try context.history.currentThread() {
-            var text = "\(thread.title) (#\(thread.id), \(thread.messageCount) messages)"
+            var text = "\(thread.title) (#\(thread.id), \(thread.messageCount) message\(thread.messageCount == 1 ? "" : "s"))"
             if let backendID = thread.backendID { text += " · server id \(backendID)" }
             rows.append([Span("thread", .dim), Span(text)])
         } else {
