@@ -32,6 +32,7 @@ public final class Workspace: @unchecked Sendable {
     public init(paths: Paths, http: HTTPClient = HTTPClient(), store: HistoryStore? = nil, clock: HarkClock = .system) throws {
         self.paths = paths
         let config = try ConfigFile.load(paths: paths)
+        try BackendRegistry.checkValues(config)
         let store = try store ?? HistoryStore(path: paths.historyDatabase)
         self.store = store
         let directory = SessionDirectory()
@@ -94,6 +95,7 @@ public final class Workspace: @unchecked Sendable {
 
     public func reloadConfig() throws {
         let fresh = try ConfigFile.load(paths: paths)
+        try BackendRegistry.checkValues(fresh)
         var freshWarnings: [String] = []
         for session in fresh.sessions {
             do { freshWarnings += try BackendRegistry.validate(session) } catch { freshWarnings.append(error.userMessage) }
