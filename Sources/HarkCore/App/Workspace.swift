@@ -29,7 +29,9 @@ public final class Workspace: @unchecked Sendable {
 
     let state: Locked<State>
 
-    public init(paths: Paths, http: HTTPClient = HTTPClient(), store: HistoryStore? = nil, clock: HarkClock = .system) throws {
+    /// `http`: by default one that waits on `clock`, as the backends do.
+    public init(paths: Paths, http: HTTPClient? = nil, store: HistoryStore? = nil, clock: HarkClock = .system) throws {
+        let http = http ?? HTTPClient(clock: clock)
         self.paths = paths
         let config = try ConfigFile.load(paths: paths)
         try BackendRegistry.checkValues(config)
