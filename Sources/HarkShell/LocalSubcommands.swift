@@ -6,13 +6,13 @@ import HarkCore
 extension HarkCommandLine {
     /// `hark ask QUESTION`: `/ask` in a local session (`-s`, else the default one if it is
     /// local, else `local`), printed as the shell would; the question may come on stdin.
-    static func ask(_ parsed: ParsedOptions) throws -> Int32 {
+    func ask(_ parsed: ParsedOptions) throws -> Int32 {
         var question = parsed.words.joined(separator: " ")
-        if question.isEmpty && isatty(STDIN_FILENO) == 0 {
-            question = String(decoding: PosixFile(borrowing: STDIN_FILENO).readToEnd(), as: UTF8.self).trimmed
+        if question.isEmpty && !terminal.hasKeyboard {
+            question = String(decoding: terminal.readToEnd(), as: UTF8.self).trimmed
         }
         guard !question.isEmpty else { throw HarkError.usage("usage: hark ask QUESTION (or the question on stdin)") }
-        let workspace = try Workspace(paths: Paths.fromEnvironment())
+        let workspace = try openWorkspace()
         let name: String
         if let chosen = parsed.value("--session") {
             guard try workspace.session(named: chosen).kind == "local" else {
@@ -23,11 +23,12 @@ extension HarkCommandLine {
             name = workspace.currentConfig.kind == "local" ? workspace.currentSession : "local"
         }
         try workspace.switchSession(to: name)
-        return OneShot(workspace: workspace, capabilities: TerminalCapabilities.detect(), json: parsed.flag("--json"))
-            .run("/ask " + question)
+        let code = OneShot(workspace: workspace, terminal: terminal, json: parsed.flag("--json")).run("/ask " + question)
+        finishIndexing(workspace)
+        return code
     }
 
-    static func backup(_ parsed: ParsedOptions) throws -> Int32 {
+    func backup(_ parsed: ParsedOptions) throws -> Int32 {
         guard parsed.words.count == 1 else { throw HarkError.usage("usage: hark backup FILE") }
         let paths = Paths.fromEnvironment()
         let file = parsed.words[0].expandingTildeInPath
@@ -38,12 +39,12 @@ extension HarkCommandLine {
             }
         }
         let summary = try HistoryBackup.backup(from: paths.historyDatabase, to: file)
-        RawOutput.write("backed up the history to \(file): \(summary.messages) messages, \(summary.forms) forms, "
+        terminal.write("backed up the history to \(file): \(summary.messages) messages, \(summary.forms) forms, "
             + "\(summary.documents) documents, \(summary.bytes / 1024) KB\n")
         return 0
     }
 
-    static func restore(_ parsed: ParsedOptions) throws -> Int32 {
+    func restore(_ parsed: ParsedOptions) throws -> Int32 {
         guard parsed.words.count == 1 else { throw HarkError.usage("usage: hark restore FILE") }
         let paths = Paths.fromEnvironment()
         let file = parsed.words[0].expandingTildeInPath
@@ -53,7 +54,7 @@ extension HarkCommandLine {
         let kept = try HistoryBackup.restore(from: file, into: paths.historyDatabase, now: Date())
         // An older backup is brought up to this hark's schema now, not by whoever opens it next.
         _ = try HistoryStore(path: paths.historyDatabase)
-        RawOutput.write("restored the history from \(file)"
+        terminal.write("restored the history from \(file)"
             + (kept.map { "; the one it replaced is kept at \($0)" } ?? "") + "\n")
         return 0
     }

@@ -82,7 +82,7 @@ import TestSupport
         try Database(path: newer).run("INSERT INTO schema_migrations(name, applied_at) VALUES ('099-from-the-future', 0)")
         let refusedNewer = try hark(["restore", newer], home: home)
         #expect(refusedNewer.status == 2)
-        #expect(refusedNewer.stderr.contains("was made by a newer hark (it records the step 099-from-the-future); upgrade hark to restore it"))
+        #expect(refusedNewer.stderr.contains("was made by a newer hark (it records the step 099-from-the-future, which this hark does not know); upgrade hark to restore it"))
 
         // Pages overwritten in the middle of the file.
         let damaged = directory.file("damaged.db")

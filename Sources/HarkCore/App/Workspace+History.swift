@@ -11,9 +11,13 @@ extension Workspace {
         guard let thread = try context.history.currentThread() else {
             return .output([StyledLine("no messages in this thread yet", .dim)])
         }
-        let messages = try context.history.messages(threadID: thread.id, limit: count)
+        let all = context.arguments.flag("--all")
+        let messages = try context.history.messages(threadID: thread.id, limit: count, superseded: all)
         guard !messages.isEmpty else { return .output([StyledLine("no messages in this thread yet", .dim)]) }
-        return .output(MessageFormatting.document(messages, session: context.session))
+        // Numbered by place among the thread's messages (those /edit last replaced have none):
+        // the N of /thread fork.
+        let shown = messages.filter { $0.supersededBy == nil }.count
+        return .output(MessageFormatting.document(messages, session: context.session, firstNumber: thread.messageCount - shown + 1))
     }
 
     func searchCommand(_ context: CommandContext) async throws -> CommandOutcome {
@@ -36,9 +40,7 @@ extension Workspace {
             return .output(lines)
         }
         let path = file.expandingTildeInPath
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
-            throw HarkError.io("cannot write \(path)")
-        }
+        try PosixFile.writePrivately(Array(text.utf8), to: path)
         return .output([StyledLine("wrote \(messages.count) messages to \(path)", .success)])
     }
 }
@@ -48,5 +50,16 @@ extension Workspace {
     /// What the sessions' kinds add to an export of these threads (forms, documents).
     public func exportAdditions(session name: String, threads: [ChatThread]) -> ExportAdditions {
         (try? backend(for: name))?.exportAdditions(threads: threads) ?? ExportAdditions()
+    }
+
+    /// The same without a workspace, for `hark export`, which only reads the history: the
+    /// session's backend is made on that history (it sends nothing while exporting).
+    public static func exportAdditions(session: SessionConfig, paths: Paths, store: HistoryStore,
+                                       threads: [ChatThread]) -> ExportAdditions {
+        guard let kind = BackendRegistry.kind(named: session.kind),
+              let backend = try? kind.make(session: session, environment: BackendEnvironment(
+                  http: HTTPClient(), paths: paths, store: store))
+        else { return ExportAdditions() }
+        return backend.exportAdditions(threads: threads)
     }
 }

@@ -9,6 +9,8 @@ public struct SessionConfig: Sendable, Equatable {
     public var values: [String: String]
     /// Where the block starts in the file, for error messages.
     public var line: Int?
+    /// The line of each key in the file, for error messages about its value.
+    public var keyLines: [String: Int] = [:]
 
     public init(name: String, kind: String, values: [String: String] = [:], line: Int? = nil) {
         self.name = name
@@ -17,49 +19,82 @@ public struct SessionConfig: Sendable, Equatable {
         self.line = line
     }
 
+    /// Equal when they say the same: where the keys sit in the file does not count.
+    public static func == (a: SessionConfig, b: SessionConfig) -> Bool {
+        a.name == b.name && a.kind == b.kind && a.values == b.values && a.line == b.line
+    }
+
     public subscript(key: String) -> String? {
         get { values[key].flatMap { $0.isEmpty ? nil : $0 } }
         set { values[key] = newValue }
     }
 
-    public var url: String? { self["url"] }
+    /// The URL to send to, without a password written into it (that goes as Basic auth).
+    public var url: String? {
+        guard let written = self["url"] else { return nil }
+        return URLCredentials(in: written)?.url ?? written
+    }
+
     public var model: String? { self["model"] }
 
+    /// `auth`, or the user and password written into the URL as Basic auth.
     public func auth() throws -> AuthSpec? {
-        guard let text = self["auth"] else { return nil }
+        let inURL = self["url"].flatMap { URLCredentials(in: $0) }
+        guard let text = self["auth"] else {
+            return inURL.map { .basic(user: $0.user, password: .literal($0.password)) }
+        }
+        guard inURL == nil else {
+            throw HarkError.usage("session \(name): the url holds a password and auth is set too; keep auth "
+                + "and take user:password@ out of the url")
+        }
         do { return try AuthSpec(parsing: text) } catch {
             throw HarkError.usage("session \(name): \(error.userMessage)")
         }
     }
 
+    // The kinds read their values through these. A value in the config file was checked
+    // against its declared type when the file loaded (`BackendRegistry.checkValues`); these
+    // catch what `/set` and tests put in later, in the same words.
+
     public func double(_ key: String) throws -> Double? {
         guard let text = self[key] else { return nil }
-        guard let value = Double(text) else {
-            throw HarkError.usage("session \(name): \(key) must be a number, not \"\(text)\"")
-        }
+        guard let value = Double(text.trimmingSpaces), value.isFinite else { throw badValue(key, text, .number(-.greatestFiniteMagnitude ... .greatestFiniteMagnitude)) }
         return value
     }
 
     public func int(_ key: String) throws -> Int? {
         guard let text = self[key] else { return nil }
-        guard let value = Int(text) else {
-            throw HarkError.usage("session \(name): \(key) must be a whole number, not \"\(text)\"")
-        }
+        guard let value = Int(text.trimmingSpaces) else { throw badValue(key, text, .whole(Int.min...Int.max)) }
         return value
     }
 
     public func bool(_ key: String) throws -> Bool? {
-        guard let text = self[key]?.lowercased() else { return nil }
-        switch text {
-        case "on", "yes", "true", "1": return true
-        case "off", "no", "false", "0": return false
-        default: throw HarkError.usage("session \(name): \(key) must be on or off, not \"\(text)\"")
-        }
+        guard let text = self[key] else { return nil }
+        guard let value = SettingType.flag(text) else { throw badValue(key, text, .flag) }
+        return value
+    }
+
+    private func badValue(_ key: String, _ text: String, _ type: SettingType) -> HarkError {
+        .usage("session \(name): \(key) " + (type.problem(with: text) ?? "is not valid"))
     }
 
     /// Keys whose values are credentials: they must be references unless the file is private.
+    /// (The webhook's `input_key` and `session_key` name JSON keys; they are not secrets.)
     public static func holdsSecret(_ key: String) -> Bool {
-        key == "auth" || key.hasSuffix("token") || key.hasSuffix("password") || key.hasSuffix("key")
+        guard key != "input_key" && key != "session_key" else { return false }
+        return key == "auth" || key.hasSuffix("token") || key.hasSuffix("password") || key.hasSuffix("key")
+    }
+
+    /// Where the session holds a literal secret, by key: a credential key whose value is not
+    /// an `env:`, `file:` or `cmd:` reference, or a URL with a password in it.
+    public var literalSecretKeys: [String] {
+        values.keys.sorted().filter { key in
+            let value = values[key] ?? ""
+            if key == "url" { return URLCredentials(in: value) != nil }
+            guard Self.holdsSecret(key), !value.isEmpty else { return false }
+            if key == "auth" { return (try? AuthSpec(parsing: value))?.secret.isLiteral ?? false }
+            return SecretReference(value).isLiteral
+        }
     }
 }
 

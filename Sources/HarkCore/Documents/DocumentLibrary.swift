@@ -31,7 +31,7 @@ public struct IndexReport: Sendable, Equatable {
 
 /// The user's documents in a local session: files and folders added with `/docs add`, cut
 /// into passages (Chunker) stored in the history database with their lines and heading, and
-/// indexed for BM25 (migration 006-local-documents). A file is read again when its size or
+/// indexed for BM25 (migration 010-local-documents). A file is read again when its size or
 /// modification time changed; files gone are dropped; new files in added folders are picked up.
 public struct DocumentLibrary: Sendable {
     let history: SessionHistory

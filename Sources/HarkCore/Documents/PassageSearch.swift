@@ -57,6 +57,7 @@ public struct PassageSearch: Sendable {
     public func keywordPassages(_ question: String, limit: Int) throws -> [Passage] {
         let query = Self.query(for: question)
         guard !query.isEmpty else { return [] }
+        try history.finishIndexing()  // the notes: a message is indexed beside its thread
         return try history.tables { database in
             // The index is walked best first and stops at the limit; other sessions' passages
             // are filtered afterwards, so a few more are read than shown.

@@ -13,15 +13,20 @@ public final class HTTPClient: Sendable {
 
     public let userAgent: String
     public let transport: Transport
+    /// The waits between retries, and the time a Retry-After date is read against.
+    public let clock: HarkClock
 
-    public init(userAgent: String = "hark/\(HarkVersion.string)", transport: Transport = .automatic) {
+    public init(userAgent: String = "hark/\(HarkVersion.string)", transport: Transport = .automatic,
+                clock: HarkClock = .system) {
         self.userAgent = userAgent
         self.transport = transport
+        self.clock = clock
     }
 
     /// Plain http goes over hark's own transport; https, proxies, redirects and uploads over
     /// libcurl (see NativeTransfer for why).
     public func stream(_ request: HTTPRequest) throws -> HTTPStream {
+        try request.checkHeaders()
         BrokenPipes.ignore()
         let channel = HTTPBodyChannel()
         if transport == .automatic && NativeTransfer.canCarry(request) {
@@ -42,14 +47,16 @@ public final class HTTPClient: Sendable {
             let wait: Double
             do {
                 let response = try await fetchOnce(request, maxBytes: maxBytes)
-                guard let delay = retry.delay(after: response.head, request: request, attempt: attempt) else { return response }
+                guard let delay = retry.delay(after: response.head, request: request, attempt: attempt, now: clock.now()) else {
+                    return response
+                }
                 wait = delay
             } catch {
                 guard let delay = retry.delay(after: error, request: request, attempt: attempt) else { throw error }
                 wait = delay
             }
             attempt += 1
-            try await Task.sleep(nanoseconds: UInt64(wait * 1e9))
+            try await clock.sleep(wait)
         }
     }
 
@@ -80,6 +87,9 @@ public struct HTTPStream: AsyncSequence, Sendable {
     let channel: HTTPBodyChannel
 
     public func cancel() { channel.cancel() }
+
+    /// The next event if it has already arrived, else nil without waiting.
+    func nextIfReady() -> HTTPEvent? { channel.nextIfReady() }
 
     /// Hands back a body the consumer has finished reading, for the transfer to reuse.
     func recycle(_ bytes: [UInt8]) { channel.recycle(bytes) }

@@ -75,18 +75,11 @@ public enum HistoryBackup {
             throw HarkError.storage("\(name) is damaged (integrity_check: \(problems.prefix(3).joined(separator: "; "))); "
                 + "nothing was changed")
         }
-        guard let rows = try? database.query("SELECT name FROM schema_migrations") else {
+        guard (try? database.query("SELECT name FROM schema_migrations")) != nil else {
             throw HarkError.usage("\(name) is not a hark history (it has no schema_migrations); nothing was changed")
         }
-        let known = Set(Migrations.all.map(\.name))
-        if let unknown = rows.compactMap({ $0[0].string }).sorted().first(where: { !known.contains($0) }) {
-            throw HarkError.usage("\(name) was made by a newer hark (it records the step \(unknown)); "
-                + "upgrade hark to restore it; nothing was changed")
-        }
-        let version = try database.scalar("PRAGMA user_version").int ?? 0
-        if version > Migrations.all.count {
-            throw HarkError.usage("\(name) was made by a newer hark (schema version \(version), this hark knows "
-                + "\(Migrations.all.count)); upgrade hark to restore it; nothing was changed")
+        if let newer = try Migrations.newerSchema(database) {
+            throw HarkError.usage("\(name) was made by a newer hark (\(newer)); upgrade hark to restore it; nothing was changed")
         }
     }
 

@@ -13,8 +13,8 @@ public final class JenkinsBackend: Backend, BackendKind, @unchecked Sendable {
     public static let settings: [SettingSpec] = [
         SettingSpec("url", "the Jenkins root URL, e.g. https://ci.example.com/", required: true),
         SettingSpec("auth", "basic:USER:SECRET with an API token (a password works too; crumbs are then fetched)"),
-        SettingSpec("poll_interval", "seconds between polls of the queue and the console (default 1)"),
-        SettingSpec("crumb", "auto (default) fetches a CSRF crumb when Jenkins asks; on fetches it first; off never"),
+        SettingSpec("poll_interval", "seconds between polls of the queue and the console (default 1)", type: .seconds),
+        SettingSpec("crumb", "auto (default) fetches a CSRF crumb when Jenkins asks; on fetches it first; off never", type: .choice(["auto", "on", "off"])),
     ]
 
     public static let commands: [CommandSpec] = [
@@ -58,7 +58,7 @@ public final class JenkinsBackend: Backend, BackendKind, @unchecked Sendable {
         guard let url = session.url, url.hasPrefix("http://") || url.hasPrefix("https://") else {
             throw HarkError.usage("session \(session.name): url must start with http:// or https://")
         }
-        let client = JenkinsClient(root: url, http: environment.http, auth: try session.auth(),
+        let client = JenkinsClient(root: url, http: environment.http, auth: try session.authHeaders(),
                                    timeouts: try session.timeouts(), insecure: session.isInsecure, crumbMode: mode)
         server = JenkinsServer(session: session.name, client: client, cache: JenkinsCache())
     }

@@ -54,7 +54,7 @@ final class NylaClient: @unchecked Sendable {
         self.state = state
         loginFile = NylaLoginFile(paths: environment.paths, session: session.name)
         let authSpec = try session.auth()
-        auth = AuthHeaderCache(authSpec)
+        auth = try session.authHeaders()
         usesToken = authSpec != nil
         timeouts = try session.timeouts()
         insecure = session.isInsecure
@@ -165,9 +165,7 @@ final class NylaClient: @unchecked Sendable {
     }
 
     static func retryDelay(_ header: String?, attempt: Int) -> Double {
-        if let header, let seconds = Double(header.trimmingSpaces), seconds >= 0 { return seconds }
-        if let header, let date = HTTPDate.parse(header) { return max(0, date.timeIntervalSinceNow.rounded(.up)) }
-        return Double(1 << attempt)
+        HTTPDate.retryAfter(header, now: Date()) ?? Double(1 << attempt)
     }
 
     static func seconds(_ value: Double) -> String {
