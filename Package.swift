@@ -43,6 +43,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["HarkCore", "HarkShell"], path: "Tests/TestSupport"),
         // The loopback server the benchmarks (scripts/bench.sh) stream from.
         .executableTarget(name: "hark-bench-server", dependencies: ["TestSupport"], path: "Tests/BenchServer"),
+        // The form answer reader timed on 1,000 answers (scripts/bench/documents.py).
+        .executableTarget(name: "hark-bench-reader", dependencies: ["HarkCore"], path: "Tests/BenchReader"),
         .testTarget(name: "HarkCoreTests", dependencies: ["HarkCore", "TestSupport"], path: "Tests/HarkCoreTests"),
         .testTarget(name: "HarkShellTests", dependencies: ["HarkShell", "HarkCore", "TestSupport"], path: "Tests/HarkShellTests"),
     ]

@@ -20,7 +20,7 @@ _hark() {
         esac
     done
     case "$command" in
-        "") COMPREPLY=($(compgen -W "sessions session history stats search export speak transcribe listen doctor version help completions -s --session --thread --new-thread --fork-at --code --json --speak --listen -h --help --version" -- "$cur")) ;;
+        "") COMPREPLY=($(compgen -W "sessions session history stats search ask backup restore export speak transcribe listen doctor version help completions -s --session --thread --new-thread --fork-at --code --json --speak --listen -h --help --version" -- "$cur")) ;;
         sessions)
             COMPREPLY=($(compgen -W "--names --json" -- "$cur")) ;;
         session)
@@ -36,6 +36,12 @@ _hark() {
             COMPREPLY=($(compgen -W "-s --session --json" -- "$cur")) ;;
         search)
             COMPREPLY=($(compgen -W "-s --session -n --json --full" -- "$cur")) ;;
+        ask)
+            COMPREPLY=($(compgen -W "-s --session --json" -- "$cur")) ;;
+        backup)
+            COMPREPLY=($(compgen -f -- "$cur")) ;;
+        restore)
+            COMPREPLY=($(compgen -f -- "$cur")) ;;
         export)
             COMPREPLY=($(compgen -W "-s --session --thread --format -o --output" -- "$cur")) ;;
         speak)
@@ -49,7 +55,7 @@ _hark() {
         version)
             COMPREPLY=($(compgen -W "" -- "$cur")) ;;
         help)
-            COMPREPLY=($(compgen -W "accept activities agent attach build clear compact completions contact contacts continue copy doctor download edit edits export file files form forms forward gifts help history info instance instances job jobs listen log login logout more mute next notes pipe prompt prompts queue quit refresh reject retry save search session sessions speak stats status stop stop-build tag tags tasks thread threads transcribe upload version voice" -- "$cur")) ;;
+            COMPREPLY=($(compgen -W "accept activities agent ask attach backup build clear compact completions contact contacts continue copy docs doctor download edit edits export file files form forms forward gifts help history info instance instances job jobs listen log login logout more mute next notes pipe prompt prompts queue quit refresh reject restore retry save search session sessions speak stats status stop stop-build tag tags tasks thread threads transcribe upload version voice" -- "$cur")) ;;
         completions)
             COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")) ;;
     esac

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures hark beside its references (curl, llm, sqlite3, /bin/true) on this machine and
 # writes .bench/report.md (the figures behind BENCHMARKS.md). Everything stays on loopback.
-# Usage: scripts/bench.sh [section…]   sections: startup roundtrip throughput history memory a2a voice
+# Usage: scripts/bench.sh [section…]   sections: startup roundtrip throughput history memory a2a voice documents
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --release
@@ -26,4 +26,6 @@ if [ ! -x .bench/venv/bin/llm ]; then
 fi
 
 swift build -c release --product hark-bench-server 2>&1 | grep -E 'error|warning: ' >&2 || true
+# The documents section's reader timing (issue 17).
+swift build -c release --product hark-bench-reader 2>&1 | grep -E 'error|warning: ' >&2 || true
 exec python3 scripts/bench/run.py "$@"

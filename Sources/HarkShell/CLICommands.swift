@@ -73,7 +73,14 @@ enum CLICommands {
             jsonOption.with(summary: "one JSON object per hit: ids, snippet, length in bytes"),
             OptionSpec(["--full"], nil, "with --json, each hit's whole text too"),
         ], run: Run.search),
-        CLICommand("export", "", "write threads as Markdown or JSON", options: [
+        CLICommand("ask", "QUESTION…", "answer from the documents and notes of a local session (stdin without QUESTION)",
+                   options: [sessionOption, jsonOption], run: Run.ask),
+        CLICommand("backup", "FILE", "write a consistent copy of the history, while hark runs", options: [
+            OptionSpec(["--force"], nil, "replace FILE if it exists"),
+        ], completion: .files, run: Run.backup),
+        CLICommand("restore", "FILE", "check a backup and make it the history (the current one is kept beside it)",
+                   completion: .files, run: Run.restore),
+        CLICommand("export", "", "write threads (with their forms) and documents' metadata as Markdown or JSON", options: [
             sessionOption, OptionSpec(["--thread"], "NAME|ID", "only this thread"),
             OptionSpec(["--format"], "md|json", "the format (default md)", completion: .choices(["md", "json"])),
             OptionSpec(["-o", "--output"], "FILE", "write to FILE instead of stdout", completion: .files),

@@ -198,7 +198,14 @@ extension HarkCommandLine {
             threads = [thread]
         }
         let contents = try threads.sorted { $0.id < $1.id }.map { ($0, try store.messages(threadID: $0.id)) }
-        let text = format == "json" ? Export.json(threads: contents) : Export.markdown(threads: contents, session: nil)
+        var additions = ExportAdditions()
+        for name in sessions {
+            guard let config = config.session(named: name) else { continue }
+            additions.merge(Workspace.exportAdditions(session: config, paths: paths, store: store,
+                                                      threads: threads.filter { $0.session == name }))
+        }
+        let text = format == "json" ? Export.json(threads: contents, additions: additions)
+            : Export.markdown(threads: contents, session: nil, additions: additions)
         if let path = parsed.value("--output") {
             try PosixFile.writePrivately(Array(text.utf8), to: path)
         } else {

@@ -45,6 +45,7 @@ struct LocalFormTerminalTests {
         do {
             let terminal = try home.terminal()
             try await terminal.waitFor(text: "/forms lists forms to fill in, /prompts ready-made prompts.")
+            try await terminal.waitFor(text: "Your files: /docs add PATH… makes them searchable, /ask QUESTION finds what answers it.")
             try await terminal.waitFor(text: "/help lists every command.")
             try terminal.enter("/forms")
             try await terminal.waitFor(text: "travel-expense  Travel expense claim")
@@ -83,4 +84,56 @@ struct LocalFormTerminalTests {
         try terminal.press("C-d")
         #expect(try await terminal.waitForExit() == 0)
     }
+
+    /// The travel form filled with sentences as people type them, in a real terminal: values
+    /// read out of them and confirmed, an ambiguous answer asked back, a correction, and the
+    /// notes thread afterwards.
+    @Test func theTravelFormFilledWithSentences() async throws {
+        let home = TestHome(sharedPrompts: [TestHome.shippedPrompts])
+        var environment = home.environment
+        environment["TERM"] = "xterm-256color"
+        environment["EDITRC"] = home.directory.write("editrc", "")
+        let terminal = try TerminalDriver([BuiltProducts.hark], environment: environment, rows: 50)
+        try await terminal.waitFor(text: "/help lists every command.")
+        func say(_ line: String, then expected: String) async throws {
+            try terminal.type(line)
+            try terminal.press("Enter")
+            try await terminal.waitFor(text: expected)
+        }
+        let today = FormDate.local(Date())
+        try await say("/form travel-expense", then: "1/12 Name: What is your full name?")
+        try await say("I'm Ann Lee, employee e01234", then: "Noted Employee number: E01234.")
+        try await terminal.waitFor(text: "3/12 Purpose: What was the trip for?")
+        try await say("a customer workshop", then: "4/12 Destination")
+        try await say("Lisbon", then: "5/12 Departure")
+        try await say("I left 6 days ago", then: "Noted Departure: \(today.adding(days: -6)).")
+        try await say("2 days ago", then: "7/12 Transport")
+        try await say("actually it was 3 days ago", then: "Return is now \(today.adding(days: -3)).")
+        try await say("by car", then: "Did you mean own car or rental car?")
+        try await say("my own car", then: "Noted Transport: own car.")
+        try await say("about 320 km", then: "Noted Distance: 320 km.")
+        try await say("€1,250.50", then: "10/12 Receipts")
+        try await say("not really", then: "Noted Receipts: no.")
+        try await say("the taxi receipt got wet", then: "12/12 Approver")
+        try await say("it's boss@example.org", then: "Please check your answers:")
+        try await terminal.waitFor(text: "1250.5 EUR")
+        try await say("yes", then: "Travel expense claim is complete.")
+        try await terminal.waitFor(text: "local · Notes ›")
+        try terminal.type("book the next trip earlier")
+        try terminal.press("Enter")
+        // The note is stored and the prompt drawn again: a second Notes prompt on the screen.
+        try await terminal.waitFor("the next prompt") { $0.components(separatedBy: "local · Notes ›").count > 2 }
+        try terminal.press("C-d")
+        #expect(try await terminal.waitForExit() == 0)
+        let store = try HistoryStore(path: home.paths.historyDatabase)
+        let form = try #require(try JSON.parse(try #require(try store.database.query("SELECT answers FROM local_forms").first?[0].string)))
+        #expect(form == ["employee": "Ann Lee", "employee_id": "E01234", "purpose": "a customer workshop", "destination": "Lisbon",
+                         "departed": .string(today.adding(days: -6).description), "returned": .string(today.adding(days: -3).description),
+                         "transport": "own car", "distance": 320, "amount": 1250.5, "receipts": false,
+                         "missing_receipts": "the taxi receipt got wet", "approver": "boss@example.org"])
+        let note = try #require(try store.lastMessage(session: "local", role: .user))
+        #expect(note.text == "book the next trip earlier")
+        #expect(try store.thread(id: note.threadID)?.title == "Notes")
+    }
 }
+

@@ -34,6 +34,16 @@ public final class TestOpenAIServer: @unchecked Sendable {
 
     public typealias Script = @Sendable (_ body: JSON) -> [Step]
 
+    /// What `/v1/embeddings` does.
+    public enum Embeddings: Sendable {
+        /// Not there: 404, as a chat-only server answers.
+        case none
+        /// llama.cpp's server started without `--embeddings`.
+        case notSupported
+        /// A vector for each input text.
+        case vectors(@Sendable (String) -> [Float])
+    }
+
     public let http: TestHTTPServer
     public var baseURL: String { http.baseURL + "/v1" }
 
@@ -53,8 +63,12 @@ public final class TestOpenAIServer: @unchecked Sendable {
     /// `props`: what `GET /props` answers, as llama.cpp's server does (nil: 404, as other
     /// servers). `show`: what `POST /api/show` answers, as Ollama does (nil: 404).
     public init(status: Int = 200, errorBody: String? = nil, props: JSON? = nil, show: JSON? = nil,
-                script: @escaping Script) throws {
+                embeddings: Embeddings = .none, script: @escaping Script) throws {
         http = try TestHTTPServer { request, response in
+            if request.method == "POST", request.path.hasSuffix("/embeddings") {
+                Self.embed(request, response, embeddings)
+                return
+            }
             if request.method == "GET", request.path == "/props", let props {
                 response.send(json: props.encoded())
                 return
@@ -121,6 +135,34 @@ public final class TestOpenAIServer: @unchecked Sendable {
                     return
                 }
             }
+        }
+    }
+
+    /// `/v1/embeddings` as llama.cpp's server answers it. The body is what
+    /// `format_embeddings_response_oaicompat` builds (ggml-org/llama.cpp,
+    /// tools/server/server-common.cpp): `{"model", "object": "list", "usage": {"prompt_tokens",
+    /// "total_tokens"}, "data": [{"embedding": [...], "index": i, "object": "embedding"}]}`, one
+    /// item per input in order. Without `--embeddings` the server refuses with 501 and
+    /// `{"error": {"code": 501, "message": "This server does not support embeddings. Start it
+    /// with `--embeddings`", "type": "not_supported_error"}}` (tools/server/server.cpp, the
+    /// embeddings handler, through format_error_response with ERROR_TYPE_NOT_SUPPORTED).
+    static func embed(_ request: TestRequest, _ response: ResponseWriter, _ mode: Embeddings) {
+        switch mode {
+        case .none:
+            response.send(status: 404, json: #"{"error":{"code":404,"message":"File Not Found","type":"not_found_error"}}"#)
+        case .notSupported:
+            response.send(status: 501, json: #"{"error":{"code":501,"message":"This server does not support embeddings. Start it with `--embeddings`","type":"not_supported_error"}}"#)
+        case .vectors(let vector):
+            let body = (try? JSON.parse(request.body)) ?? .null
+            let inputs = body["input"]?.array?.compactMap(\.string) ?? body["input"]?.string.map { [$0] } ?? []
+            let data: [JSON] = inputs.enumerated().map { index, text in
+                ["embedding": .array(vector(text).map { .number(Double($0)) }), "index": .number(Double(index)),
+                 "object": "embedding"]
+            }
+            let tokens = JSON.number(Double(inputs.reduce(0) { $0 + $1.split(separator: " ").count }))
+            let answer: JSON = ["model": body["model"] ?? "test-model", "object": "list",
+                                "usage": ["prompt_tokens": tokens, "total_tokens": tokens], "data": .array(data)]
+            response.send(json: answer.encoded())
         }
     }
 

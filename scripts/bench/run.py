@@ -10,7 +10,7 @@ HARK = os.environ.get("HARK_BIN") or os.path.join(ROOT, ".build/release/hark")
 SERVER = os.path.join(ROOT, ".build/release/hark-bench-server")
 LLM = os.path.join(BENCH, "venv/bin/llm")
 HERE = os.path.dirname(__file__)
-SECTIONS = sys.argv[1:] or ["startup", "roundtrip", "throughput", "history", "memory", "growth", "latency", "a2a"]
+SECTIONS = sys.argv[1:] or ["startup", "roundtrip", "throughput", "history", "memory", "growth", "latency", "a2a", "documents"]
 results = {}
 
 def run(command, **kwargs):
@@ -267,6 +267,11 @@ def latency():
             pick = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))]
             figures[name] = {"events": len(values), "p50_ms": pick(0.5), "p99_ms": pick(0.99), "max_ms": ordered[-1]}
         results["latency"] = figures
+
+def documents():
+    # Issue 17's figures, measured by their own script (scripts/bench/documents.py).
+    results["documents"] = json.loads(run([sys.executable, f"{HERE}/documents.py", HARK,
+                                           os.path.join(ROOT, ".build/release/hark-bench-reader"), BENCH]))
 
 os.makedirs(BENCH, exist_ok=True)
 results["machine"] = machine()

@@ -30,8 +30,10 @@ extension Workspace {
     func exportCommand(_ context: CommandContext) async throws -> CommandOutcome {
         guard let thread = try context.history.currentThread() else { throw HarkError.usage("there is no thread to export yet") }
         let messages = try context.history.messages(threadID: thread.id)
+        let additions = exportAdditions(session: context.session.name, threads: [thread])
         let text = context.arguments["md|json"] == "json"
-            ? Export.json(threads: [(thread, messages)]) : Export.markdown(threads: [(thread, messages)], session: context.session)
+            ? Export.json(threads: [(thread, messages)], additions: additions)
+            : Export.markdown(threads: [(thread, messages)], session: context.session, additions: additions)
         guard let file = context.arguments["FILE"] else {
             var lines = text.lineSlices().map { StyledLine(String($0)) }
             if lines.last?.plainText.isEmpty == true { lines.removeLast() }
@@ -43,3 +45,21 @@ extension Workspace {
     }
 }
 
+
+extension Workspace {
+    /// What the sessions' kinds add to an export of these threads (forms, documents).
+    public func exportAdditions(session name: String, threads: [ChatThread]) -> ExportAdditions {
+        (try? backend(for: name))?.exportAdditions(threads: threads) ?? ExportAdditions()
+    }
+
+    /// The same without a workspace, for `hark export`, which only reads the history: the
+    /// session's backend is made on that history (it sends nothing while exporting).
+    public static func exportAdditions(session: SessionConfig, paths: Paths, store: HistoryStore,
+                                       threads: [ChatThread]) -> ExportAdditions {
+        guard let kind = BackendRegistry.kind(named: session.kind),
+              let backend = try? kind.make(session: session, environment: BackendEnvironment(
+                  http: HTTPClient(), paths: paths, store: store))
+        else { return ExportAdditions() }
+        return backend.exportAdditions(threads: threads)
+    }
+}

@@ -147,6 +147,10 @@ public protocol Backend: AnyObject, Sendable {
     /// the command to run instead of sending the line. nil sends it; throwing explains in
     /// one line what the session understands.
     func command(forMessage text: String) async throws -> CommandInvocation?
+
+    /// What an export of these threads of the session holds besides their messages (a
+    /// local session's forms and documents); no I/O beyond the history.
+    func exportAdditions(threads: [ChatThread]) -> ExportAdditions
 }
 
 extension Backend {
@@ -156,6 +160,7 @@ extension Backend {
     public func promptBadge() -> String? { nil }
     public func completions(for key: String) -> [String] { [] }
     public func command(forMessage text: String) async throws -> CommandInvocation? { nil }
+    public func exportAdditions(threads: [ChatThread]) -> ExportAdditions { ExportAdditions() }
 }
 
 /// A kind of session: its name, settings, extra commands, and how to build its backend.

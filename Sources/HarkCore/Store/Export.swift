@@ -1,9 +1,31 @@
 import FoundationEssentials
 import Glibc
 
+/// What an export holds besides the threads' messages, from the kinds that keep more (a
+/// local session's forms and documents): keys added to a thread's JSON object and Markdown
+/// after its messages, and keys and Markdown for the whole export.
+public struct ExportAdditions: Sendable {
+    public var threadJSON: [Int64: [String: JSON]] = [:]
+    public var threadMarkdown: [Int64: String] = [:]
+    public var json: [String: JSON] = [:]
+    public var markdown = ""
+
+    public init() {}
+
+    public mutating func merge(_ other: ExportAdditions) {
+        threadJSON.merge(other.threadJSON) { $1 }
+        threadMarkdown.merge(other.threadMarkdown) { $1 }
+        for (key, value) in other.json {
+            if case .array(let mine)? = json[key], case .array(let theirs) = value { json[key] = .array(mine + theirs) } else { json[key] = value }
+        }
+        markdown += other.markdown
+    }
+}
+
 /// Threads as Markdown or JSON, for `/export` and `hark export`.
 public enum Export {
-    public static func markdown(threads: [(ChatThread, [Message])], session: SessionConfig?) -> String {
+    public static func markdown(threads: [(ChatThread, [Message])], session: SessionConfig?,
+                                additions: ExportAdditions = ExportAdditions()) -> String {
         var out = ""
         for (thread, messages) in threads {
             out += "# \(thread.title)\n\n"
@@ -15,19 +37,25 @@ public enum Export {
                 out += heading + "\n\n" + message.text + "\n\n"
                 for note in message.notes { out += "> " + note + "\n\n" }
             }
+            out += additions.threadMarkdown[thread.id] ?? ""
         }
-        return out
+        return out + additions.markdown
     }
 
-    public static func json(threads: [(ChatThread, [Message])]) -> String {
+    /// `{"threads": […]}`, with what the kinds add (`documents` for a local session).
+    public static func json(threads: [(ChatThread, [Message])], additions: ExportAdditions = ExportAdditions()) -> String {
         let array: [JSON] = threads.map { thread, messages in
-            [
+            var object: [String: JSON] = [
                 "id": .number(Double(thread.id)), "session": .string(thread.session), "title": .string(thread.title),
                 "server_id": JSON(thread.backendID), "created_at": .string(TimeFormat.iso8601(thread.createdAt)),
                 "messages": .array(messages.map(messageJSON)),
             ]
+            object.merge(additions.threadJSON[thread.id] ?? [:]) { $1 }
+            return .object(object)
         }
-        return JSON.array(array).encoded(pretty: true) + "\n"
+        var object = additions.json
+        object["threads"] = .array(array)
+        return JSON.object(object).encoded(pretty: true) + "\n"
     }
 
     public static func messageJSON(_ message: Message) -> JSON {

@@ -217,6 +217,55 @@ public enum Migrations {
             );
             CREATE INDEX thread_notes_by_thread ON thread_notes(thread_id, id);
             """),
+        // The local session's documents: each file once per session with what it was when
+        // read (size, modification time), its passages with their lines and heading, indexed
+        // for BM25 (porter stemming: "leaves" finds "leaving"); vectors when a model's server
+        // makes them; the folders added, to notice new files. A form's value proposed from a
+        // document waits in local_forms.proposal for the user's yes.
+        Migration(name: "010-local-documents", sql: """
+            CREATE TABLE local_documents (
+                id INTEGER PRIMARY KEY,
+                session TEXT NOT NULL,
+                path TEXT NOT NULL,
+                name TEXT NOT NULL,
+                format TEXT NOT NULL,
+                size INTEGER NOT NULL,
+                modified REAL NOT NULL,
+                chunks INTEGER NOT NULL DEFAULT 0,
+                added_at REAL NOT NULL,
+                indexed_at REAL NOT NULL,
+                UNIQUE (session, path)
+            );
+            CREATE TABLE local_document_folders (
+                session TEXT NOT NULL,
+                path TEXT NOT NULL,
+                added_at REAL NOT NULL,
+                PRIMARY KEY (session, path)
+            );
+            CREATE TABLE local_chunks (
+                id INTEGER PRIMARY KEY,
+                document_id INTEGER NOT NULL REFERENCES local_documents(id) ON DELETE CASCADE,
+                line_start INTEGER NOT NULL,
+                line_end INTEGER NOT NULL,
+                heading TEXT NOT NULL DEFAULT '',
+                text TEXT NOT NULL
+            );
+            CREATE INDEX local_chunks_by_document ON local_chunks(document_id);
+            CREATE VIRTUAL TABLE local_chunks_fts USING fts5(
+                heading, text, content='local_chunks', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2'
+            );
+            INSERT INTO local_chunks_fts(local_chunks_fts, rank) VALUES ('rank', 'bm25(2.0, 1.0)');
+            -- New passages are indexed by DocumentLibrary.store, a transaction's at once.
+            CREATE TRIGGER local_chunks_fts_delete AFTER DELETE ON local_chunks BEGIN
+                INSERT INTO local_chunks_fts(local_chunks_fts, rowid, heading, text) VALUES ('delete', old.id, old.heading, old.text);
+            END;
+            CREATE TABLE local_chunk_vectors (
+                chunk_id INTEGER PRIMARY KEY REFERENCES local_chunks(id) ON DELETE CASCADE,
+                model TEXT NOT NULL,
+                vector BLOB NOT NULL
+            );
+            ALTER TABLE local_forms ADD COLUMN proposal TEXT;
+            """),
     ]
 
     /// Why the database was made by a newer hark, or nil when this one knows its schema: its

@@ -42,6 +42,9 @@ public struct SessionHistory: Sendable {
         try store.messages(threadID: threadID, limit: limit, superseded: superseded)
     }
 
+    /// Waits until what was written is in the full-text index (before a search of the notes).
+    public func finishIndexing() throws { try store.finishIndexing() }
+
     /// The thread's turns as a model session sends them: the summary, the turns after it, the
     /// calibrated token guess.
     public func context(threadID: Int64, window: TurnWindow) throws -> ThreadContext {

@@ -56,26 +56,29 @@ import TestSupport
             1 you · HH:MM
             remember the aardvark
             > /export json
-            [
-              {
-                "created_at": "TIME",
-                "id": 1,
-                "messages": [
-                  {
-                    "created_at": "TIME",
-                    "id": 1,
-                    "role": "user",
-                    "session": "local",
-                    "status": "complete",
-                    "text": "remember the aardvark",
-                    "thread": 1
-                  }
-                ],
-                "server_id": null,
-                "session": "local",
-                "title": "Zoo"
-              }
-            ]
+            {
+              "documents": [],
+              "threads": [
+                {
+                  "created_at": "TIME",
+                  "id": 1,
+                  "messages": [
+                    {
+                      "created_at": "TIME",
+                      "id": 1,
+                      "role": "user",
+                      "session": "local",
+                      "status": "complete",
+                      "text": "remember the aardvark",
+                      "thread": 1
+                    }
+                  ],
+                  "server_id": null,
+                  "session": "local",
+                  "title": "Zoo"
+                }
+              ]
+            }
 
             """)
     }

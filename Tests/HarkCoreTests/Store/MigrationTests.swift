@@ -11,7 +11,8 @@ import TestSupport
         #expect(try Migrations.migrate(database).isEmpty, "a second run applies nothing")
         let tables = try database.query("SELECT name FROM sqlite_master WHERE type IN ('table','view')").compactMap { $0[0].string }
         for table in ["sessions", "threads", "messages", "message_parts", "input_history", "attachments", "messages_fts",
-                      "local_forms", "message_more", "message_more_fts"] {
+                      "local_forms", "message_more", "message_more_fts", "local_documents", "local_document_folders", "local_chunks",
+                      "local_chunks_fts", "local_chunk_vectors"] {
             #expect(tables.contains(table), "missing \(table)")
         }
     }

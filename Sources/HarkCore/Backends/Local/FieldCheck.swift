@@ -8,7 +8,7 @@ public struct FieldProblem: Error, Sendable, Equatable {
 public enum FieldCheck {
     public static func value(_ answer: String, for field: FormField, today: FormDate) -> Result<FormValue, FieldProblem> {
         let text = answer.trimmed
-        let shown = quoted(text)
+        var shown: String { quoted(text) }  // only for a refusal: most answers fit
         switch field.type {
         case .text, .multiline:
             return checkText(text, field: field).map(FormValue.text)
@@ -55,7 +55,7 @@ public enum FieldCheck {
     }
 
     static func checkPattern(_ text: String, field: FormField) -> Result<String, FieldProblem> {
-        guard let pattern = field.pattern, let regex = try? Regex(pattern) else { return .success(text) }
+        guard let pattern = field.pattern, let (regex, _) = RegexCache.shared.regexes(pattern) else { return .success(text) }
         if (try? regex.wholeMatch(in: text)) != nil { return .success(text) }
         if let example = field.example {
             return .failure(FieldProblem(message: "\(field.label) should look like \(example); \(quoted(text)) does not."))
@@ -79,28 +79,53 @@ public enum FieldCheck {
         return parts[0] + "@" + parts[1].lowercased()
     }
 
-    /// `12.50`, `1,234.50`, `12,50`, `1 234`, `-3`, with the field's unit or a currency sign
-    /// before or after. Not `1e5`, hex or infinity: people do not type those as amounts.
+    /// `12.50`, `1,234.50`, `1.234,50`, `12,50`, `1 234`, `-3`, with the field's unit or a
+    /// currency sign before or after. Not `1e5`, hex or infinity: people do not type those as
+    /// amounts. Nil for `1.250` and `1,250`, which are 1250 in one country and 1.25 in another:
+    /// AnswerReader reads both and asks when both fit.
     static func number(_ text: String, unit: String?) -> Double? {
+        let readings = numberReadings(text, unit: unit)
+        return readings.count == 1 ? readings[0] : nil
+    }
+
+    /// Every way the text reads as a number: none, one, or two for `1.250`.
+    static func numberReadings(_ text: String, unit: String?) -> [Double] {
         var cleaned = text.lowercased()
         for mark in [unit?.lowercased(), "€", "$", "£"].compactMap({ $0 }) where !mark.isEmpty {
             if cleaned.hasSuffix(mark) { cleaned = String(cleaned.dropLast(mark.count)).trimmed }
             if cleaned.hasPrefix(mark) { cleaned = String(cleaned.dropFirst(mark.count)).trimmed }
         }
         cleaned.removeAll { $0 == " " || $0 == "_" || $0 == "'" || $0 == "\u{a0}" }
-        if cleaned.contains(",") {
-            let groups = cleaned.split(separator: ",", omittingEmptySubsequences: false)
-            if cleaned.contains(".") || groups.dropFirst().allSatisfy({ $0.count == 3 }) {
-                cleaned.removeAll { $0 == "," }
-            } else if groups.count == 2 {
-                cleaned = groups.joined(separator: ".")
-            } else {
-                return nil
-            }
+        guard !cleaned.isEmpty, cleaned.allSatisfy({ $0.isASCII && ($0.isNumber || ".,+-".contains($0)) }) else { return [] }
+        let separators = cleaned.filter { $0 == "." || $0 == "," }
+        func plain(_ digits: String) -> [Double] {
+            guard let value = Double(digits), value.isFinite else { return [] }
+            return [value]
         }
-        guard !cleaned.isEmpty, cleaned.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == "-" || $0 == "+") }),
-              let value = Double(cleaned), value.isFinite else { return nil }
-        return value
+        func grouped(_ integer: Substring, by mark: Character) -> String? {
+            let groups = integer.split(separator: mark, omittingEmptySubsequences: false)
+            guard let first = groups.first?.filter(\.isNumber), (1...3).contains(first.count), !first.hasPrefix("0"),
+                  groups.dropFirst().allSatisfy({ $0.count == 3 }) else { return nil }
+            return groups.joined()
+        }
+        guard let last = separators.last else { return plain(cleaned) }
+        if Set(separators).count == 2 {
+            // Both marks: the last one is the decimal point, the other groups thousands.
+            let cut = cleaned.lastIndex(of: last)!
+            let thousands: Character = last == "." ? "," : "."
+            guard let integer = grouped(cleaned[..<cut], by: thousands) else { return [] }
+            return plain(integer + "." + cleaned[cleaned.index(after: cut)...])
+        }
+        if separators.count > 1 {
+            return grouped(Substring(cleaned), by: last).map(plain) ?? []
+        }
+        let parts = cleaned.split(separator: last, omittingEmptySubsequences: false)
+        let decimal = plain(parts[0] + "." + parts[1])
+        // One mark with three digits after it: thousands or a decimal point.
+        if parts[1].count == 3, let thousands = grouped(Substring(cleaned), by: last).map(plain), !thousands.isEmpty {
+            return decimal + thousands
+        }
+        return decimal
     }
 
     static func checkNumber(_ number: Double, field: FormField) -> Result<Double, FieldProblem> {

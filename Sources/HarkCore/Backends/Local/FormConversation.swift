@@ -19,6 +19,9 @@ public struct FormConversation: Sendable {
         case change(String)
         /// In the review: yes, or no.
         case confirm, decline
+        /// `actually it was 2.4.2`: the words after the marker, and the whole answer (which
+        /// answers the open question if no earlier answer can take the words).
+        case correct(String, original: String)
     }
 
     static let reservedWords: Set<String> = ["back", "skip", "status", "help", "cancel", "?"]
@@ -47,6 +50,7 @@ public struct FormConversation: Sendable {
                 return .change(rest)
             }
         }
+        if let words = Self.correction(text) { return .correct(words, original: text) }
         if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") {
             let inner = String(text.dropFirst().dropLast())
             if Self.reservedWords.contains(inner.lowercased()) || inner.lowercased().hasPrefix("change ") { return .answer(inner) }
@@ -65,6 +69,31 @@ public struct FormConversation: Sendable {
 
     func check(_ text: String, _ field: FormField) -> Result<FormValue, FieldProblem> {
         FieldCheck.value(text, for: field, today: today)
+    }
+
+    /// What the rules read for a field: the exact forms, then the value inside a sentence.
+    func read(_ text: String, _ field: FormField) -> Reading {
+        AnswerReader.read(text, for: field, today: today)
+    }
+
+    /// The unanswered fields besides `current` that an answer may fill in passing: long texts
+    /// left out, conditional ones included while their condition may yet hold.
+    func openFields(besides current: FormField) -> [FormField] {
+        let answers = progress.answers
+        func couldBeAsked(_ field: FormField) -> Bool {
+            guard let condition = field.condition, let source = template.field(condition.field) else { return true }
+            guard answers[source.id] != nil else { return couldBeAsked(source) }
+            return template.isAsked(field, answers: answers)
+        }
+        return template.fields.filter { $0.id != current.id && answers[$0.id] == nil && $0.type != .multiline && couldBeAsked($0) }
+    }
+
+    /// What the rules make of an answer to `field`: values other clauses give for other
+    /// fields, and the reading of the rest (nil when nothing is left). A model is asked only
+    /// when this reading is a problem.
+    func rulesReading(_ text: String, for field: FormField) -> (SeveralAnswers, Reading?) {
+        let several = SeveralAnswers(text, current: field, conversation: self)
+        return (several, several.rest.isEmpty ? nil : read(several.rest, field))
     }
 
     // MARK: Starting
@@ -100,7 +129,7 @@ public struct FormConversation: Sendable {
         case .cancel:
             progress.stage = .cancelled
             progress.current = nil
-            return ["Cancelled \(template.title); plain messages here are notes again."]
+            return ["Cancelled \(template.title); plain messages are notes again, kept in Notes."]
         case .confirm:
             progress.stage = .done
             progress.current = nil
@@ -108,6 +137,7 @@ public struct FormConversation: Sendable {
         case .decline:
             let example = askedFields.first?.id ?? "FIELD"
             return ["What should change? Say change FIELD (e.g. change \(example)), yes to finish, or cancel."]
+        case .correct(let words, let original): return correct(words, original: original)
         }
     }
 
@@ -115,36 +145,62 @@ public struct FormConversation: Sendable {
         guard progress.stage == .filling, let field = currentField else {
             return ["The form waits for your confirmation: say yes to finish, change FIELD to correct an answer, or cancel."]
         }
+        if let proposal = progress.proposal, proposal.field == field.id, Self.takesProposal(text) {
+            progress.answers[field.id] = proposal.value
+            progress.proposal = nil
+            return ["\(field.label): \(proposal.value.display(unit: field.unit))."] + advance(from: field)
+        }
         var noted: [(FormField, FormValue)] = []
+        let (several, reading) = rulesReading(text, for: field)
+        for claim in several.claims {
+            progress.answers[claim.field.id] = claim.value
+            noted.append((claim.field, claim.value))
+        }
         var value: FormValue?
+        var problem: String?
+        switch reading {
+        case .value(let read, let fromSentence)?:
+            value = read
+            if fromSentence || !several.claims.isEmpty { noted.insert((field, read), at: 0) }
+        case .ambiguous(let values)?:
+            problem = AnswerReader.askBack(values, field: field)
+        case .problem(let failure)?:
+            problem = failure.message
+        case nil:
+            break
+        }
+        // A model's proposal, only where the rules found nothing, and checked like an answer.
         if let extracted {
-            if let read = extracted[field.id].flatMap(FormValue.answerText), case .success(let checked) = check(read, field) {
+            if value == nil, reading.map({ if case .problem = $0 { return true } else { return false } }) ?? true,
+               let read = extracted[field.id].flatMap(FormValue.answerText), case .value(let checked, _) = self.read(read, field) {
                 value = checked
+                problem = nil
+                noted.insert((field, checked), at: 0)
             }
             for other in template.fields where other.id != field.id && progress.answers[other.id] == nil {
                 guard let read = extracted[other.id].flatMap(FormValue.answerText),
-                      case .success(let checked) = check(read, other) else { continue }
+                      case .value(let checked, _) = self.read(read, other) else { continue }
                 progress.answers[other.id] = checked
                 noted.append((other, checked))
             }
         }
-        var problem: FieldProblem?
-        if value == nil {
-            switch check(text, field) {
-            case .success(let checked): value = checked
-            case .failure(let failure): problem = failure
-            }
-        }
         if let value {
             progress.answers[field.id] = value
-            if extracted != nil { noted.insert((field, value), at: 0) }
+            progress.proposal = nil
         }
-        var lines: [String] = []
-        if !noted.isEmpty {
-            lines.append("Noted " + noted.map { "\($0.0.label): \($0.1.display(unit: $0.0.unit))" }.joined(separator: "; ") + ".")
-        }
-        if let problem { return lines + [problem.message] }
+        var lines = noted.map { "Noted \($0.0.label): \($0.1.display(unit: $0.0.unit))." }
+        if !several.unused.isEmpty { lines.append("Left out: \(several.unused.joined(separator: ", ")) (no question asks for it).") }
+        if let problem { return lines + [problem] }
+        if value == nil { return lines + question(field) }
         return lines + advance(from: field)
+    }
+
+    /// A yes to a value proposed from the documents.
+    static func takesProposal(_ text: String) -> Bool {
+        var word = text.trimmed.lowercased()
+        while let last = word.last, last == "." || last == "!" { word.removeLast() }
+        return ["yes", "y", "ok", "okay", "yep", "sure", "correct", "right", "that's right", "take it", "use it", "yes please"]
+            .contains(word)
     }
 
     /// The question after `field`: the next one in order while walking after "back", else

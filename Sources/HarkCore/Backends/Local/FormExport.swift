@@ -6,6 +6,10 @@ import Glibc
 enum FormExport {
     /// `{"form": …, "answers": {id: value}, "fields": [{id, label, value}…], …}`.
     static func json(_ record: FormRecord, template: FormTemplate) -> String {
+        object(record, template: template).encoded(pretty: true) + "\n"
+    }
+
+    static func object(_ record: FormRecord, template: FormTemplate) -> JSON {
         let conversation = FormConversation(template: template, progress: record.progress, today: FormDate(year: 2000, month: 1, day: 1)!)
         let asked = conversation.askedFields
         var answers: [String: JSON] = [:]
@@ -24,7 +28,7 @@ enum FormExport {
             "submitted_to": JSON(record.submittedTo),
             "answers": .object(answers), "fields": .array(fields),
         ]
-        return object.encoded(pretty: true) + "\n"
+        return object
     }
 
     static func markdown(_ record: FormRecord, template: FormTemplate) -> String {

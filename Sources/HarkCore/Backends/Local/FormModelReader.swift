@@ -53,32 +53,23 @@ struct FormModelReader: Sendable {
         return .values(object)
     }
 
-    /// Whether an answer is worth a model's reading: short texts may carry several values
-    /// ("I'm Ann Lee, reach me at ann@x.org"), and answers the rules cannot read may still make
-    /// sense ("yes, every time"). Long texts are kept as written; clear answers need no model.
+    /// Whether an answer needs a model: only when the rules cannot read the open question's
+    /// value from it (`whenever the server is busy` for a yes/no question). What the rules
+    /// read, and answers that are ambiguous (asked back instead), never go to a model; long
+    /// texts are kept as written.
     static func wants(_ answer: String, conversation: FormConversation) -> Bool {
-        guard conversation.progress.stage == .filling, let field = conversation.currentField else { return false }
-        switch field.type {
-        case .multiline: return false
-        case .text: return true
-        default: return (try? conversation.check(answer, field).get()) == nil
+        guard conversation.progress.stage == .filling, let field = conversation.currentField, field.type != .multiline else {
+            return false
         }
+        if case .problem = conversation.rulesReading(answer, for: field).1 { return true }
+        return false
     }
 
     /// The open question first, then the other unanswered fields the answer might fill.
     /// Long texts are left out unless asked: a model would rewrite them.
     static func fields(for conversation: FormConversation) -> [FormField] {
         guard let current = conversation.currentField else { return [] }
-        let template = conversation.template
-        let answers = conversation.progress.answers
-        func couldBeAsked(_ field: FormField) -> Bool {
-            guard let condition = field.condition, let source = template.field(condition.field) else { return true }
-            guard answers[source.id] != nil else { return couldBeAsked(source) }
-            return template.isAsked(field, answers: answers)
-        }
-        return [current] + template.fields.filter { field in
-            field.id != current.id && answers[field.id] == nil && field.type != .multiline && couldBeAsked(field)
-        }
+        return [current] + conversation.openFields(besides: current)
     }
 
     static func prompt(answer: String, fields: [FormField], current: FormField, today: FormDate) -> String {

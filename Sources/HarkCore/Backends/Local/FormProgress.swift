@@ -22,8 +22,32 @@ public struct FormProgress: Sendable, Equatable {
     /// not, until the first unanswered one, as a wizard's Back and Next do.
     public var walking = false
     public var answers: [String: FormValue] = [:]
+    /// A value for the open question found in the user's documents, waiting for a yes.
+    public var proposal: Proposal?
 
     public init() {}
+
+    /// A field's value read from a passage of a document (`from_docs`), shown for confirmation.
+    public struct Proposal: Sendable, Equatable {
+        public var field: String
+        public var value: FormValue
+        /// Where it was read: `booking.md:4`.
+        public var source: String
+
+        public init(field: String, value: FormValue, source: String) {
+            self.field = field
+            self.value = value
+            self.source = source
+        }
+
+        var json: JSON { ["field": .string(field), "value": value.json, "source": .string(source)] }
+
+        static func read(_ text: String?, template: FormTemplate) -> Proposal? {
+            guard let text, let json = try? JSON.parse(text), let id = json["field"]?.string, let field = template.field(id),
+                  let value = json["value"].flatMap({ FormValue.stored($0, type: field.type) }) else { return nil }
+            return Proposal(field: id, value: value, source: json["source"]?.string ?? "")
+        }
+    }
 
     /// The answers as a JSON object, by field id.
     public var answersJSON: JSON { .object(answers.mapValues(\.json)) }

@@ -38,11 +38,12 @@ struct FormStore {
             try database.transaction {
                 try database.run("""
                     INSERT INTO local_forms(uid, session, thread_id, template, title, source, stage, current_field, walking,
-                                            answers, created_at, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                            answers, created_at, updated_at, proposal)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, .text(uid), .text(session), .integer(threadID), .text(template.name), .text(template.title),
                     .text(source), .text(progress.stage.rawValue), SQLValue(progress.current), .integer(progress.walking ? 1 : 0),
-                    .text(progress.answersJSON.encoded()), .real(time.timeIntervalSince1970), .real(time.timeIntervalSince1970))
+                    .text(progress.answersJSON.encoded()), .real(time.timeIntervalSince1970), .real(time.timeIntervalSince1970),
+                    SQLValue(progress.proposal?.json.encoded()))
                 return database.lastInsertRowID
             }
         }
@@ -58,18 +59,19 @@ struct FormStore {
         try history.tables { database in
             try database.run("""
                 UPDATE local_forms SET stage = ?, current_field = ?, walking = ?, answers = ?, updated_at = ?,
-                                       completed_at = ?, submitted_to = ?, submitted_at = ?
+                                       completed_at = ?, submitted_to = ?, submitted_at = ?, proposal = ?
                 WHERE id = ?
                 """, .text(saved.progress.stage.rawValue), SQLValue(saved.progress.current),
                 .integer(saved.progress.walking ? 1 : 0), .text(saved.progress.answersJSON.encoded()),
                 .real(saved.updatedAt.timeIntervalSince1970), SQLValue(saved.completedAt?.timeIntervalSince1970),
-                SQLValue(saved.submittedTo), SQLValue(saved.submittedAt?.timeIntervalSince1970), .integer(saved.id))
+                SQLValue(saved.submittedTo), SQLValue(saved.submittedAt?.timeIntervalSince1970),
+                SQLValue(saved.progress.proposal?.json.encoded()), .integer(saved.id))
         }
     }
 
     static let select = """
         SELECT id, uid, session, thread_id, template, title, source, stage, current_field, walking, answers,
-               created_at, updated_at, completed_at, submitted_to, submitted_at
+               created_at, updated_at, completed_at, submitted_to, submitted_at, proposal
         FROM local_forms
         """
 
@@ -86,6 +88,7 @@ struct FormStore {
                                 submittedAt: date(row[15]))
         if let template = try? record.template(), let json = try? JSON.parse(row[10].string ?? "{}") {
             record.progress.answers = FormProgress.answers(from: json, template: template)
+            record.progress.proposal = FormProgress.Proposal.read(row[16].string, template: template)
         }
         return record
     }

@@ -56,6 +56,8 @@ public struct FormField: Sendable, Equatable {
     /// The default as the template writes it; read when it is used, so "today" is today.
     public var defaultAnswer: String?
     public var condition: FieldCondition?
+    /// Propose the value from the best passage of the user's documents (`from_docs`).
+    public var fromDocs = false
 
     public init(id: String, label: String, question: String, type: FieldType) {
         self.id = id

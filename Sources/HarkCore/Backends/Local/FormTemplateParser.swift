@@ -4,7 +4,7 @@
 public enum FormTemplateParser {
     static let formKeys = ["title", "description", "submit", "fields", "name"]
     static let fieldKeys = ["id", "label", "question", "type", "required", "help", "example", "pattern", "min", "max",
-                            "integer", "unit", "choices", "default", "when"]
+                            "integer", "unit", "choices", "default", "when", "from_docs"]
 
     public static func parse(_ text: String, name: String, path: String) throws -> FormTemplate {
         func problem(_ reason: String) -> HarkError { .config(path: path, line: nil, reason: reason) }
@@ -95,6 +95,11 @@ public enum FormTemplateParser {
         if let value = object["default"], !value.isNull {
             _ = try checked(value, for: field, what: "default", problem: problem)
             field.defaultAnswer = FormValue.answerText(value)
+        }
+        if let fromDocs = object["from_docs"], !fromDocs.isNull {
+            guard let flag = fromDocs.bool else { throw problem("\"from_docs\" must be true or false") }
+            guard !flag || type != .yesno else { throw problem("a yes/no field cannot be read from documents") }
+            field.fromDocs = flag
         }
         if let when = object["when"] {
             field.condition = try parseCondition(when, earlier: earlier, problem: problem)

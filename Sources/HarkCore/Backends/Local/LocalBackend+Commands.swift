@@ -21,14 +21,25 @@ extension LocalBackend {
         return .output(try export(try formToExport(id: id, context: context), to: files.first))
     }
 
+    /// The reply is kept in the form's thread, with the form's conversation; the session is
+    /// back on its notes afterwards.
     func submitForm(_ context: CommandContext) async throws -> CommandOutcome {
         let (id, extra) = Self.formID(in: context.arguments.words)
         guard extra.isEmpty else { throw context.badArguments("the form's #ID, as /forms shows it") }
-        return .events(try submitStream(try formToExport(id: id, context: context)), recordAs: context.line)
+        let record = try formToExport(id: id, context: context)
+        let (template, target) = try submission(of: record)
+        let current = try context.history.currentThread()
+        if current?.id != record.threadID { try context.history.setCurrentThread(record.threadID) }
+        return .events(Self.deferred { [self] in submitStream(record, template: template, to: target) }, recordAs: context.line)
     }
 
+    /// The reply goes into the form's thread; then the session moves on to its notes.
     func cancelForm(_ context: CommandContext) async throws -> CommandOutcome {
-        .events(Self.reply(try cancel(context: context)), recordAs: context.line)
+        let lines = try cancel(context: context)
+        return .events(Self.deferred { [self] in
+            try moveToNotes()
+            return Self.reply(lines)
+        }, recordAs: context.line)
     }
 
     /// Lines as one finished reply.
@@ -40,12 +51,30 @@ extension LocalBackend {
         }
     }
 
+    /// A stream made when it is first read: after the workspace has chosen the thread its
+    /// reply is recorded in, so what `make` does to the session's current thread (moving on
+    /// to the notes) cannot change where the reply goes.
+    static func deferred(_ make: @escaping @Sendable () throws -> AsyncThrowingStream<ReplyEvent, Error>)
+        -> AsyncThrowingStream<ReplyEvent, Error> {
+        let box = Locked<AsyncThrowingStream<ReplyEvent, Error>.AsyncIterator?>(nil)
+        return AsyncThrowingStream(unfolding: {
+            var iterator = try box.update { current in
+                if current == nil { current = try make().makeAsyncIterator() }
+                return current!
+            }
+            let event = try await iterator.next()
+            box.update { $0 = iterator }
+            return event
+        })
+    }
+
     /// A new thread for the form, so its conversation stays together and apart from notes.
     func start(_ name: String, context: CommandContext) throws -> [String] {
         let (template, source) = try library.load(name)
         var conversation = FormConversation(template: template, today: today)
-        let lines = conversation.begin()
+        var lines = conversation.begin()
         let thread = try context.history.createThread(title: template.title)
+        lines += proposeFromDocuments(&conversation)
         _ = try forms().create(session: session.name, threadID: thread.id, template: template, source: source,
                                progress: conversation.progress)
         return lines
@@ -74,7 +103,8 @@ extension LocalBackend {
         }
         try context.history.setCurrentThread(record.threadID)
         var conversation = FormConversation(template: try record.template(), progress: record.progress, today: today)
-        let lines = conversation.resume()
+        var lines = conversation.resume()
+        lines += proposeFromDocuments(&conversation)
         record.progress = conversation.progress
         try forms().save(&record)
         return lines
@@ -119,7 +149,8 @@ extension LocalBackend {
         return lines
     }
 
-    func submitStream(_ record: FormRecord) throws -> AsyncThrowingStream<ReplyEvent, Error> {
+    /// The template and the session a finished form goes to.
+    func submission(of record: FormRecord) throws -> (FormTemplate, String) {
         let template = try record.template()
         guard [.done, .submitted].contains(record.progress.stage) else {
             throw HarkError.usage("\(record.title) is not finished yet; answer its questions and say yes first")
@@ -127,12 +158,17 @@ extension LocalBackend {
         guard let target = template.submit else {
             throw HarkError.usage("\(record.title) names no session to submit to; /form export writes it to files instead")
         }
+        return (template, target)
+    }
+
+    func submitStream(_ record: FormRecord, template: FormTemplate, to target: String) -> AsyncThrowingStream<ReplyEvent, Error> {
         return AsyncThrowingStream { continuation in
             let task = Task { [self] in
                 var record = record
                 do {
                     let emit: @Sendable (ReplyEvent) -> Void = { continuation.yield($0) }
                     let lines = try await submit(&record, template: template, to: target, emit: emit)
+                    try moveToNotes()
                     continuation.yield(.text(lines.joined(separator: "\n")))
                     continuation.yield(.finished(reason: nil))
                     continuation.finish()

@@ -8,13 +8,13 @@ import Glibc
 /// template names a session to `submit` to.
 public final class LocalBackend: Backend, BackendKind {
     public static let name = "local"
-    public static let summary = "built in and offline: forms to fill in, notes to self"
+    public static let summary = "built in and offline: forms to fill in, your documents searched, notes to self"
     public static let settings: [SettingSpec] = [
-        SettingSpec("llm", "a model's session (kind openai, e.g. a local llama.cpp) that reads several answers "
-            + "out of one free-text answer in forms; without it, rules only and no network"),
+        SettingSpec("llm", "a model's session (kind openai, e.g. a local llama.cpp) that reads form answers the rules "
+            + "cannot, and writes /ask's answer from your documents; without it, rules only and no network"),
     ]
 
-    public static let commands: [CommandSpec] = [
+    public static let commands: [CommandSpec] = documentCommands + [
         CommandSpec("forms", "list the forms to fill in, and yours in progress or done", group: "prompts and forms",
                     run: handler(LocalBackend.listForms)),
         CommandSpec("form", [.one("NAME", .dynamic("forms"))],
@@ -97,7 +97,8 @@ public final class LocalBackend: Backend, BackendKind {
             case .failed(let reason): emit(.notice(reason))
             }
         }
-        let lines = conversation.handle(intent, extracted: extracted)
+        var lines = conversation.handle(intent, extracted: extracted)
+        lines += proposeFromDocuments(&conversation)
         record.progress = conversation.progress
         try forms().save(&record)
         var text = lines.joined(separator: "\n")
@@ -106,7 +107,35 @@ public final class LocalBackend: Backend, BackendKind {
             emit(.text(text + "\n"))
             text = try await completed(&record, template: template, emit: emit).joined(separator: "\n")
         }
+        if !record.progress.stage.isOpen { try moveToNotes() }
         emit(.text(text))
+    }
+
+    /// After a form ends, plain messages are notes again: the session moves on to its notes
+    /// thread (the form's thread keeps the form's conversation).
+    func moveToNotes() throws {
+        guard let history else { return }
+        let formThreads = Set(try forms().forms(session: session.name).map(\.threadID))
+        if let notes = try history.threads().first(where: { $0.title == Self.notesTitle && !formThreads.contains($0.id) }) {
+            try history.setCurrentThread(notes.id)
+        } else {
+            try history.createThread(title: Self.notesTitle)
+        }
+    }
+
+    static let notesTitle = "Notes"
+
+    /// A value for the open question from the user's documents, when its field asks for one
+    /// (`from_docs`) and none is waiting: the line that offers it.
+    func proposeFromDocuments(_ conversation: inout FormConversation) -> [String] {
+        guard conversation.progress.stage == .filling, let field = conversation.currentField, field.fromDocs,
+              conversation.progress.answers[field.id] == nil, conversation.progress.proposal?.field != field.id,
+              let search = try? search(),
+              let found = try? FormDocumentReader(search: search, today: today).proposal(for: field, template: conversation.template)
+        else { return [] }
+        conversation.progress.proposal = found
+        return ["From your documents (\(found.source)): \(found.value.display(unit: field.unit)). "
+            + "Say yes to take it, or give your own answer."]
     }
 
     /// What follows a yes in the review: sending to the template's session, or a pointer to
@@ -142,8 +171,10 @@ public final class LocalBackend: Backend, BackendKind {
     public func info() async -> [(String, String)] {
         let templates = library.names().count
         let open = ((try? forms().forms(session: session.name)) ?? []).filter { $0.progress.stage.isOpen }.count
+        let documents = (try? documentLibrary().documents().count) ?? 0
         return [
             ("forms", "\(templates) template\(templates == 1 ? "" : "s") · \(open) in progress · /forms lists them"),
+            ("docs", "\(documents) document\(documents == 1 ? "" : "s") · /docs lists them, /ask QUESTION searches them"),
             ("answers", llm.map { "read by \($0) (a model), checked by the rules" } ?? "read by rules only; nothing leaves this machine"),
             ("notes", "plain messages outside a form are kept as notes; /search finds them"),
         ]
@@ -164,6 +195,8 @@ public final class LocalBackend: Backend, BackendKind {
         case "forms": return library.names()
         case "open-forms":
             return ((try? forms().forms(session: session.name)) ?? []).filter { $0.progress.stage.isOpen }.map { String($0.id) }
+        case "documents":
+            return ((try? documentLibrary().documents()) ?? []).map(\.name)
         default: return []
         }
     }

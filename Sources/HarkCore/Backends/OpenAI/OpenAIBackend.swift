@@ -31,6 +31,8 @@ public final class OpenAIBackend: Backend, BackendKind {
     let timeouts: HTTPTimeouts
     /// The window the server told, once asked, and the threads told of turns left out.
     let contextState = Locked(ContextState())
+    /// Whether the server answered /embeddings (OpenAIBackend+Embeddings); nil until asked.
+    let embeddingsOffered = Locked<Bool?>(nil)
 
     init(session: SessionConfig, environment: BackendEnvironment) throws {
         self.session = session

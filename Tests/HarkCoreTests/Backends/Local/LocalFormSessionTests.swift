@@ -101,7 +101,7 @@ import TestSupport
             2/9 Email: What is their email address?
             (an email address; optional: skip leaves it out)
             > cancel
-            Cancelled New contact; plain messages here are notes again.
+            Cancelled New contact; plain messages are notes again, kept in Notes.
             > hello again
             > /form cancel
             hark: no form is open in this thread; /form resume ID switches to one first

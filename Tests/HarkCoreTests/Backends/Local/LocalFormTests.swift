@@ -121,8 +121,9 @@ import TestSupport
 
             """)
         // The form has a thread of its own: the command, then answers and questions in turn.
-        let thread = try #require(try workspace.currentThread())
-        #expect(thread.title == "Bug report")
+        // Once it is done, the session is back on its notes.
+        #expect(try workspace.currentThread()?.title == "Notes")
+        let thread = try #require(try workspace.store.threads(session: "local").first { $0.title == "Bug report" })
         let messages = try workspace.store.messages(threadID: thread.id)
         #expect(messages.count == 46)
         #expect(messages.map(\.role) == [MessageRole.user, .assistant].repeated(23))
@@ -141,9 +142,12 @@ import TestSupport
         #expect(answers["severity"]?.string == "critical")
         #expect(answers["expected"] == .null)
         #expect(answers["steps"]?.string == "open a 20 MB file\nchoose Export")
-        // After the form, plain messages are notes again.
+        // After the form, plain messages are notes again, in the notes thread.
         #expect(await transcript.type("remember to attach the log") == "> remember to attach the log\n")
-        #expect(try workspace.store.lastMessage(threadID: thread.id, role: .user)?.text == "remember to attach the log")
+        let note = try #require(try workspace.store.lastMessage(session: "local", role: .user))
+        #expect(note.text == "remember to attach the log")
+        #expect(note.threadID != thread.id)
+        #expect(try workspace.store.thread(id: note.threadID)?.title == "Notes")
     }
 
     @Test func exportWritesJSONAndMarkdownOfTheAskedQuestions() async throws {
