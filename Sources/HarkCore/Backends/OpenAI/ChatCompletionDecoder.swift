@@ -9,6 +9,8 @@ public struct ChatCompletionDecoder: ReplyDecoder {
     private var sawDone = false
     private var finishReason: String?
     private var reportedModel = false
+    /// The tool calls streamed so far, handed out as `.toolCall`s at the end.
+    private var toolCalls = ToolCallAssembler()
     /// Content read in this feed and not yet handed out.
     private var text: [UInt8] = []
     /// The last chunk whose walk did nothing but append its content: most chunks are read by
@@ -93,6 +95,7 @@ public struct ChatCompletionDecoder: ReplyDecoder {
         var model: String?
         var usage: Usage?
         var failed = false
+        var callsTools = false
         var setsFinishReason = false
         var contentStrings = 0
         var content: Range<Int>?
@@ -109,6 +112,10 @@ public struct ChatCompletionDecoder: ReplyDecoder {
                                         contentStrings += 1
                                     }
                                     else if key == "reasoning_content" || key == "reasoning" { reasoning = try value.string() }
+                                    else if key == "tool_calls" {
+                                        // Some servers send `null` here in every chunk.
+                                        try value.firstElement { _ in callsTools = true }
+                                    }
                                 }
                             } else if key == "finish_reason" {
                                 if let reason = try value.string() {
@@ -136,8 +143,9 @@ public struct ChatCompletionDecoder: ReplyDecoder {
                 }
             }
         }
-        if failed {
-            // Rare: decode the whole chunk for the server's message.
+        if failed || callsTools {
+            // Rare: decode the whole chunk, for the server's message or the pieces of a tool
+            // call (read with the rest of the chunk, in order).
             text.removeSubrange(textBefore...)
             flushText(into: &replies)
             try decode(chunk: try JSON.parse(Array(chunk)), delta: "delta", into: &replies)
@@ -200,6 +208,9 @@ public struct ChatCompletionDecoder: ReplyDecoder {
             if let content = delta?["content"]?.string, !content.isEmpty {
                 replies.append(.text(content))
             }
+            for (position, piece) in (delta?["tool_calls"]?.array ?? []).enumerated() {
+                toolCalls.add(piece, position: position)
+            }
             if let reason = choice["finish_reason"]?.string { finishReason = reason }
         }
         if let usage = json["usage"], usage.object != nil {
@@ -230,6 +241,7 @@ public struct ChatCompletionDecoder: ReplyDecoder {
     /// The end of a whole reply. One cut by the token limit says so, and stays in the history
     /// with that note: the text is not the model's whole answer.
     private func finished(into replies: inout [ReplyEvent]) {
+        replies += toolCalls.finished().map(ReplyEvent.toolCall)
         if finishReason == "length" { replies.append(.notice(Self.cutOffNote)) }
         replies.append(.finished(reason: finishReason))
     }

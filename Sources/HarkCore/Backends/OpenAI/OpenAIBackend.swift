@@ -15,6 +15,9 @@ public final class OpenAIBackend: Backend, BackendKind {
         SettingSpec("max_tokens", "the longest reply, in tokens"),
         SettingSpec("context", "how many earlier messages to send (default 40)"),
         SettingSpec("usage", "on (default) asks the server for token counts"),
+        SettingSpec("mcp", "MCP servers whose tools the model may call: names of [mcp NAME] sections"),
+        SettingSpec("allow", "tools that run without asking: SERVER, SERVER.TOOL or *"),
+        SettingSpec("tool_rounds", "how many rounds of tool calls one reply may make (default 10)"),
     ]
 
     let session: SessionConfig
@@ -27,6 +30,11 @@ public final class OpenAIBackend: Backend, BackendKind {
     let contextMessages: Int
     let asksForUsage: Bool
     let timeouts: HTTPTimeouts
+    /// MCP: the servers named by `mcp`, where they run, and what runs without asking.
+    let toolServers: [String]
+    let toolHost: ToolHost?
+    let toolAllows: [String]
+    let toolRounds: Int
 
     init(session: SessionConfig, environment: BackendEnvironment) throws {
         self.session = session
@@ -39,6 +47,14 @@ public final class OpenAIBackend: Backend, BackendKind {
         contextMessages = try session.int("context") ?? 40
         asksForUsage = try session.bool("usage") ?? true
         timeouts = try session.timeouts()
+        toolServers = Self.words(session["mcp"])
+        toolHost = environment.tools
+        toolAllows = Self.words(session["allow"])
+        toolRounds = max(1, try session.int("tool_rounds") ?? 10)
+    }
+
+    static func words(_ value: String?) -> [String] {
+        (value ?? "").split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
     }
 
     public static func make(session: SessionConfig, environment: BackendEnvironment) throws -> any Backend {
@@ -63,14 +79,22 @@ public final class OpenAIBackend: Backend, BackendKind {
         return PromptFile.body(of: String(decoding: data, as: UTF8.self))
     }
 
-    func body(for request: ChatRequest) -> JSON {
+    /// The request: the system prompt, earlier turns, the message; with tools, the tools
+    /// offered and this reply's rounds of calls so far (ToolLoop).
+    func body(for request: ChatRequest, tools: ToolSet? = nil, rounds: [Turn] = []) -> JSON {
         var messages: [JSON] = []
         if let systemPrompt { messages.append(["role": "system", "content": .string(systemPrompt)]) }
         for turn in request.history.suffix(contextMessages) {
+            if !turn.tools.isEmpty {
+                messages += ChatCompletionTools.messages(for: turn)
+                continue
+            }
             messages.append(["role": .string(turn.role.rawValue), "content": .string(turn.text)])
         }
         messages.append(["role": "user", "content": Self.content(request.text, attachments: request.attachments)])
+        for round in rounds { messages += ChatCompletionTools.messages(for: round) }
         var body: [String: JSON] = ["messages": .array(messages), "stream": true]
+        if let tools, !tools.isEmpty { body["tools"] = ChatCompletionTools.tools(tools) }
         if let model = session.model { body["model"] = .string(model) }
         if let temperature { body["temperature"] = .number(temperature) }
         if let maxTokens { body["max_tokens"] = .number(Double(maxTokens)) }
@@ -97,8 +121,15 @@ public final class OpenAIBackend: Backend, BackendKind {
     }
 
     public func send(_ request: ChatRequest) -> AsyncThrowingStream<ReplyEvent, Error> {
+        guard let toolHost, !toolServers.isEmpty else { return stream(request) }
+        return ToolLoop(host: toolHost, servers: toolServers, sessionAllows: toolAllows, limit: toolRounds) { [self] tools, rounds in
+            stream(request, tools: tools, rounds: rounds)
+        }.events()
+    }
+
+    private func stream(_ request: ChatRequest, tools: ToolSet? = nil, rounds: [Turn] = []) -> AsyncThrowingStream<ReplyEvent, Error> {
         HTTPReply.stream(http, { [self] in
-            var outgoing = HTTPRequest.json(url: endpoint, body: body(for: request),
+            var outgoing = HTTPRequest.json(url: endpoint, body: body(for: request, tools: tools, rounds: rounds),
                                             headers: [("Accept", "text/event-stream")] + (try auth.headers()),
                                             timeouts: timeouts)
             outgoing.insecure = session.isInsecure
