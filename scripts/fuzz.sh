@@ -27,7 +27,7 @@ if ! command -v swiftc >/dev/null; then
   done
 fi
 
-targets=(sse ndjson config command json http n8n openai)
+targets=(sse ndjson config command json http n8n openai messages responses)
 core=Sources/HarkCore
 json_sources=("$core/JSON/JSON.swift" "$core/JSON/JSONParser.swift" "$core/JSON/JSONScanner.swift" "$core/JSON/JSONEncoding.swift")
 errors=("$core/Support/HarkError.swift" "$core/Support/Suggest.swift" "$core/Support/SecretValues.swift"
@@ -36,6 +36,10 @@ errors=("$core/Support/HarkError.swift" "$core/Support/Suggest.swift" "$core/Sup
 # response head, the events.
 decoder_sources=(Tests/Fuzz/Support/ReplyDecoderSupport.swift "$core/Backends/ReplyDecoder.swift" "$core/HTTP/HTTPRequest.swift"
   "$core/Model/ReplyEvent.swift" "$core/Model/Message.swift" "${json_sources[@]}" "${errors[@]}")
+
+# And what the model APIs' decoders share: the SSE parser and the JSON event stream.
+model_sources=("$core/Streaming/SSEParser.swift" "$core/Streaming/ByteSearch.swift" "$core/HTTP/ServerMessage.swift"
+  "$core/Backends/OpenAI/JSONEventStream.swift" "${decoder_sources[@]}")
 
 # The HarkCore sources a target is compiled from.
 sources() {
@@ -49,8 +53,10 @@ sources() {
     http) echo "$core/HTTP/HTTPResponseParser.swift $core/HTTP/HTTPRequest.swift $core/HTTP/RetryPolicy.swift ${json_sources[*]} ${errors[*]}" ;;
     n8n) echo "$core/Backends/Webhook/N8NReplyDecoder.swift $core/Streaming/ChunkTemplate.swift $core/Streaming/LineSplitter.swift $core/Streaming/ByteSearch.swift" \
       "${decoder_sources[*]}" ;;
-    openai) echo "$core/Backends/OpenAI/ChatCompletionDecoder.swift $core/Streaming/ChunkTemplate.swift $core/Streaming/SSEParser.swift $core/Streaming/ByteSearch.swift" \
-      "$core/HTTP/ServerMessage.swift ${decoder_sources[*]}" ;;
+    openai) echo "$core/Backends/OpenAI/ChatCompletions/ChatCompletionDecoder.swift $core/Streaming/ChunkTemplate.swift" \
+      "${model_sources[*]}" ;;
+    messages) echo "$core/Backends/OpenAI/Messages/MessagesEventReader.swift ${model_sources[*]}" ;;
+    responses) echo "$core/Backends/OpenAI/Responses/ResponsesEventReader.swift ${model_sources[*]}" ;;
     *) echo "fuzz.sh: no target \"$1\"; the targets are: ${targets[*]}" >&2; return 2 ;;
   esac
 }

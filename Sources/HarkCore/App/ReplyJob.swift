@@ -190,7 +190,7 @@ public final class ReplyJob: @unchecked Sendable {
                     lock.withLock { lastNotice = text }
                 case .detachable:
                     interruptDetaches = true
-                case .reasoning, .status, .finished:
+                case .reasoning, .status, .finished, .toolCall:
                     break
                 }
                 deliver(event)

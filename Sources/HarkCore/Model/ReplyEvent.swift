@@ -22,4 +22,21 @@ public enum ReplyEvent: Sendable, Equatable {
     /// The reply goes on whether or not anyone watches (a Jenkins build): Ctrl-C leaves it
     /// running in the background instead of stopping it. Sent before the reply's text.
     case detachable
+    /// The model asks for a tool to be run, its arguments complete (each model API's decoder
+    /// gathers them from its deltas). Not part of the reply's text.
+    case toolCall(ToolCall)
+}
+
+/// A function call a model asked for: the id the result must quote, the tool's name, and its
+/// arguments as the JSON text the model wrote (not checked: the tool's schema decides).
+public struct ToolCall: Sendable, Equatable {
+    public var id: String
+    public var name: String
+    public var arguments: String
+
+    public init(id: String, name: String, arguments: String) {
+        self.id = id
+        self.name = name
+        self.arguments = arguments
+    }
 }

@@ -103,6 +103,9 @@ public final class ReplyView {
             }
         case .usage(let reported):
             usage = reported
+        case .toolCall(let call):
+            guard format == .terminal else { return }
+            line(ansi.wrap("· tool call: \(call.name) \(call.arguments)", .dim))
         case .backendMessageID, .backendThreadID, .model, .finished, .detachable:
             break
         }
@@ -165,6 +168,8 @@ public final class ReplyView {
                     "completion_tokens": JSON(usage.completionTokens), "total_tokens": JSON(usage.totalTokens)]
         case .backendThreadID(let id): return ["type": "thread", "server_id": .string(id)]
         case .model(let name): return ["type": "model", "model": .string(name)]
+        case .toolCall(let call):
+            return ["type": "tool_call", "id": .string(call.id), "name": .string(call.name), "arguments": .string(call.arguments)]
         case .backendMessageID, .finished, .detachable: return nil
         }
     }

@@ -56,15 +56,7 @@ public enum Subprocess {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        // The child starts with default signal handling, whatever hark set for itself.
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGWINCH, SIGCHLD] { sigaddset(&defaults, signal) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        setDefaultSignals(&attributes)
 
         let environmentList = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
         var pid: pid_t = 0
@@ -89,6 +81,45 @@ public enum Subprocess {
         }
         let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         return Result(status: exitStatus, stdout: stdout, stderr: stderr)
+    }
+
+    /// The child starts with default signal handling, whatever hark set for itself.
+    private static func setDefaultSignals(_ attributes: inout posix_spawnattr_t, flags: Int32 = 0) {
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGWINCH, SIGCHLD] { sigaddset(&defaults, signal) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | flags))
+    }
+
+    /// Starts a program that runs beside hark (a model server) and returns its pid without
+    /// waiting: stdin from `input`, stdout and stderr appended to `log`, in a process group of
+    /// its own (so a signal to the group reaches what it starts) and without hark's Ctrl-C.
+    public static func start(_ arguments: [String], input: Int32, log: String,
+                             environment: [String: String]? = nil) throws -> pid_t {
+        precondition(!arguments.isEmpty)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, input, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        closeFrom(3, actions: &actions)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setpgroup(&attributes, 0)
+        setDefaultSignals(&attributes, flags: POSIX_SPAWN_SETPGROUP)
+        let environmentList = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
+        var pid: pid_t = 0
+        let code = withCStrings(arguments) { argv in
+            withCStrings(environmentList) { envp in posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp) }
+        }
+        guard code == 0 else { throw HarkError.io("cannot run \(arguments[0]): \(String(cString: strerror(code)))") }
+        return pid
     }
 
     /// Writes stdin and reads stdout and stderr together, so no pipe can fill and deadlock.

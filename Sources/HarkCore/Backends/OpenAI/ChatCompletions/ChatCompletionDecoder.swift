@@ -9,6 +9,8 @@ public struct ChatCompletionDecoder: ReplyDecoder {
     private var sawDone = false
     private var finishReason: String?
     private var reportedModel = false
+    /// Tool calls being written (`delta.tool_calls`), by index; handed out at the end.
+    private var toolCalls: [Int: ToolCall] = [:]
     /// Content read in this feed and not yet handed out.
     private var text: [UInt8] = []
     /// The last chunk whose walk did nothing but append its content: most chunks are read by
@@ -22,20 +24,11 @@ public struct ChatCompletionDecoder: ReplyDecoder {
     public init() {}
 
     public mutating func start(head: HTTPResponseHead) throws {
-        let type = (head.header("content-type") ?? "").lowercased()
-        if type.hasPrefix("application/json") {
-            isEventStream = false
-        } else if !type.isEmpty && !type.hasPrefix("text/event-stream") && !type.hasPrefix("text/plain") {
-            throw HarkError.protocolViolation("expected an event stream from the server, got \(type.prefix(40))")
-        }
+        isEventStream = try ModelReplyBody.isEventStream(head)
     }
 
     public mutating func feed(_ bytes: [UInt8], into replies: inout [ReplyEvent]) throws {
-        guard isEventStream else {
-            whole += bytes
-            if whole.count > 64 << 20 { throw HarkError.protocolViolation("the completion is larger than 64 MB") }
-            return
-        }
+        guard isEventStream else { return try ModelReplyBody.append(bytes, to: &whole) }
         // The parser calls back into this decoder, so it is taken out of `self` for the call.
         var parser = SSEParser()
         swap(&parser, &self.parser)
@@ -85,7 +78,7 @@ public struct ChatCompletionDecoder: ReplyDecoder {
         var reasoning: String?
         var model: String?
         var usage: Usage?
-        var failed = false
+        var readWhole = false
         var setsFinishReason = false
         var contentStrings = 0
         var content: Range<Int>?
@@ -102,6 +95,7 @@ public struct ChatCompletionDecoder: ReplyDecoder {
                                         contentStrings += 1
                                     }
                                     else if key == "reasoning_content" || key == "reasoning" { reasoning = try value.string() }
+                                    else if key == "tool_calls" { readWhole = true }  // rare too: read whole below
                                 }
                             } else if key == "finish_reason" {
                                 if let reason = try value.string() {
@@ -122,12 +116,12 @@ public struct ChatCompletionDecoder: ReplyDecoder {
                 } else if key == "model", !reportedModel {
                     model = try value.string()
                 } else if key == "error" {
-                    failed = true
+                    readWhole = true
                 }
             }
         }
-        if failed {
-            // Rare: decode the whole chunk for the server's message.
+        if readWhole {
+            // Rare (an error, tool calls): decode the whole chunk.
             text.removeSubrange(textBefore...)
             flushText(into: &replies)
             try decode(chunk: try JSON.parse(Array(chunk)), delta: "delta", into: &replies)
@@ -187,6 +181,7 @@ public struct ChatCompletionDecoder: ReplyDecoder {
             if let content = delta?["content"]?.string, !content.isEmpty {
                 replies.append(.text(content))
             }
+            gatherToolCalls(delta?["tool_calls"]?.array ?? [])
             if let reason = choice["finish_reason"]?.string { finishReason = reason }
         }
         if let usage = json["usage"], usage.object != nil {
@@ -196,6 +191,28 @@ public struct ChatCompletionDecoder: ReplyDecoder {
         }
     }
 
+    /// Chat Completions streams a call's id and name once, then its arguments in pieces, all
+    /// under the call's `index` (a whole completion lists the calls complete).
+    private mutating func gatherToolCalls(_ calls: [JSON]) {
+        for (position, call) in calls.enumerated() {
+            let index = call["index"]?.int ?? position
+            var gathered = toolCalls[index] ?? ToolCall(id: "", name: "", arguments: "")
+            if let id = call["id"]?.string, !id.isEmpty { gathered.id = id }
+            if let name = call["function"]?["name"]?.string, !name.isEmpty { gathered.name = name }
+            gathered.arguments += call["function"]?["arguments"]?.string ?? ""
+            toolCalls[index] = gathered
+        }
+    }
+
+    private mutating func handOutToolCalls(into replies: inout [ReplyEvent]) {
+        for index in toolCalls.keys.sorted() {
+            var call = toolCalls[index]!
+            if call.arguments.isEmpty { call.arguments = "{}" }
+            replies.append(.toolCall(call))
+        }
+        toolCalls = [:]
+    }
+
     public mutating func finish(into replies: inout [ReplyEvent]) throws {
         if !isEventStream {
             let json: JSON
@@ -203,6 +220,7 @@ public struct ChatCompletionDecoder: ReplyDecoder {
                 throw HarkError.protocolViolation("the server's completion is not JSON")
             }
             try decode(chunk: json, delta: "message", into: &replies)
+            handOutToolCalls(into: &replies)
             replies.append(.finished(reason: finishReason))
             return
         }
@@ -211,6 +229,7 @@ public struct ChatCompletionDecoder: ReplyDecoder {
         guard sawDone else {
             throw HarkError.protocolViolation("the stream ended without [DONE]; the reply may be cut short")
         }
+        handOutToolCalls(into: &replies)
         replies.append(.finished(reason: finishReason))
     }
 }
