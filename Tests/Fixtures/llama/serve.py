@@ -12,7 +12,7 @@ Deterministic: temperature 0 and a fixed seed; the prompt cache off, since llama
 that reusing it may change logits between runs. One thread: on a machine shared with other
 builds, llama.cpp's threads wait for one another at every step, and two threads made a
 135M model run at 1 token/s here where one thread does 25.
---embeddings starts it for /v1/embeddings only (llama.cpp's --embedding mode)."""
+--embeddings starts it for /v1/embeddings only (llama.cpp's --embedding mode, mean pooling)."""
 import glob, importlib.util, os, socket, sys, time, urllib.request
 
 import xllamacpp as xlc
@@ -42,7 +42,10 @@ def main():
     params.cache_prompt = False
     params.endpoint_props = True
     params.endpoint_slots = True
-    params.embedding = "--embeddings" in sys.argv[1:]
+    if "--embeddings" in sys.argv[1:]:
+        params.embedding = True
+        # SmolLM2 names no pooling; llama.cpp's /v1/embeddings refuses "none" as not OpenAI's.
+        params.pooling_type = xlc.llama_pooling_type.LLAMA_POOLING_TYPE_MEAN
     server = xlc.Server(params)  # loads the model in the background
     while True:
         try:

@@ -50,8 +50,10 @@ import TestSupport
         let reply = try #require(try workspace.store.lastMessage(session: "llama", role: .assistant))
         #expect(reply.text == expected)
         #expect(reply.status == .complete)
-        // Twelve tokens is the limit: the server cut the reply, and each API says so its way.
-        #expect(finish.read { $0 } == "length")
+        // Twelve tokens is the limit: the server cut the reply, and says so in Chat Completions
+        // and Messages (`max_tokens`). Its Responses endpoint says `completed` all the same
+        // (no `response.incomplete`), and hark takes the server's word.
+        #expect(finish.read { $0 } == (api == "responses" ? "stop" : "length"))
         #expect(reply.usage?.completionTokens == 12)
         #expect((reply.usage?.promptTokens ?? 0) > 5)
         #expect(reply.model == LlamaTestServer.modelName)
@@ -133,5 +135,15 @@ import TestSupport
         #expect(first.backendID?.hasPrefix("resp_") == true)
         let output = await transcript.type("Again")
         #expect(output.contains("does not support 'previous_response_id'"), "\(output)")
+    }
+
+    /// The second server the helper can start, for the local session's documents: llama.cpp's
+    /// embedding mode answers `/v1/embeddings` with one vector per input, of the model's width.
+    @Test func theEmbeddingsServerEmbeds() async throws {
+        let server = try await LlamaTestServer.embeddings
+        let answer = try await server.post("/v1/embeddings", ["input": ["a form field", "another"], "model": "smollm2"])
+        let vectors = try #require(answer["data"]?.array)
+        #expect(vectors.count == 2)
+        #expect(vectors[0]["embedding"]?.array?.count == 576)
     }
 }
