@@ -81,11 +81,13 @@ import TestSupport
     }
 
     /// Ctrl-C mid-reply keeps what arrived, and the server stops generating: closing the
-    /// connection cancels its task (llama.cpp logs "cancel task" for it).
+    /// connection cancels its task. llama.cpp logs "cancel task", then frees the slot
+    /// ("slot release: … stop processing: n_tokens = N", N counting prompt and reply), after
+    /// which /slots says it is idle (and resets its counts, so the log is where N is read).
     @Test(arguments: apis)
     func stoppingMidReplyStopsTheServer(api: String) async throws {
         let server = try await LlamaTestServer.shared
-        let cancelled = server.occurrences(inLog: "cancel task")
+        let (cancelled, released) = (server.occurrences(inLog: "cancel task"), server.occurrences(inLog: "stop processing: n_tokens = "))
         let home = TestHome(config: Self.config(server, api: api, extra: "max_tokens = 1500"))
         let workspace = try home.workspace()
         try workspace.switchSession(to: "llama")
@@ -97,13 +99,14 @@ import TestSupport
         let reply = try #require(try workspace.store.lastMessage(session: "llama", role: .assistant))
         #expect(reply.status == .stopped)
         #expect(reply.text.count >= 8)
-        try await server.waitForLog("cancel task", count: cancelled + 1)
+        try await server.waitForLog("stop processing: n_tokens = ", count: released + 1)
+        #expect(server.occurrences(inLog: "cancel task") == cancelled + 1)
         let slots = try await server.get("/slots")
-        let slot = try #require(slots[0])
-        #expect(slot["is_processing"] == .bool(false))
-        // Stopped long before its 1500 tokens.
-        let decoded = slot["next_token"]?[0]?["n_decoded"]?.int ?? 0
-        #expect(decoded < 1500)
+        #expect(slots[0]?["is_processing"] == .bool(false))
+        // Stopped long before its 1500 tokens: had it run on, the slot would hold more.
+        let last = try #require(server.log.components(separatedBy: "stop processing: n_tokens = ").last)
+        let tokens = try #require(Int(last.prefix { $0.isNumber }))
+        #expect(tokens < 1500)
     }
 
     @Test func modelListsTheServersModelsAndSwitches() async throws {
