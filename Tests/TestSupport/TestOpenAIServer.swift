@@ -1,13 +1,32 @@
 import Foundation
 import HarkCore
 
-/// A loopback server speaking OpenAI's `/v1/chat/completions` streaming protocol, with each
-/// reply scripted by the test: text and reasoning chunks, usage, raw bytes, pauses on a Gate,
-/// errors, an early close. Records what it was asked.
+/// A loopback model server speaking one of the APIs a model session does (OpenAI's Chat
+/// Completions, Anthropic's Messages, OpenAI's Responses; see TestModelWire for the shapes and
+/// where they come from), with each reply scripted by the test: text and reasoning, tool calls,
+/// usage, the end, raw bytes, pauses on a Gate, errors, an early close. Records what it was
+/// asked, and lists `models` at `GET …/models`.
 public final class TestOpenAIServer: @unchecked Sendable {
+    public enum API: String, Sendable {
+        case chat, messages, responses
+
+        var path: String {
+            switch self {
+            case .chat: return "/chat/completions"
+            case .messages: return "/messages"
+            case .responses: return "/responses"
+            }
+        }
+    }
+
     public enum Step: Sendable {
         case text(String)
         case reasoning(String)
+        /// A tool call whose arguments arrive in these pieces.
+        case toolCall(id: String, name: String, arguments: [String])
+        /// Why the reply ended, in Chat Completions' words (`length`, `tool_calls`): a chunk
+        /// with its finish_reason, or the stop reason of the other APIs' end.
+        case finish(String)
         case usage(prompt: Int, completion: Int)
         /// Bytes exactly as given (for BOMs, comments, CRLFs split across writes…).
         case raw(String)
@@ -21,25 +40,30 @@ public final class TestOpenAIServer: @unchecked Sendable {
         /// vLLM up to 0.3 (vllm/entrypoints/openai/serving_engine.py): the ErrorResponse as the
         /// chunk itself, `data: {"object":"error","message":…,"type":…,"param":null,"code":400}`.
         case vllmError(String)
-        /// The last chunk of a choice: an empty delta and its finish_reason (`length` when
-        /// max_tokens cut it).
-        case finish(String)
+        /// The end: `[DONE]`, `message_stop`, `response.completed`.
         case done
-        /// Close the connection here (no [DONE]).
+        /// Close the connection here (no end).
         case close
     }
 
     public typealias Script = @Sendable (_ body: JSON) -> [Step]
 
     public let http: TestHTTPServer
+    public let api: API
     public var baseURL: String { http.baseURL + "/v1" }
 
     /// The JSON bodies received, in order.
-    public var bodies: [JSON] { http.requests.compactMap { try? JSON.parse($0.body) } }
+    public var bodies: [JSON] { http.requests.filter { $0.method == "POST" }.compactMap { try? JSON.parse($0.body) } }
 
-    public init(status: Int = 200, errorBody: String? = nil, script: @escaping Script) throws {
+    public init(api: API = .chat, status: Int = 200, errorBody: String? = nil,
+                models: JSON = ["object": "list", "data": [["id": "test-model", "object": "model"]]], script: @escaping Script) throws {
+        self.api = api
         http = try TestHTTPServer { request, response in
-            guard request.method == "POST", request.path.hasSuffix("/chat/completions") else {
+            if request.method == "GET", request.path.hasSuffix("/models") {
+                response.send(json: models.encoded())
+                return
+            }
+            guard request.method == "POST", request.path.hasSuffix(api.path) else {
                 response.send(status: 404, json: #"{"error":{"message":"not found","type":"invalid_request_error"}}"#)
                 return
             }
@@ -49,40 +73,19 @@ public final class TestOpenAIServer: @unchecked Sendable {
             }
             let body = (try? JSON.parse(request.body)) ?? .null
             response.startChunked(headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")])
+            var wire = TestModelWire(api: api)
             for step in script(body) {
                 switch step {
-                case .text(let text):
-                    response.write(Self.chunk(["content": .string(text)]))
-                case .reasoning(let text):
-                    response.write(Self.chunk(["reasoning_content": .string(text)]))
-                case .usage(let prompt, let completion):
-                    let usage: JSON = ["id": "c1", "object": "chat.completion.chunk", "choices": [],
-                                       "usage": ["prompt_tokens": .number(Double(prompt)),
-                                                 "completion_tokens": .number(Double(completion)),
-                                                 "total_tokens": .number(Double(prompt + completion))]]
-                    response.write("data: " + usage.encoded() + "\n\n")
                 case .raw(let text):
                     response.write(text)
                 case .wait(let gate):
                     gate.wait()
-                case .error(let message):
-                    response.write("data: " + JSON.object(["error": ["message": .string(message), "type": "server_error"]]).encoded() + "\n\n")
-                case .llamaError(let message):
-                    let error: JSON = ["code": 500, "message": .string(message), "type": "server_error"]
-                    response.write("error: " + error.encoded() + "\n\n")
-                case .vllmError(let message):
-                    let error: JSON = ["object": "error", "message": .string(message), "type": "BadRequestError",
-                                       "param": nil, "code": 400]
-                    response.write("data: " + error.encoded() + "\n\n")
-                case .finish(let reason):
-                    let json: JSON = ["id": "c1", "object": "chat.completion.chunk", "model": "test-model",
-                                      "choices": [["index": 0, "delta": [:], "finish_reason": .string(reason)]]]
-                    response.write("data: " + json.encoded() + "\n\n")
-                case .done:
-                    response.write("data: [DONE]\n\n")
                 case .close:
                     response.abort()
                     return
+                default:
+                    let bytes = wire.write(step)
+                    if !bytes.isEmpty { response.write(bytes) }
                 }
             }
         }
@@ -94,7 +97,7 @@ public final class TestOpenAIServer: @unchecked Sendable {
         return "data: " + json.encoded() + "\n\n"
     }
 
-    /// A script that streams `words` then usage and [DONE].
+    /// A script that streams `words` then usage and the end.
     public static func streaming(_ words: [String]) -> Script {
         { _ in words.map { Step.text($0) } + [.usage(prompt: 5, completion: words.count), .done] }
     }

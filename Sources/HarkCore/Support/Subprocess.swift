@@ -116,6 +116,18 @@ public enum Subprocess {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | flags))
     }
 
+    /// Starts a program that runs beside hark (a model server) and returns its pid without
+    /// waiting: stdin from `input`, stdout and stderr appended to `log`, in a process group of
+    /// its own (so a signal to the group reaches what it starts) and without hark's Ctrl-C.
+    public static func start(_ arguments: [String], input: Int32, log: String,
+                             environment: [String: String]? = nil) throws -> pid_t {
+        let output = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard output >= 0 else { throw HarkError.io("cannot write \(log): \(String(cString: strerror(errno)))") }
+        defer { close(output) }
+        return try spawn(arguments, environment: environment ?? ProcessInfo.processInfo.environment,
+                         stdin: input, stdout: output, stderr: output)
+    }
+
     /// Starts a program that runs beside hark (an MCP server) on the given descriptors and
     /// returns its pid without waiting. It gets a process group of its own, so the terminal's
     /// Ctrl-C (meant for hark's reply) does not reach it, and default signal handling.

@@ -24,20 +24,11 @@ public struct ChatCompletionDecoder: ReplyDecoder {
     public init() {}
 
     public mutating func start(head: HTTPResponseHead) throws {
-        let type = (head.header("content-type") ?? "").lowercased()
-        if type.hasPrefix("application/json") {
-            isEventStream = false
-        } else if !type.isEmpty && !type.hasPrefix("text/event-stream") && !type.hasPrefix("text/plain") {
-            throw HarkError.protocolViolation("expected an event stream from the server, got \(type.prefix(40))")
-        }
+        isEventStream = try ModelReplyBody.isEventStream(head)
     }
 
     public mutating func feed(_ bytes: [UInt8], into replies: inout [ReplyEvent]) throws {
-        guard isEventStream else {
-            whole += bytes
-            if whole.count > 64 << 20 { throw HarkError.protocolViolation("the completion is larger than 64 MB") }
-            return
-        }
+        guard isEventStream else { return try ModelReplyBody.append(bytes, to: &whole) }
         // The parser calls back into this decoder, so it is taken out of `self` for the call.
         var parser = SSEParser()
         swap(&parser, &self.parser)
@@ -219,6 +210,10 @@ public struct ChatCompletionDecoder: ReplyDecoder {
                                         totalTokens: usage["total_tokens"]?.int)))
         }
     }
+
+    /// Chat Completions streams a call's id and name once, then its arguments in pieces, all
+    /// under the call's `index` (a whole completion lists the calls complete).
+
 
     public mutating func finish(into replies: inout [ReplyEvent]) throws {
         if !isEventStream {
