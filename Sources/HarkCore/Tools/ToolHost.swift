@@ -86,6 +86,23 @@ public final class ToolHost: @unchecked Sendable {
         for server in all { server.stop() }
     }
 
+    /// Every configured server, in config order, as `/tools` lists them.
+    public var configs: [MCPServerConfig] { state.read { $0.configs } }
+
+    /// Why a tool runs without asking, or nil when it asks (`/tools`): the first rule that
+    /// allows it, in the order `decide` reads them.
+    public func allowance(server: String, tool: String, sessionAllows: [String]) -> String? {
+        let (commandLine, thisRun, serverAllows) = state.read { state in
+            (state.allowedByCommandLine, state.allowedThisRun, state.configs.first { $0.name == server }?.allowed ?? [])
+        }
+        if serverAllows.contains("*") || serverAllows.contains(tool) { return "allowed in [mcp \(server)]" }
+        let names: Set<String> = ["*", server, server + ".*", server + "." + tool]
+        if !commandLine.isDisjoint(with: names) { return "allowed by --yes-tools" }
+        if !Set(sessionAllows).isDisjoint(with: names) { return "allowed by the session's allow" }
+        if thisRun.contains(server + "." + tool) { return "always, this run" }
+        return nil
+    }
+
     // MARK: Approval
 
     public enum Decision: Sendable, Equatable {

@@ -63,8 +63,9 @@ public final class ToolLoop: @unchecked Sendable {
                 shown = toShow.removeFirst()
                 return .toolCall(shown!)
             }
-            if !calls.isEmpty {
-                // Every call of the round has its result: ask the model again with them.
+            if iterator == nil, !calls.isEmpty {
+                // The round's stream has ended and every call of it has its result (while the
+                // stream runs, `calls` gathers them): ask the model again with the results.
                 rounds.append(Turn(role: .assistant, text: text, tools: results))
                 text = ""
                 calls = []

@@ -6,6 +6,9 @@ public struct OfferedTool: Sendable, Equatable {
     public var function: String
     public var server: String
     public var tool: MCPTool
+
+    /// What the model reads about the tool: its description, else its title.
+    public var description: String { tool.description.isEmpty ? (tool.title ?? "") : tool.description }
 }
 
 /// The tools one reply may use, from the servers its session names.

@@ -70,6 +70,9 @@ public final class MCPServer: @unchecked Sendable {
         }
     }
 
+    /// The stdio server's process while it runs (tests check it ends).
+    var processID: pid_t? { (state.read { $0.connection } as? StdioConnection)?.pid }
+
     /// The tools as last listed, without starting anything (for Tab and `/tools`).
     public var knownTools: [MCPTool]? { state.read { $0.tools } }
 

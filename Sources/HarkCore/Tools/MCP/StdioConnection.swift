@@ -80,6 +80,9 @@ final class StdioConnection: MCPConnection, @unchecked Sendable {
                 let written = bytes[offset...].withUnsafeBytes { Glibc.write(input, $0.baseAddress, $0.count) }
                 if written < 0 {
                     if errno == EINTR { continue }
+                    // The server has gone: its reader is about to fail every waiting request
+                    // with its exit status and last words on stderr, which say more than EPIPE.
+                    if errno == EPIPE { return }
                     throw HarkError.backend("MCP server \(name) stopped" + (lastWords.map { ": " + $0 } ?? ""))
                 }
                 offset += written

@@ -8,8 +8,7 @@ enum ChatCompletionTools {
     static func tools(_ set: ToolSet) -> JSON {
         .array(set.tools.map { offered in
             var function: [String: JSON] = ["name": .string(offered.function), "parameters": offered.tool.inputSchema]
-            let description = offered.tool.description.isEmpty ? (offered.tool.title ?? "") : offered.tool.description
-            if !description.isEmpty { function["description"] = .string(description) }
+            if !offered.description.isEmpty { function["description"] = .string(offered.description) }
             return ["type": "function", "function": .object(function)]
         })
     }

@@ -18,11 +18,17 @@ struct MessagesAPI: ModelAPI {
     func body(for prompt: ModelPrompt) -> JSON {
         var messages: [JSON] = []
         for turn in prompt.turns {
+            if !turn.tools.isEmpty {
+                messages += MessagesTools.messages(for: turn)
+                continue
+            }
             messages.append(["role": turn.role == .assistant ? "assistant" : "user", "content": .string(turn.text)])
         }
         messages.append(["role": "user", "content": Self.content(prompt)])
+        for round in prompt.rounds { messages += MessagesTools.messages(for: round) }
         var body: [String: JSON] = ["messages": .array(messages), "stream": true,
                                     "max_tokens": .number(Double(prompt.maxTokens ?? Self.defaultMaxTokens))]
+        if let tools = prompt.tools, !tools.isEmpty { body["tools"] = MessagesTools.tools(tools) }
         if let system = prompt.system { body["system"] = .string(system) }
         if let model = prompt.model { body["model"] = .string(model) }
         if let temperature = prompt.temperature { body["temperature"] = .number(temperature) }

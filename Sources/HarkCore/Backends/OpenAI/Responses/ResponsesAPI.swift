@@ -14,12 +14,18 @@ struct ResponsesAPI: ModelAPI {
     func body(for prompt: ModelPrompt) -> JSON {
         var input: [JSON] = []
         for turn in prompt.turns {
+            if !turn.tools.isEmpty {
+                input += ResponsesTools.items(for: turn)
+                continue
+            }
             let assistant = turn.role == .assistant
             input.append(["type": "message", "role": assistant ? "assistant" : "user",
                           "content": [["type": assistant ? "output_text" : "input_text", "text": .string(turn.text)]]])
         }
         input.append(["type": "message", "role": "user", "content": .array(Self.content(prompt))])
+        for round in prompt.rounds { input += ResponsesTools.items(for: round) }
         var body: [String: JSON] = ["input": .array(input), "stream": true]
+        if let tools = prompt.tools, !tools.isEmpty { body["tools"] = ResponsesTools.tools(tools) }
         if let system = prompt.system { body["instructions"] = .string(system) }
         if let model = prompt.model { body["model"] = .string(model) }
         if let temperature = prompt.temperature { body["temperature"] = .number(temperature) }
