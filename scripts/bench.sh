@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Measures hark beside its references (curl, llm, sqlite3, /bin/true) on this machine and
 # writes .bench/report.md (the figures behind BENCHMARKS.md). Everything stays on loopback.
-# Usage: scripts/bench.sh [section…]   sections: startup roundtrip throughput history memory voice
+# Usage: scripts/bench.sh [section…]   sections: startup roundtrip throughput history memory model voice
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh --release
+scripts/setup.sh --release --with-model
 
 missing=()
 for package in hyperfine curl sqlite3; do
