@@ -5,7 +5,7 @@ _hark() {
     local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"
     case "$prev" in
         --session|-s) COMPREPLY=($(compgen -W "$(_hark_sessions)" -- "$cur")); return ;;
-        --kind) COMPREPLY=($(compgen -W "local webhook openai nyla jenkins monica" -- "$cur")); return ;;
+        --kind) COMPREPLY=($(compgen -W "local webhook openai nyla jenkins monica a2a" -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W "md json" -- "$cur")); return ;;
         --output|--system|--wav|-o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --auth|--grammar|--model|--pause|--pitch|--rate|--set|--thread|--url|--voice|-n) COMPREPLY=(); return ;;
@@ -33,7 +33,7 @@ _hark() {
         history)
             COMPREPLY=($(compgen -W "-s --session -n --json" -- "$cur")) ;;
         search)
-            COMPREPLY=($(compgen -W "-s --session -n --json" -- "$cur")) ;;
+            COMPREPLY=($(compgen -W "-s --session -n --json --full" -- "$cur")) ;;
         export)
             COMPREPLY=($(compgen -W "-s --session --thread --format -o --output" -- "$cur")) ;;
         speak)
@@ -47,7 +47,7 @@ _hark() {
         version)
             COMPREPLY=($(compgen -W "" -- "$cur")) ;;
         help)
-            COMPREPLY=($(compgen -W "accept activities attach build clear completions contact contacts continue doctor download edit edits export file files form forms forward gifts help history info instance instances job jobs listen log login logout more mute next notes pipe prompt prompts queue quit refresh reject retry save search session sessions speak status stop stop-build tag tags tasks thread threads transcribe upload version voice" -- "$cur")) ;;
+            COMPREPLY=($(compgen -W "accept activities agent attach build clear completions contact contacts continue doctor download edit edits export file files form forms forward gifts help history info instance instances job jobs listen log login logout model more mute next notes pipe prompt prompts queue quit refresh reject retry save search session sessions speak status stop stop-build tag tags tasks think thread threads transcribe upload version voice" -- "$cur")) ;;
         completions)
             COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")) ;;
     esac

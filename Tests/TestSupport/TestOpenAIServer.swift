@@ -32,6 +32,15 @@ public final class TestOpenAIServer: @unchecked Sendable {
         case raw(String)
         case wait(Gate)
         case error(String)
+        /// llama.cpp's server of 2024 and early 2025 (examples/server/server.cpp): a mid-stream
+        /// error as `server_sent_event(sink, "error", error_data)`, an SSE field line
+        /// `error: {"code":500,"message":…,"type":"server_error"}` (utils.hpp,
+        /// format_error_response); the stream then ends with `data: [DONE]`. Chat Completions only.
+        case llamaError(String)
+        /// vLLM up to 0.3 (vllm/entrypoints/openai/serving_engine.py): the ErrorResponse as the
+        /// chunk itself, `data: {"object":"error","message":…,"type":…,"param":null,"code":400}`.
+        /// Chat Completions only.
+        case vllmError(String)
         /// The end: `[DONE]`, `message_stop`, `response.completed`.
         case done
         /// Close the connection here (no end).
@@ -72,6 +81,13 @@ public final class TestOpenAIServer: @unchecked Sendable {
                     response.write(text)
                 case .wait(let gate):
                     gate.wait()
+                case .llamaError(let message):
+                    let error: JSON = ["code": 500, "message": .string(message), "type": "server_error"]
+                    response.write("error: " + error.encoded() + "\n\n")
+                case .vllmError(let message):
+                    let error: JSON = ["object": "error", "message": .string(message), "type": "BadRequestError",
+                                       "param": nil, "code": 400]
+                    response.write("data: " + error.encoded() + "\n\n")
                 case .close:
                     response.abort()
                     return
@@ -92,91 +108,5 @@ public final class TestOpenAIServer: @unchecked Sendable {
     /// A script that streams `words` then usage and the end.
     public static func streaming(_ words: [String]) -> Script {
         { _ in words.map { Step.text($0) } + [.usage(prompt: 5, completion: words.count), .done] }
-    }
-}
-
-/// A loopback n8n: a Chat Trigger that answers in streaming mode (NDJSON chunks) or with a
-/// "last node" JSON body, and remembers each session's messages for loadPreviousSession.
-public final class TestN8NServer: @unchecked Sendable {
-    public enum Mode: Sendable {
-        /// Streaming: each string becomes one `item` chunk, written as its own HTTP chunk.
-        case streaming([String])
-        /// Exactly these body bytes, split into HTTP chunks at the given offsets.
-        case rawChunks([UInt8], cuts: [Int])
-        /// A whole JSON (or other) body.
-        case whole(status: Int, contentType: String, body: String)
-    }
-
-    public typealias Script = @Sendable (_ request: TestRequest, _ body: JSON) -> Mode
-
-    public let http: TestHTTPServer
-    public var webhookURL: String { http.baseURL + "/webhook/4f1c/chat" }
-
-    public init(requiredHeader: (String, String)? = nil, script: @escaping Script) throws {
-        let box = MemoryBox()
-        http = try TestHTTPServer { request, response in
-            guard request.path == "/webhook/4f1c/chat" else {
-                response.send(status: 404, json: #"{"code":404,"message":"The requested webhook \"POST x\" is not registered.","hint":"Activate the workflow"}"#)
-                return
-            }
-            if let (name, value) = requiredHeader {
-                guard let sent = request.header(name) else {
-                    response.send(status: 403, headers: [("Content-Type", "text/plain")], text: "Authorization is required!")
-                    return
-                }
-                guard sent == value else {
-                    response.send(status: 403, headers: [("Content-Type", "text/plain")], text: "Authorization data is wrong!")
-                    return
-                }
-            }
-            let body = (try? JSON.parse(request.body)) ?? .null
-            let sessionID = body["sessionId"]?.string ?? ""
-            if body["action"]?.string == "loadPreviousSession" {
-                let items: [JSON] = box.history(sessionID).map { entry in
-                    ["lc": 1, "type": "constructor",
-                     "id": ["langchain_core", "messages", .string(entry.human ? "HumanMessage" : "AIMessage")],
-                     "kwargs": ["content": .string(entry.text), "additional_kwargs": [:], "response_metadata": [:]]]
-                }
-                response.send(json: JSON.object(["data": .array(items)]).encoded())
-                return
-            }
-            let mode = script(request, body)
-            switch mode {
-            case .streaming(let items):
-                response.startChunked(headers: [("Content-Type", "application/json; charset=utf-8")])
-                let metadata: JSON = ["nodeId": "a1", "nodeName": "AI Agent", "itemIndex": 0, "runIndex": 0, "timestamp": 1]
-                response.write(JSON.object(["type": "begin", "metadata": metadata]).encoded() + "\n")
-                for item in items {
-                    response.write(JSON.object(["type": "item", "content": .string(item), "metadata": metadata]).encoded() + "\n")
-                }
-                response.write(JSON.object(["type": "end", "metadata": metadata]).encoded() + "\n")
-                box.remember(sessionID, human: body["chatInput"]?.string ?? "", reply: items.joined())
-            case .rawChunks(let bytes, let cuts):
-                response.startChunked(headers: [("Content-Type", "application/json; charset=utf-8")])
-                var start = 0
-                for cut in cuts.sorted() + [bytes.count] where cut > start {
-                    response.write(Array(bytes[start..<cut]))
-                    start = cut
-                }
-            case .whole(let status, let contentType, let text):
-                response.send(status: status, headers: [("Content-Type", contentType)], text: text)
-            }
-        }
-        self.memoryBox = box
-    }
-
-    private let memoryBox: MemoryBox
-
-    public func history(_ sessionID: String) -> [(human: Bool, text: String)] { memoryBox.history(sessionID) }
-
-    final class MemoryBox: @unchecked Sendable {
-        private let lock = NSLock()
-        private var memory: [String: [(human: Bool, text: String)]] = [:]
-
-        func remember(_ session: String, human: String, reply: String) {
-            lock.withLock { memory[session, default: []] += [(true, human), (false, reply)] }
-        }
-
-        func history(_ session: String) -> [(human: Bool, text: String)] { lock.withLock { memory[session] ?? [] } }
     }
 }

@@ -9,9 +9,12 @@
                                            Enter, time until REPLY (the reply's first words)
                                            appears (cold), then WARM times more in the same
                                            process (warm); medians, ms
+  pty_run.py stamps -- CMD...              for every " s<ns>e" the command draws (ns: the server's
+                                           CLOCK_MONOTONIC when it wrote the event), the time from
+                                           that write until the bytes were read here; list, ms
 Prints one JSON object.
 """
-import json, os, pty, select, signal, statistics, sys, time
+import json, os, pty, re, select, signal, statistics, sys, time
 
 def spawn(cmd):
     pid, fd = pty.fork()
@@ -141,6 +144,30 @@ def firsttoken(runs, warm, prompt_text, message, reply, cmd):
     return {"cold_median_ms": statistics.median(cold_times), "cold_ms": cold_times,
             "warm_median_ms": statistics.median(warm_times), "warm_runs": len(warm_times),
             "warm_min_ms": min(warm_times), "warm_max_ms": max(warm_times)}
+STAMP = re.compile(rb"s(\d{6,})e")
+
+def stamps(cmd):
+    """Reads as a terminal would, as soon as bytes are there; a stamp counts when its closing
+    `e` has been read."""
+    pid, fd = spawn(cmd)
+    delays, carry = [], b""
+    while True:
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except OSError:
+            break
+        if not chunk:
+            break
+        now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+        carry += chunk
+        last = 0
+        for match in STAMP.finditer(carry):
+            delays.append((now - int(match.group(1))) / 1e6)
+            last = match.end()
+        carry = carry[last:][-64:]
+    os.waitpid(pid, 0)
+    os.close(fd)
+    return {"delays_ms": delays}
 
 mode = sys.argv[1]
 split = sys.argv.index("--")
@@ -151,5 +178,7 @@ elif mode == "drain":
     print(json.dumps(drain(int(args[0]), cmd)))
 elif mode == "firsttoken":
     print(json.dumps(firsttoken(int(args[0]), int(args[1]), args[2], args[3], args[4], cmd)))
+elif mode == "stamps":
+    print(json.dumps(stamps(cmd)))
 elif mode == "rss":
     print(json.dumps(rss(args[0], cmd)))

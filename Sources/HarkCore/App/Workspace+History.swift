@@ -34,9 +34,7 @@ extension Workspace {
             return .output(lines)
         }
         let path = file.expandingTildeInPath
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
-            throw HarkError.io("cannot write \(path)")
-        }
+        try PosixFile.writePrivately(Array(text.utf8), to: path)
         return .output([StyledLine("wrote \(messages.count) messages to \(path)", .success)])
     }
 }

@@ -35,10 +35,12 @@ public struct Message: Sendable, Equatable {
     public var usage: Usage?
     public var error: String?
     public var model: String?
+    /// What the reply came with besides its text, one line each ("AI Agent failed: …").
+    public var notes: [String]
 
     public init(id: Int64, threadID: Int64, session: String, role: MessageRole, text: String,
                 status: MessageStatus, createdAt: Date, backendID: String? = nil, usage: Usage? = nil,
-                error: String? = nil, model: String? = nil) {
+                error: String? = nil, model: String? = nil, notes: [String] = []) {
         self.id = id
         self.threadID = threadID
         self.session = session
@@ -50,6 +52,7 @@ public struct Message: Sendable, Equatable {
         self.usage = usage
         self.error = error
         self.model = model
+        self.notes = notes
     }
 }
 
@@ -90,8 +93,26 @@ public struct Turn: Sendable, Equatable {
 }
 
 /// A search hit: the message and a snippet with the match marked.
+/// One message a search found. `message.text` is empty: a hit holds the snippet, and the size
+/// of the text in bytes (`length`); `HistoryStore.message(id:)` reads the whole text.
 public struct SearchHit: Sendable, Equatable {
     public var message: Message
     public var threadTitle: String
     public var snippet: String
+    public var length: Int
+}
+
+/// How many of a thread's newest turns go with a message: at most `messages` of them, and at
+/// most `bytes` of text together when a budget is given.
+public struct TurnWindow: Sendable, Equatable {
+    public var messages: Int
+    public var bytes: Int?
+
+    public init(messages: Int, bytes: Int? = nil) {
+        self.messages = messages
+        self.bytes = bytes
+    }
+
+    /// No history at all: for kinds whose server keeps the conversation, or that need none.
+    public static let none = TurnWindow(messages: 0)
 }

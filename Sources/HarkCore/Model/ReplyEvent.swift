@@ -15,6 +15,9 @@ public enum ReplyEvent: Sendable, Equatable {
     case backendMessageID(String)
     /// The backend's id for the thread, learned during the reply (a new Nyla workflow).
     case backendThreadID(String)
+    /// A named piece of the answer begins (an A2A artifact); its text follows as `.text`.
+    /// Shown only in `--json`, so scripts can tell the pieces apart.
+    case artifact(id: String, name: String?)
     /// The model that answered.
     case model(String)
     /// The reply ended normally; the reason is the backend's (`stop`, `length`, `SUCCESS`…).

@@ -9,6 +9,7 @@ public enum MessageFormatting {
             if message.status != .complete { header.append(Span(" · " + message.status.rawValue, .warning)) }
             lines.append(StyledLine(header))
             lines.append(StyledLine(message.text, message.role == .user ? .plain : replyStyle))
+            for note in message.notes { lines.append(StyledLine("  » " + note, .dim)) }
             if let error = message.error { lines.append(StyledLine("  " + error, .error)) }
         }
         return lines

@@ -5,7 +5,7 @@ import Glibc
 /// first byte, Markdown when colours are on, reasoning dim, status lines apart from the text.
 /// In a pipe: the reply text exactly as received on stdout and nothing else; notices go to
 /// stderr. With --json: one JSON object per event per line. Writes through the given
-/// sinks (stdout and stderr by default; a string in tests).
+/// sinks (the terminal's output and error streams; a string in tests).
 public final class ReplyView {
     public enum Format: Sendable { case terminal, plain, json }
 
@@ -20,6 +20,7 @@ public final class ReplyView {
     private var spinnerFrame = 0
     private let started = Date()
     private var usage: Usage?
+    private var finishReason: String?
     private var wroteText = false
 
     private let output: (String) -> Void
@@ -27,8 +28,7 @@ public final class ReplyView {
 
     /// `markdown: false` shows the text as it comes even on a colour terminal (a console).
     public init(format: Format, capabilities: TerminalCapabilities, markdown: Bool = true,
-                output: @escaping (String) -> Void = { RawOutput.write($0) },
-                errorOutput: @escaping (String) -> Void = { RawOutput.write($0, to: STDERR_FILENO) }) {
+                output: @escaping (String) -> Void, errorOutput: @escaping (String) -> Void) {
         self.format = format
         self.output = output
         self.errorOutput = errorOutput
@@ -64,6 +64,7 @@ public final class ReplyView {
         if format == .json {
             if let line = Self.json(for: event) { out(line.encoded() + "\n") }
             if case .usage(let reported) = event { usage = reported }
+            if case .finished(let reason) = event { finishReason = reason }
             return
         }
         if !sawFirstEvent {
@@ -106,7 +107,7 @@ public final class ReplyView {
         case .toolCall(let call):
             guard format == .terminal else { return }
             line(ansi.wrap("· tool call: \(call.name) \(call.arguments)", .dim))
-        case .backendMessageID, .backendThreadID, .model, .finished, .detachable:
+        case .backendMessageID, .backendThreadID, .model, .finished, .detachable, .artifact:
             break
         }
     }
@@ -137,6 +138,7 @@ public final class ReplyView {
         case .json:
             var done: [String: JSON] = ["type": "done", "status": .string(outcome.status.rawValue)]
             if let messageID { done["message_id"] = .number(Double(messageID)) }
+            if let finishReason { done["finish_reason"] = .string(finishReason) }
             if let usage {
                 done["usage"] = ["prompt_tokens": JSON(usage.promptTokens), "completion_tokens": JSON(usage.completionTokens),
                                  "total_tokens": JSON(usage.totalTokens)]
@@ -170,6 +172,7 @@ public final class ReplyView {
         case .model(let name): return ["type": "model", "model": .string(name)]
         case .toolCall(let call):
             return ["type": "tool_call", "id": .string(call.id), "name": .string(call.name), "arguments": .string(call.arguments)]
+        case .artifact(let id, let name): return ["type": "artifact", "id": .string(id), "name": JSON(name)]
         case .backendMessageID, .finished, .detachable: return nil
         }
     }

@@ -54,7 +54,7 @@ final class NylaClient: @unchecked Sendable {
         self.state = state
         loginFile = NylaLoginFile(paths: environment.paths, session: session.name)
         let authSpec = try session.auth()
-        auth = AuthHeaderCache(authSpec)
+        auth = try session.authHeaders()
         usesToken = authSpec != nil
         timeouts = try session.timeouts()
         insecure = session.isInsecure

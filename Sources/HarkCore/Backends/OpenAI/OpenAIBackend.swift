@@ -60,7 +60,7 @@ public final class OpenAIBackend: Backend, BackendKind {
     init(session: SessionConfig, environment: BackendEnvironment) throws {
         self.session = session
         http = environment.http
-        auth = AuthHeaderCache(try session.auth())
+        auth = try session.authHeaders()
         var api = try ModelAPIs.named(session["api"], session: session.name)
         if var chat = api as? ChatCompletionsAPI {
             chat.asksForUsage = try session.bool("usage") ?? true
@@ -89,6 +89,9 @@ public final class OpenAIBackend: Backend, BackendKind {
         timeouts = try session.timeouts()
         state = Locked(State(model: session.model ?? server?.model.name, showsReasoning: try session.bool("think") ?? true))
     }
+
+    /// The `context` setting's number of earlier messages; a token budget would narrow it.
+    public var historyWindow: TurnWindow { TurnWindow(messages: contextMessages) }
 
     public static func make(session: SessionConfig, environment: BackendEnvironment) throws -> any Backend {
         try OpenAIBackend(session: session, environment: environment)

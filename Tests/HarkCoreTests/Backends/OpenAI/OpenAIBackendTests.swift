@@ -35,11 +35,43 @@ import TestSupport
 
     // Reasoning, a stop and a cut stream: ModelAPIsTests, for chat and the other APIs alike.
 
+    /// Mid-stream errors of older servers, over the wire: one line with the server's message,
+    /// the partial reply kept as `failed` with that error.
+    @Test(arguments: [TestOpenAIServer.Step.llamaError("Input prompt is too big compared to KV size."),
+                      .vllmError("Input prompt is too big compared to KV size.")])
+    func oldServersMidStreamErrorsFailTheReply(_ error: TestOpenAIServer.Step) async throws {
+        let server = try TestOpenAIServer { _ in [.text("half "), .text("way"), error, .done] }
+        let home = TestHome(config: Self.config(server.baseURL))
+        let workspace = try home.workspace()
+        let output = await Transcript(workspace).type("@llama go")
+        #expect(output == "> @llama go\nllama ›\nhalf way\nhark: Input prompt is too big compared to KV size.\n")
+        let reply = try #require(try workspace.store.lastMessage(session: "llama", role: .assistant))
+        #expect(reply.status == .failed)
+        #expect(reply.text == "half way")
+        #expect(reply.error == "Input prompt is too big compared to KV size.")
+    }
+
+    /// A reply cut by max_tokens: shown and stored with a note that says so and offers
+    /// /continue (`--json`'s done carrying the reason: CommandLineTests).
+    @Test func aReplyCutAtMaxTokensIsMarkedAndContinueIsOffered() async throws {
+        let server = try TestOpenAIServer { _ in [.text("Once upon"), .finish("length"), .done] }
+        let home = TestHome(config: Self.config(server.baseURL, extra: "max_tokens = 2"))
+        let workspace = try home.workspace()
+        try workspace.switchSession(to: "llama")
+        let transcript = Transcript(workspace)
+        let output = await transcript.type("tell a story")
+        #expect(output == "> tell a story\nOnce upon\n» \(ChatCompletionDecoder.cutOffNote)\n")
+        let reply = try #require(try workspace.store.lastMessage(session: "llama", role: .assistant))
+        #expect(reply.status == .complete)
+        #expect(reply.notes == [ChatCompletionDecoder.cutOffNote])
+        #expect(await transcript.type("/history 1").contains("» " + ChatCompletionDecoder.cutOffNote))
+    }
+
     @Test func anErrorBeforeTheStreamShowsTheServersMessage() async throws {
         let server = try TestOpenAIServer(status: 401, errorBody: #"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}"#) { _ in [] }
         let home = TestHome(config: Self.config(server.baseURL))
         let output = await Transcript(try home.workspace()).type("@llama hi")
-        #expect(output.contains("error: 127.0.0.1:\(server.http.port) refused the credentials (HTTP 401): Incorrect API key provided; check the session's auth"))
+        #expect(output.contains("hark: 127.0.0.1:\(server.http.port) refused the credentials (HTTP 401): Incorrect API key provided; check the session's auth"))
     }
 
     @Test func sseEdgeCasesOverTheWire() async throws {
@@ -67,7 +99,7 @@ import TestSupport
         let transcript = Transcript(workspace)
         await transcript.type("question")
         await transcript.type("/retry")
-        #expect(transcript.text == "> question\nerror: overloaded\n> /retry\nfine\n")
+        #expect(transcript.text == "> question\nhark: overloaded\n> /retry\nfine\n")
         let thread = try #require(try workspace.currentThread())
         let messages = try workspace.store.messages(threadID: thread.id)
         #expect(messages.map(\.role) == [.user, .assistant, .assistant])
