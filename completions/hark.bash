@@ -33,7 +33,7 @@ _hark() {
         history)
             COMPREPLY=($(compgen -W "-s --session -n --json" -- "$cur")) ;;
         search)
-            COMPREPLY=($(compgen -W "-s --session -n --json" -- "$cur")) ;;
+            COMPREPLY=($(compgen -W "-s --session -n --json --full" -- "$cur")) ;;
         export)
             COMPREPLY=($(compgen -W "-s --session --thread --format -o --output" -- "$cur")) ;;
         speak)

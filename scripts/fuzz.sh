@@ -29,7 +29,8 @@ fi
 
 targets=(sse ndjson config command json http n8n openai messages responses secrets a2a)
 core=Sources/HarkCore
-json_sources=("$core/JSON/JSON.swift" "$core/JSON/JSONParser.swift" "$core/JSON/JSONScanner.swift" "$core/JSON/JSONEncoding.swift")
+json_sources=("$core/JSON/JSON.swift" "$core/JSON/JSONParser.swift" "$core/JSON/JSONScanner.swift" "$core/JSON/JSONEncoding.swift"
+  "$core/JSON/UTF8Validation.swift")
 errors=("$core/Support/HarkError.swift" "$core/Support/MessageLine.swift" "$core/Support/Suggest.swift" "$core/Support/SecretValues.swift"
   "$core/Support/Lock.swift" "$core/Support/TextSearch.swift")
 # What a reply decoder target needs besides the decoder: its helpers, the ReplyDecoder protocol, the

@@ -3,32 +3,36 @@ import Glibc
 import HarkCore
 
 /// The `hark` command: parses the arguments (as CLICommands describes them) and runs the
-/// shell, a one-shot message or a subcommand. Returns the process exit code.
-public enum HarkCommandLine {
+/// shell, a one-shot message or a subcommand on the real terminal. Returns the process exit code.
+public struct HarkCommandLine {
+    let terminal: Terminal
+
     public static func run(_ arguments: [String]) -> Int32 {
         Signals.quitEndsLikeTerm()
+        return HarkCommandLine(terminal: SystemTerminal()).run(arguments)
+    }
+
+    func run(_ arguments: [String]) -> Int32 {
         do {
             return Signals.exitStatus(try dispatch(arguments))
         } catch {
-            if Signals.terminating == 0 || error.exitCode != .interrupted {
-                RawOutput.write("hark: " + error.userMessage + "\n", to: STDERR_FILENO)
-            }
+            if Signals.terminating == 0 || error.exitCode != .interrupted { terminal.showError(error) }
             return Signals.exitStatus(error.exitCode.rawValue)
         }
     }
 
-    static func dispatch(_ arguments: [String]) throws -> Int32 {
+    func dispatch(_ arguments: [String]) throws -> Int32 {
         if let first = arguments.first, let command = CLICommands.command(named: first) {
             return try subcommand(command, Array(arguments.dropFirst()))
         }
         let parsed = try OptionParser.parse(arguments, options: CLICommands.messageOptions, help: "hark --help")
         let options = MessageOptions(parsed)
         if options.help {
-            RawOutput.write(CLICommands.usage().joined(separator: "\n") + "\n")
+            terminal.write(CLICommands.usage().joined(separator: "\n") + "\n")
             return 0
         }
         if options.version {
-            RawOutput.write("hark \(HarkVersion.string)\n")
+            terminal.write("hark \(HarkVersion.string)\n")
             return 0
         }
         let workspace = try openWorkspace()
@@ -45,17 +49,16 @@ public enum HarkCommandLine {
             // Checked before anything is sent: a missing espeak-ng or sound server is one clear error.
             _ = try workspace.voice.replySpeaker(for: workspace.currentConfig, config: workspace.config,
                                                  paths: workspace.paths, forced: true)
-            if !message.isEmpty || isatty(STDIN_FILENO) == 0 { try workspace.voice.prepareOutput() }
+            if !message.isEmpty || !terminal.hasKeyboard { try workspace.voice.prepareOutput() }
         }
-        if message.isEmpty && isatty(STDIN_FILENO) == 0 {
-            let input = PosixFile(borrowing: STDIN_FILENO).readToEnd()
+        if message.isEmpty && !terminal.hasKeyboard {
+            let input = terminal.readToEnd()
             message = String(decoding: input, as: UTF8.self)
             while message.hasSuffix("\n") || message.hasSuffix("\r") { message.removeLast() }
             guard !message.trimmed.isEmpty else {
                 throw HarkError.usage("no message: give one as an argument or on stdin (or run hark in a terminal for the shell)")
             }
         }
-        let capabilities = TerminalCapabilities.detect()
         if message.isEmpty {
             if options.json { throw HarkError.usage("--json needs a message") }
             if options.speak {
@@ -63,30 +66,41 @@ public enum HarkCommandLine {
                 overrides.speak = true
                 workspace.voice.setOverrides(overrides, for: workspace.currentSession)
             }
-            return try Shell(workspace: workspace, capabilities: capabilities).run()
+            let code = try Shell(workspace: workspace, terminal: terminal).run()
+            finishIndexing(workspace)
+            return code
         }
-        return OneShot(workspace: workspace, capabilities: capabilities, json: options.json, speak: options.speak).run(message)
+        let code = OneShot(workspace: workspace, terminal: terminal, json: options.json, speak: options.speak).run(message)
+        finishIndexing(workspace)
+        return code
+    }
+
+    /// Waits for the replies of this run to be in the full-text index, so that the process
+    /// leaves none unindexed (a failure is left to the next start, which indexes what is left).
+    func finishIndexing(_ workspace: Workspace) {
+        try? workspace.store.finishIndexing()
     }
 
     /// The workspace, after saying what opening the history changed (a data folder others
     /// could open, made private).
-    static func openWorkspace() throws -> Workspace {
+    func openWorkspace() throws -> Workspace {
         let workspace = try Workspace(paths: Paths.fromEnvironment())
         tell(workspace.store.notices)
         return workspace
     }
 
-    static func tell(_ notices: [String]) {
-        for notice in notices { RawOutput.write("hark: note: " + notice + "\n", to: STDERR_FILENO) }
+    func tell(_ notices: [String]) {
+        for notice in notices { terminal.writeError("hark: note: " + notice + "\n") }
     }
 
     /// `--listen`: the message, dictated; nil when cancelled (Ctrl-C or the cancel word).
-    static func dictateMessage(_ workspace: Workspace) throws -> String? {
+    func dictateMessage(_ workspace: Workspace) throws -> String? {
         let settings = try workspace.voiceSettings()
         _ = try workspace.voice.checkDictation(settings, paths: workspace.paths)
-        if isatty(STDERR_FILENO) == 1 { RawOutput.write("loading the Vosk model…\r", to: STDERR_FILENO) }
+        if terminal.errorCapabilities.isTTY { terminal.writeError("loading the Vosk model…\r") }
         let model = try workspace.voice.model(for: settings, paths: workspace.paths)
-        guard let recognition = try CLIDictation.run(model: model, settings: settings, devices: workspace.voice.devices) else {
+        guard let recognition = try CLIDictation.run(model: model, settings: settings, devices: workspace.voice.devices,
+                                                     terminal: terminal) else {
             return nil
         }
         switch settings.interpret(recognition.text) {
@@ -94,12 +108,12 @@ public enum HarkCommandLine {
         case .send, .mute: throw HarkError.usage("heard only a command word (\(recognition.text)); nothing to send")
         case .text(let text):
             guard !text.isEmpty else { throw HarkError.io("heard nothing, so nothing was sent; speak after \"listening…\"") }
-            if isatty(STDERR_FILENO) == 1 { RawOutput.write("› \(text)\n", to: STDERR_FILENO) }
+            if terminal.errorCapabilities.isTTY { terminal.writeError("› \(text)\n") }
             return text
         }
     }
 
-    static func selectThread(_ options: MessageOptions, workspace: Workspace) throws {
+    func selectThread(_ options: MessageOptions, workspace: Workspace) throws {
         let session = workspace.currentSession
         if options.newThread {
             try workspace.store.setCurrentThread(session: session, threadID: nil)

@@ -63,6 +63,12 @@ public final class TerminalDriver: @unchecked Sendable {
     /// Types literal text (no Enter).
     public func type(_ text: String) throws { try tmux(["send-keys", "-t", session, "-l", text]) }
 
+    /// Types a line and presses Enter.
+    public func enter(_ text: String) throws {
+        try type(text)
+        try press("Enter")
+    }
+
     /// Presses keys by tmux name: "Enter", "C-c", "Tab", "Up", "C-d".
     public func press(_ keys: String...) throws { try tmux(["send-keys", "-t", session] + keys) }
 
@@ -133,5 +139,22 @@ public enum BuiltProducts {
         }
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         return root.path + "/.build/debug/hark"
+    }
+}
+
+extension TestHome {
+    /// The built hark in a real terminal on this home, as the terminal tests start it: TERM
+    /// set, an ~/.editrc of its own (empty unless given: the user's bindings must not change
+    /// the keys), colours off unless asked for, and `environment` on top of `base` (the home's
+    /// own by default; nil removes a variable).
+    public func terminal(_ arguments: [String] = [], colors: Bool = false, editrc: String = "",
+                         environment extra: [String: String?] = [:], base: [String: String]? = nil,
+                         columns: Int = 100) throws -> TerminalDriver {
+        var environment = base ?? self.environment
+        environment["TERM"] = "xterm-256color"
+        environment["EDITRC"] = directory.write("editrc", editrc)
+        if colors { environment["NO_COLOR"] = nil }
+        for (key, value) in extra { environment[key] = value }
+        return try TerminalDriver([BuiltProducts.hark] + arguments, environment: environment, columns: columns)
     }
 }

@@ -74,15 +74,8 @@ struct TestModelWire {
             return "data: " + usage.encoded() + "\n\n"
         case .error(let message):
             return "data: " + JSON.object(["error": ["message": .string(message), "type": "server_error"]]).encoded() + "\n\n"
-        case .llamaError(let message):
-            let error: JSON = ["code": 500, "message": .string(message), "type": "server_error"]
-            return "error: " + error.encoded() + "\n\n"
-        case .vllmError(let message):
-            let error: JSON = ["object": "error", "message": .string(message), "type": "BadRequestError",
-                               "param": nil, "code": 400]
-            return "data: " + error.encoded() + "\n\n"
         case .done: return "data: [DONE]\n\n"
-        case .raw, .wait, .close: return ""
+        case .raw, .wait, .close, .llamaError, .vllmError: return ""
         }
     }
 

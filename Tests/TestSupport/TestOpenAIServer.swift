@@ -35,10 +35,11 @@ public final class TestOpenAIServer: @unchecked Sendable {
         /// llama.cpp's server of 2024 and early 2025 (examples/server/server.cpp): a mid-stream
         /// error as `server_sent_event(sink, "error", error_data)`, an SSE field line
         /// `error: {"code":500,"message":…,"type":"server_error"}` (utils.hpp,
-        /// format_error_response); the stream then ends with `data: [DONE]`.
+        /// format_error_response); the stream then ends with `data: [DONE]`. Chat Completions only.
         case llamaError(String)
         /// vLLM up to 0.3 (vllm/entrypoints/openai/serving_engine.py): the ErrorResponse as the
         /// chunk itself, `data: {"object":"error","message":…,"type":…,"param":null,"code":400}`.
+        /// Chat Completions only.
         case vllmError(String)
         /// The end: `[DONE]`, `message_stop`, `response.completed`.
         case done
@@ -80,6 +81,13 @@ public final class TestOpenAIServer: @unchecked Sendable {
                     response.write(text)
                 case .wait(let gate):
                     gate.wait()
+                case .llamaError(let message):
+                    let error: JSON = ["code": 500, "message": .string(message), "type": "server_error"]
+                    response.write("error: " + error.encoded() + "\n\n")
+                case .vllmError(let message):
+                    let error: JSON = ["object": "error", "message": .string(message), "type": "BadRequestError",
+                                       "param": nil, "code": 400]
+                    response.write("data: " + error.encoded() + "\n\n")
                 case .close:
                     response.abort()
                     return

@@ -4,9 +4,17 @@
   pty_run.py prompt RUNS TEXT -- CMD...   time until TEXT appears (then sends Ctrl-D); median, ms
   pty_run.py drain RUNS -- CMD...          time until the command exits, reading all output; median, s
   pty_run.py rss TEXT -- CMD...            peak and current RSS (kB) once TEXT appears
+  pty_run.py firsttoken RUNS WARM PROMPT MESSAGE REPLY -- CMD...
+                                           RUNS times: start CMD, wait for PROMPT, type MESSAGE and
+                                           Enter, time until REPLY (the reply's first words)
+                                           appears (cold), then WARM times more in the same
+                                           process (warm); medians, ms
+  pty_run.py stamps -- CMD...              for every " s<ns>e" the command draws (ns: the server's
+                                           CLOCK_MONOTONIC when it wrote the event), the time from
+                                           that write until the bytes were read here; list, ms
 Prints one JSON object.
 """
-import json, os, pty, select, signal, statistics, sys, time
+import json, os, pty, re, select, signal, statistics, sys, time
 
 def spawn(cmd):
     pid, fd = pty.fork()
@@ -90,6 +98,77 @@ def rss(text, cmd):
     finish(pid, fd)
     return {"rss_kb": fields.get("VmRSS"), "peak_rss_kb": fields.get("VmHWM")}
 
+class Screen:
+    """What a pty has shown, read as it comes; `wait` consumes up to and including a text, so
+    what came after it in the same read is still there for the next wait."""
+    def __init__(self, fd):
+        self.fd, self.pending = fd, b""
+
+    def wait(self, text, seconds):
+        needle, deadline = text.encode(), time.monotonic() + seconds
+        while needle not in self.pending:
+            ready, _, _ = select.select([self.fd], [], [], 0.5)
+            if time.monotonic() > deadline:
+                return False
+            if ready:
+                try:
+                    chunk = os.read(self.fd, 65536)
+                except OSError:
+                    return False
+                if not chunk:
+                    return False
+                self.pending = self.pending[-4096:] + chunk
+        self.pending = self.pending[self.pending.index(needle) + len(needle):]
+        return True
+
+def firsttoken(runs, warm, prompt_text, message, reply, cmd):
+    if reply in message:
+        raise SystemExit("the reply's first words are in the message: they would be found in its echo")
+    cold_times, warm_times = [], []
+    for _ in range(runs):
+        pid, fd = spawn(cmd)
+        screen = Screen(fd)
+        for turn in range(1 + warm):
+            if not screen.wait(prompt_text, 60):
+                raise SystemExit("prompt never appeared")
+            os.write(fd, message.encode())
+            # The line is echoed as it is typed; the clock starts at Enter.
+            if not screen.wait(message[-8:], 10):
+                raise SystemExit("the message was not echoed")
+            start = time.monotonic()
+            os.write(fd, b"\r")
+            if not screen.wait(reply, 300):
+                raise SystemExit(f"the reply never began with {reply!r}")
+            (cold_times if turn == 0 else warm_times).append((time.monotonic() - start) * 1000)
+        finish(pid, fd)
+    return {"cold_median_ms": statistics.median(cold_times), "cold_ms": cold_times,
+            "warm_median_ms": statistics.median(warm_times), "warm_runs": len(warm_times),
+            "warm_min_ms": min(warm_times), "warm_max_ms": max(warm_times)}
+STAMP = re.compile(rb"s(\d{6,})e")
+
+def stamps(cmd):
+    """Reads as a terminal would, as soon as bytes are there; a stamp counts when its closing
+    `e` has been read."""
+    pid, fd = spawn(cmd)
+    delays, carry = [], b""
+    while True:
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except OSError:
+            break
+        if not chunk:
+            break
+        now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+        carry += chunk
+        last = 0
+        for match in STAMP.finditer(carry):
+            delays.append((now - int(match.group(1))) / 1e6)
+            last = match.end()
+        carry = carry[last:][-64:]
+    os.waitpid(pid, 0)
+    os.close(fd)
+    return {"delays_ms": delays}
+
 mode = sys.argv[1]
 split = sys.argv.index("--")
 args, cmd = sys.argv[2:split], sys.argv[split + 1:]
@@ -97,5 +176,9 @@ if mode == "prompt":
     print(json.dumps(prompt(int(args[0]), args[1], cmd)))
 elif mode == "drain":
     print(json.dumps(drain(int(args[0]), cmd)))
+elif mode == "firsttoken":
+    print(json.dumps(firsttoken(int(args[0]), int(args[1]), args[2], args[3], args[4], cmd)))
+elif mode == "stamps":
+    print(json.dumps(stamps(cmd)))
 elif mode == "rss":
     print(json.dumps(rss(args[0], cmd)))

@@ -5,11 +5,12 @@ import json, os, platform, shutil, subprocess, sys, tempfile, time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BENCH = os.path.join(ROOT, ".bench")
-HARK = os.path.join(ROOT, ".build/release/hark")
+# HARK_BIN times another build with the same harness (an earlier commit's, for a before/after).
+HARK = os.environ.get("HARK_BIN") or os.path.join(ROOT, ".build/release/hark")
 SERVER = os.path.join(ROOT, ".build/release/hark-bench-server")
 LLM = os.path.join(BENCH, "venv/bin/llm")
 HERE = os.path.dirname(__file__)
-SECTIONS = sys.argv[1:] or ["startup", "roundtrip", "throughput", "history", "memory", "a2a"]
+SECTIONS = sys.argv[1:] or ["startup", "roundtrip", "throughput", "history", "memory", "growth", "latency", "a2a", "model"]
 results = {}
 
 def run(command, **kwargs):
@@ -34,8 +35,13 @@ def machine():
             "llm": run([LLM, "--version"]).strip(), "sqlite3": run(["sqlite3", "--version"]).split()[0]}
 
 class Server:
+    """hark-bench-server, or with `python=True` scripts/bench/sse_server.py (the stdlib server
+    that writes one event per write + flush and closes the connection)."""
+    def __init__(self, python=False):
+        self.command = [sys.executable, os.path.join(HERE, "sse_server.py")] if python else [SERVER]
+
     def __enter__(self):
-        self.process = subprocess.Popen([SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.process = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.port = int(self.process.stdout.readline())
         return self
 
@@ -43,11 +49,12 @@ class Server:
         self.process.stdin.close()
         self.process.wait(timeout=10)
 
-def home(port):
+def home(port, context=None):
     path = tempfile.mkdtemp(prefix="home-", dir=BENCH)
     os.makedirs(f"{path}/config/hark")
     with open(f"{path}/config/hark/config", "w") as config:
-        config.write(f"[session bench]\nkind = openai\nurl = http://127.0.0.1:{port}/v1\nmodel = bench\n\n"
+        config.write(f"[session bench]\nkind = openai\nurl = http://127.0.0.1:{port}/v1\nmodel = bench\n"
+                     + (f"context = {context}\n" if context is not None else "") + "\n"
                      f"[session n8n]\nkind = webhook\nurl = http://127.0.0.1:{port}/webhook/bench/chat\n")
     os.chmod(f"{path}/config/hark/config", 0o600)
     os.makedirs(f"{path}/llm")
@@ -72,6 +79,9 @@ def startup():
     results["startup"] = {"hark_version_ms": hark, "llm_version_ms": llm, "true_ms": median_ms(found["/bin/true"]),
                           "first_prompt_ms": prompt["median_ms"], "ratio_llm_over_hark": llm / hark}
 
+def load():
+    return round(os.getloadavg()[0], 2)
+
 def roundtrip():
     with Server() as server:
         _, env = home(server.port)
@@ -79,6 +89,16 @@ def roundtrip():
         found = hyperfine("roundtrip", commands, runs=30, env=env)
         hark, curl, llm = (median_ms(found[c]) for c in commands)
         results["roundtrip"] = {"hark_ms": hark, "curl_ms": curl, "llm_ms": llm, "hark_over_curl": hark / curl}
+    # The same against the stdlib Python server (one write per event, Connection: close),
+    # hark and curl interleaved run by run, 60 runs each.
+    with Server(python=True) as server:
+        _, env = home(server.port)
+        commands = [f"{HARK} -s bench --new-thread hi", curl_chat(server.port, "hi")]
+        found = hyperfine("roundtrip-python", commands, runs=60, warmup=5, env=env)
+        hark, curl = (median_ms(found[c]) for c in commands)
+        results["roundtrip"].update({"python_hark_ms": hark, "python_curl_ms": curl, "python_hark_over_curl": hark / curl,
+                                     "python_hark_user_ms": found[commands[0]]["user"] * 1000,
+                                     "python_curl_user_ms": found[commands[1]]["user"] * 1000})
 
 def throughput():
     size = 50_000_000
@@ -184,17 +204,142 @@ def memory():
         idle = json.loads(run([sys.executable, f"{HERE}/pty_run.py", "rss", "›", "--", "env",
                                *[f"{k}={v}" for k, v in env.items() if k.startswith(("XDG_", "TERM", "NO_COLOR"))], HARK]))
         def peak_kb(size):
-            timed = subprocess.run(["/usr/bin/time", "-f", "%M", HARK, "-s", "bench", "--new-thread", f"bytes={size}"],
-                                   env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            return int(timed.stderr.strip().splitlines()[-1])
+            message = size if isinstance(size, str) else f"bytes={size}"
+            return peak_rss(env, "-s", "bench", "--new-thread", message)[0]
+        # The server makes each reply once before it is timed.
+        for size in ("line=30000000", "bytes=200000000"):
+            subprocess.run(curl_chat(server.port, size), shell=True, check=True)
         results["memory"] = {"idle_rss_kb": idle["rss_kb"], "idle_peak_kb": idle["peak_rss_kb"],
-                             "reply_10mb_peak_kb": peak_kb(10_000_000), "reply_100mb_peak_kb": peak_kb(100_000_000)}
+                             "reply_10mb_peak_kb": peak_kb(10_000_000), "reply_100mb_peak_kb": peak_kb(100_000_000),
+                             "reply_200mb_peak_kb": peak_kb(200_000_000), "line_30mb_peak_kb": peak_kb("line=30000000")}
+
+def peak_rss(env, *arguments):
+    """Peak RSS (kB) of one hark run, its stdout thrown away; and the bytes it printed."""
+    timed = subprocess.run(["/usr/bin/time", "-f", "%M", HARK, *arguments], env=env, check=True,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return int(timed.stderr.decode().strip().splitlines()[-1]), len(timed.stdout)
+
+def growth():
+    """Cost that must not grow with the history: three replies of 100 MB of text in one thread
+    (`text=N`: 16 KB per event), and after
+    each a one-line message in the same thread (peak RSS), through a kind that sends no history
+    (n8n) and one that sends the last two messages (openai, context = 2); then `hark search`
+    and `--json` with those replies stored."""
+    size = 100_000_000
+    with Server() as server:
+        path, env = home(server.port, context=2)
+        subprocess.run(curl_chat(server.port, f"text={size}"), shell=True, check=True, stdout=subprocess.DEVNULL)
+        figures = {}
+        for session in ("n8n", "bench"):
+            peaks = [peak_rss(env, "-s", session, "--new-thread", "hello")[0]]
+            for _ in range(3):
+                subprocess.run([HARK, "-s", session, f"text={size}"], env=env, check=True, stdout=subprocess.DEVNULL)
+                peaks.append(peak_rss(env, "-s", session, "hello")[0])
+            figures[f"{session}_one_line_peak_kb"] = peaks
+        # Few runs: before this round one search took about a minute.
+        search = hyperfine("search-large", [f"{HARK} search fox", f"{HARK} search --json fox"],
+                           runs=int(os.environ.get("SEARCH_RUNS", "10")), warmup=1, env=env, extra=["--output", "null"])
+        figures["search_ms"] = median_ms(search[f"{HARK} search fox"])
+        figures["search_json_ms"] = median_ms(search[f"{HARK} search --json fox"])
+        figures["search_peak_kb"], figures["search_json_bytes"] = peak_rss(env, "search", "--json", "fox")
+        figures["stored_bytes"] = os.path.getsize(f"{path}/data/hark/history.db")
+        results["growth"] = figures
+
+def latency():
+    """From a server's write of an event to the bytes on a pseudo-terminal, for hark and llm in
+    the same run: the Python server stamps each event with CLOCK_MONOTONIC; pty_run.py reads the
+    stamps as they are drawn. 300 events 4 ms apart per run, three runs each, interleaved."""
+    with Server(python=True) as server:
+        _, env = home(server.port)
+        env = dict(env)
+        env.pop("NO_COLOR", None)
+        pass_env = [f"{k}={v}" for k, v in env.items() if k.startswith(("XDG_", "TERM", "LLM_"))]
+        delays = {"hark": [], "llm": []}
+        for _ in range(3):
+            for name, command in (("hark", [HARK, "-s", "bench", "--new-thread", "stamp=300"]),
+                                  ("llm", [LLM, "-m", "bench", "stamp=300"])):
+                out = json.loads(run([sys.executable, f"{HERE}/pty_run.py", "stamps", "--", "env", "-u", "NO_COLOR",
+                                      *pass_env, *command]))
+                delays[name] += out["delays_ms"]
+        figures = {}
+        for name, values in delays.items():
+            ordered = sorted(values)
+            pick = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+            figures[name] = {"events": len(values), "p50_ms": pick(0.5), "p99_ms": pick(0.99), "max_ms": ordered[-1]}
+        results["latency"] = figures
 
 os.makedirs(BENCH, exist_ok=True)
+class LlamaServer:
+    """llama.cpp's real server (xllamacpp) with SmolLM2-135M-Instruct, as the tests run it
+    (Tests/Fixtures/llama/serve.py: one thread, temperature 0, fixed seed); stops when its
+    stdin closes."""
+    def __enter__(self):
+        python = os.path.join(ROOT, ".local/venv/bin/python")
+        self.process = subprocess.Popen([python, os.path.join(ROOT, "Tests/Fixtures/llama/serve.py")],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        line = self.process.stdout.readline()
+        if not line.startswith("ready "):
+            raise SystemExit("llama.cpp's server did not start; scripts/setup.sh --with-model installs it")
+        self.port = int(line.split()[1])
+        return self
+
+    def __exit__(self, *error):
+        self.process.stdin.close()
+        self.process.wait(timeout=30)
+
+MODEL_MESSAGE = "What is the capital of France?"
+MODEL_TOKENS = 8
+
+def model():
+    """A small real model: the one-shot round trip against llama.cpp's server (hark, curl -N and
+    llm asking the same thing of the same server), and Enter → first token in the shell with a
+    `serve = smollm2` session, cold (hark starts the server) and warm (it runs)."""
+    with LlamaServer() as llama:
+        path, env = home(llama.port)
+        with open(f"{path}/config/hark/config", "a") as config:
+            config.write(f"\n[session llama]\nkind = openai\nurl = http://127.0.0.1:{llama.port}/v1\nmodel = smollm2\n"
+                         f"max_tokens = {MODEL_TOKENS}\n\n[session served]\nkind = openai\nserve = smollm2\nserve_threads = 1\n"
+                         f"temperature = 0\ncontext = 0\nmax_tokens = {MODEL_TOKENS}\n")
+        with open(f"{path}/llm/extra-openai-models.yaml", "a") as models:
+            models.write(f"- model_id: smollm2\n  model_name: smollm2\n  api_base: \"http://127.0.0.1:{llama.port}/v1\"\n")
+        # The same request from each: hark asks for usage, so curl does too, and llm 0.36 sends
+        # stream_options.include_usage whenever it streams (default_plugins/openai_models.py).
+        body = json.dumps({"model": "smollm2", "messages": [{"role": "user", "content": MODEL_MESSAGE}],
+                           "max_tokens": MODEL_TOKENS, "stream": True, "stream_options": {"include_usage": True}})
+        curl = (f"curl -sN -o /dev/null -H 'Content-Type: application/json' -d '{body}' "
+                f"http://127.0.0.1:{llama.port}/v1/chat/completions")
+        hark = f"{HARK} -s llama --new-thread '{MODEL_MESSAGE}'"
+        llm = f"{LLM} -m smollm2 -o max_tokens {MODEL_TOKENS} '{MODEL_MESSAGE}'"
+        said = {name: run(["sh", "-c", command], env=env).strip() for name, command in (("hark", hark), ("llm", llm))}
+        if said["hark"] != said["llm"]:
+            raise SystemExit(f"hark and llm were answered differently: {said}")
+        found = hyperfine("model-roundtrip", [hark, curl, llm], runs=15, warmup=2, env=env)
+        hark_ms, curl_ms, llm_ms = (median_ms(found[c]) for c in (hark, curl, llm))
+        reply = said["hark"]
+    # The reply's first words, as the shell shows them (letters and spaces only: Markdown
+    # might style what follows).
+    first = ""
+    for character in reply:
+        if not (character.isalnum() or character == " ") or len(first) >= 10:
+            break
+        first += character
+    first = first.strip()
+    shown = json.loads(run([sys.executable, f"{HERE}/pty_run.py", "firsttoken", "5", "3", "›", MODEL_MESSAGE, first, "--",
+                            "env", *[f"{k}={v}" for k, v in env.items() if k.startswith(("XDG_", "TERM", "NO_COLOR"))],
+                            HARK, "-s", "served"]))
+    results["model"] = {"reply": reply, "max_tokens": MODEL_TOKENS, "hark_ms": hark_ms, "curl_ms": curl_ms, "llm_ms": llm_ms,
+                        "hark_over_curl": hark_ms / curl_ms, "llm_over_hark": llm_ms / hark_ms,
+                        "first_token_cold_ms": shown["cold_median_ms"], "first_token_cold_all_ms": shown["cold_ms"],
+                        "first_token_warm_ms": shown["warm_median_ms"], "first_token_warm_runs": shown["warm_runs"]}
+
 results["machine"] = machine()
+results["load"] = {}
 for section in SECTIONS:
-    print(f"== {section}", file=sys.stderr)
+    print(f"== {section} (load {load()})", file=sys.stderr)
+    results["load"][section] = load()
     globals()[section]()
+    with open(os.path.join(BENCH, "results.json"), "w") as out:  # what is done so far
+        json.dump(results, out, indent=1)
 with open(os.path.join(BENCH, "results.json"), "w") as out:
     json.dump(results, out, indent=1)
 print(json.dumps(results, indent=1))

@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Dispatch
 
 /// How a reply ended.
 public enum ReplyOutcome: Sendable, Equatable {
@@ -20,8 +19,9 @@ public enum ReplyOutcome: Sendable, Equatable {
     }
 }
 
-/// Receives a running reply's events. Called on the job's task, in order, each event after it
-/// has been stored.
+/// Receives a running reply's events, in order, each event after it has been stored. Called
+/// outside the job's lock (so it may read the job or stop it), one call at a time, usually on
+/// the job's task; calls already decided may still arrive just after a `detach`.
 public protocol ReplyObserver: AnyObject, Sendable {
     func reply(_ job: ReplyJob, event: ReplyEvent)
     func replyEnded(_ job: ReplyJob, outcome: ReplyOutcome)
@@ -50,14 +50,12 @@ public final class ReplyJob: @unchecked Sendable {
     public private(set) var lastNotice: String?
     /// The backend's reason for the end (`stop`, `length`, a build's `SUCCESS`…).
     public private(set) var finishReason: String?
-    // Recursive: observers are called with it held (to keep replayed and live events in
-    // order) and may read the job's properties.
-    private let lock = Lock(recursive: true)
-    private var observer: ReplyObserver?
-    /// Events held until the caller decides to watch (attach) or not (detach), so a watcher
-    /// that attaches just after the reply started misses nothing.
-    private var early: [ReplyEvent]? = []
-    private var finalOutcome: ReplyOutcome?
+    private let lock = Lock()
+    private var delivery = ReplyDelivery()
+    /// Observer calls decided under the lock, made outside it by one thread at a time (the
+    /// `delivering` one), so they keep their order.
+    private var outbox: [ReplyDelivery.Action] = []
+    private var delivering = false
     private var stopRequested = false
     private var task: Task<Void, Never>?
     private var waiters: [CheckedContinuation<ReplyOutcome, Never>] = []
@@ -73,31 +71,63 @@ public final class ReplyJob: @unchecked Sendable {
         self.userMessageID = userMessageID
     }
 
-    public var outcome: ReplyOutcome? { lock.withLock { finalOutcome } }
+    public var outcome: ReplyOutcome? { lock.withLock { delivery.outcome } }
     public var isRunning: Bool { outcome == nil }
-    /// True while someone shows the reply (or may still attach to it).
-    public var isWatched: Bool { lock.withLock { observer != nil || early != nil } }
 
-    /// Starts delivering events to `observer`, beginning with any that arrived before.
-    /// Returns the outcome if the reply had already ended.
+    /// Starts delivering events to `observer`, beginning with any that arrived before, and its
+    /// end if it has ended.
     public func attach(_ observer: ReplyObserver) {
-        lock.lock()
-        defer { lock.unlock() }
-        let held = early ?? []
-        early = nil
-        for event in held { observer.reply(self, event: event) }
-        if let ended = finalOutcome {
-            observer.replyEnded(self, outcome: ended)
-        } else {
-            self.observer = observer
-        }
+        deliver { $0.attach(observer) }
     }
 
     /// Stops showing the reply; it goes on in the background.
     public func detach() {
-        lock.withLock {
-            observer = nil
-            early = nil
+        lock.withLock { delivery.detach() }
+    }
+
+    /// Makes a transition and the observer calls it returns, outside the lock. A thread that
+    /// finds another already delivering leaves its calls to it, behind the earlier ones.
+    private func deliver(_ transition: (inout ReplyDelivery) -> [ReplyDelivery.Action]) {
+        lock.lock()
+        outbox += transition(&delivery)
+        guard !delivering else { return lock.unlock() }
+        delivering = true
+        drainOutbox()
+    }
+
+    /// One event of the stream: the same as `deliver`, without an array per event (a fast
+    /// stream brings millions).
+    private func receive(_ event: ReplyEvent) {
+        lock.lock()
+        guard let action = delivery.received(event) else { return lock.unlock() }
+        guard !delivering && outbox.isEmpty else {
+            outbox.append(action)
+            return lock.unlock()
+        }
+        delivering = true
+        lock.unlock()
+        perform(action)
+        lock.lock()
+        drainOutbox()
+    }
+
+    /// With the lock held and this thread delivering: makes the calls queued, then unlocks.
+    private func drainOutbox() {
+        while !outbox.isEmpty {
+            let batch = outbox
+            outbox = []
+            lock.unlock()
+            for action in batch { perform(action) }
+            lock.lock()
+        }
+        delivering = false
+        lock.unlock()
+    }
+
+    private func perform(_ action: ReplyDelivery.Action) {
+        switch action {
+        case .event(let observer, let event): observer.reply(self, event: event)
+        case .end(let observer, let outcome): observer.replyEnded(self, outcome: outcome)
         }
     }
 
@@ -113,7 +143,7 @@ public final class ReplyJob: @unchecked Sendable {
     public func wait() async -> ReplyOutcome {
         await withCheckedContinuation { continuation in
             lock.lock()
-            if let finalOutcome {
+            if let finalOutcome = delivery.outcome {
                 lock.unlock()
                 continuation.resume(returning: finalOutcome)
             } else {
@@ -121,18 +151,6 @@ public final class ReplyJob: @unchecked Sendable {
                 lock.unlock()
             }
         }
-    }
-
-    /// Blocks the calling thread (never a concurrency-pool thread) until the reply ends.
-    public func waitBlocking() -> ReplyOutcome {
-        let semaphore = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var result: ReplyOutcome = .complete
-        Task.detached {
-            result = await self.wait()
-            semaphore.signal()
-        }
-        semaphore.wait()
-        return result
     }
 
     func start(events: AsyncThrowingStream<ReplyEvent, Error>, backend: (any Backend)?, store: HistoryStore,
@@ -148,16 +166,6 @@ public final class ReplyJob: @unchecked Sendable {
             onEnd(self, watched)
         }
         lock.withLock { self.task = task }
-    }
-
-    private func deliver(_ event: ReplyEvent) {
-        lock.lock()
-        defer { lock.unlock() }
-        if early != nil {
-            early!.append(event)
-        } else {
-            observer?.reply(self, event: event)
-        }
     }
 
     private func record(_ events: AsyncThrowingStream<ReplyEvent, Error>, store: HistoryStore,
@@ -180,7 +188,11 @@ public final class ReplyJob: @unchecked Sendable {
                 case .text(let piece):
                     // Stored before it is shown: what the user saw is always in the history.
                     try openWriter().append(piece)
-                    lock.withLock { if text.utf8.count < textLimit { text += piece } }
+                    lock.withLock {
+                        // Whole pieces while they fit: one 30 MB piece must not be copied here.
+                        if text.utf8.count + piece.utf8.count <= textLimit { text += piece }
+                        else if text.utf8.count < textLimit { text += piece.prefix(textLimit - text.utf8.count) }
+                    }
                 case .usage(let reported):
                     lock.withLock { usage = reported }
                 case .backendMessageID(let id):
@@ -207,7 +219,7 @@ public final class ReplyJob: @unchecked Sendable {
                 case .reasoning, .status, .finished, .artifact:
                     break
                 }
-                deliver(event)
+                receive(event)
                 if case .finished(let reason) = event {
                     lock.withLock { finishReason = reason }
                     break
@@ -238,6 +250,8 @@ public final class ReplyJob: @unchecked Sendable {
             if writer == nil, !notes.isEmpty { _ = try openWriter() }
             try writer?.finish(status: outcome.status, error: errorText, usage: lock.withLock { usage },
                                backendID: backendMessageID, model: answeredBy, notes: notes)
+            // No reply (a note to self): the message waited to be indexed with one.
+            if writer == nil, let userMessageID { try store.indexNow(messageID: userMessageID) }
         } catch {
             outcome = .failed(error as? HarkError ?? .storage(error.userMessage), hadText: writer != nil)
         }
@@ -246,14 +260,15 @@ public final class ReplyJob: @unchecked Sendable {
 
     /// Records the end and tells the watcher; returns whether anyone was watching.
     private func finish(_ outcome: ReplyOutcome) -> Bool {
-        lock.lock()
-        let watched = observer != nil || early != nil
-        finalOutcome = outcome
-        let waiters = self.waiters
-        self.waiters = []
-        observer?.replyEnded(self, outcome: outcome)
-        observer = nil
-        lock.unlock()
+        var watched = false
+        var waiters: [CheckedContinuation<ReplyOutcome, Never>] = []
+        deliver { delivery in
+            let (actions, wasWatched) = delivery.end(outcome)
+            watched = wasWatched
+            waiters = self.waiters
+            self.waiters = []
+            return actions
+        }
         for waiter in waiters { waiter.resume(returning: outcome) }
         return watched
     }

@@ -39,7 +39,7 @@ extension Workspace {
     func pipe(_ context: CommandContext) async throws -> CommandOutcome {
         let command = context.arguments["COMMAND"] ?? ""
         let reply = try lastReply()
-        let output = try ShellCommand.run(command, input: Data(reply.text.utf8))
+        let output = try await ShellCommand.output(command, input: Data(reply.text.utf8))
         var lines: Document = String(decoding: output.stdout, as: UTF8.self)
             .lineSlices().map { StyledLine(String($0)) }
         if lines.last?.plainText.isEmpty == true { lines.removeLast() }

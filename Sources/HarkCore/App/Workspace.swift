@@ -178,7 +178,7 @@ public final class Workspace: @unchecked Sendable {
             return .reply(try send(message, to: name))
         }
         if trimmed.hasPrefix("!") {
-            return .reply(try send(try commandOutput(String(trimmed.dropFirst())), to: currentSession))
+            return .reply(try send(try await commandOutput(String(trimmed.dropFirst())), to: currentSession))
         }
         let message = line.trimmingNewlines
         if let invocation = try await backend(for: currentSession).command(forMessage: message) {
@@ -188,10 +188,10 @@ public final class Workspace: @unchecked Sendable {
     }
 
     /// The output of `!COMMAND`, to be sent as a message.
-    func commandOutput(_ command: String) throws -> String {
+    func commandOutput(_ command: String) async throws -> String {
         let command = command.trimmingSpaces
         guard !command.isEmpty else { throw HarkError.usage("type a shell command after !, e.g. !git diff") }
-        let output = try ShellCommand.run(command, input: nil)
+        let output = try await ShellCommand.output(command, input: nil)
         let text = String(decoding: output.stdout, as: UTF8.self).trimmingNewlines
         guard output.status == 0 || !text.isEmpty else {
             let reason = String(decoding: output.stderr, as: UTF8.self).lineSlices(keepingEmpty: false).first.map(String.init) ?? ""
@@ -217,11 +217,12 @@ public final class Workspace: @unchecked Sendable {
         let history: [Turn]
         let userMessageID: Int64
         if let userMessage {
-            history = try store.turns(threadID: thread.id, before: userMessage.id)
+            history = try store.newestTurns(threadID: thread.id, before: userMessage.id, window: backend.historyWindow)
             userMessageID = userMessage.id
         } else {
-            history = try store.turns(threadID: thread.id)
-            userMessageID = try store.addMessage(threadID: thread.id, session: name, role: .user, text: text)
+            history = try store.newestTurns(threadID: thread.id, window: backend.historyWindow)
+            userMessageID = try store.addMessage(threadID: thread.id, session: name, role: .user, text: text,
+                                                 indexWithReply: true)
         }
         let attachments = state.update { $0.pendingAttachments.removeValue(forKey: name) ?? [] }
         let job = makeJob(session: name, kind: session.kind, thread: thread, userMessageID: userMessageID)

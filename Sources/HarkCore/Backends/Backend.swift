@@ -20,7 +20,8 @@ public struct Attachment: Sendable, Equatable {
 public struct ChatRequest: Sendable {
     public var text: String
     public var thread: ChatThread
-    /// Earlier turns of the thread, oldest first, without this message.
+    /// Earlier turns of the thread, oldest first, without this message: as many as the
+    /// backend's `historyWindow` asks for.
     public var history: [Turn]
     public var attachments: [Attachment]
 
@@ -111,6 +112,10 @@ public protocol Backend: AnyObject, Sendable {
     /// Cancelling the stream has already closed the connection when this is called.
     func stop(thread: ChatThread) async
 
+    /// How much of the thread goes with each message in `ChatRequest.history`; only that much
+    /// is read from the history. None by default: most kinds' servers keep the conversation.
+    var historyWindow: TurnWindow { get }
+
     /// Facts for `/info`: label and value pairs. No secrets.
     func info() async -> [(String, String)]
 
@@ -129,6 +134,7 @@ public protocol Backend: AnyObject, Sendable {
 
 extension Backend {
     public func stop(thread: ChatThread) async {}
+    public var historyWindow: TurnWindow { .none }
     public func info() async -> [(String, String)] { [] }
     public func promptBadge() -> String? { nil }
     public func completions(for key: String) -> [String] { [] }

@@ -98,6 +98,17 @@ private final class ReplyPump<Decoder: ReplyDecoder>: @unchecked Sendable {
             if head?.isSuccess == true {
                 try decoder.feed(bytes, into: &produced)
                 body?.recycle(bytes)
+                // What arrived meanwhile goes into the same events: a server that writes one
+                // event per packet would otherwise cost a history commit and a terminal write
+                // for each. Only what is already there (no waiting), up to about a megabyte,
+                // so the first of it is not held back.
+                var taken = bytes.count
+                while taken < 1 << 20, let more = body?.nextIfReady() {
+                    guard case .body(let next) = more else { break }
+                    try decoder.feed(next, into: &produced)
+                    body?.recycle(next)
+                    taken += next.count
+                }
             } else if errorBody.count < 65536 {
                 errorBody += bytes.prefix(65536 - errorBody.count)
             }

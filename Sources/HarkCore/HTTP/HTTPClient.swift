@@ -82,6 +82,9 @@ public struct HTTPStream: AsyncSequence, Sendable {
 
     public func cancel() { channel.cancel() }
 
+    /// The next event if it has already arrived, else nil without waiting.
+    func nextIfReady() -> HTTPEvent? { channel.nextIfReady() }
+
     /// Hands back a body the consumer has finished reading, for the transfer to reuse.
     func recycle(_ bytes: [UInt8]) { channel.recycle(bytes) }
 

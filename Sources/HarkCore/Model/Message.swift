@@ -98,8 +98,26 @@ public struct Turn: Sendable, Equatable {
 }
 
 /// A search hit: the message and a snippet with the match marked.
+/// One message a search found. `message.text` is empty: a hit holds the snippet, and the size
+/// of the text in bytes (`length`); `HistoryStore.message(id:)` reads the whole text.
 public struct SearchHit: Sendable, Equatable {
     public var message: Message
     public var threadTitle: String
     public var snippet: String
+    public var length: Int
+}
+
+/// How many of a thread's newest turns go with a message: at most `messages` of them, and at
+/// most `bytes` of text together when a budget is given.
+public struct TurnWindow: Sendable, Equatable {
+    public var messages: Int
+    public var bytes: Int?
+
+    public init(messages: Int, bytes: Int? = nil) {
+        self.messages = messages
+        self.bytes = bytes
+    }
+
+    /// No history at all: for kinds whose server keeps the conversation, or that need none.
+    public static let none = TurnWindow(messages: 0)
 }

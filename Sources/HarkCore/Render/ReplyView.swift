@@ -5,7 +5,7 @@ import Glibc
 /// first byte, Markdown when colours are on, reasoning dim, status lines apart from the text.
 /// In a pipe: the reply text exactly as received on stdout and nothing else; notices go to
 /// stderr. With --json: one JSON object per event per line. Writes through the given
-/// sinks (stdout and stderr by default; a string in tests).
+/// sinks (the terminal's output and error streams; a string in tests).
 public final class ReplyView {
     public enum Format: Sendable { case terminal, plain, json }
 
@@ -28,8 +28,7 @@ public final class ReplyView {
 
     /// `markdown: false` shows the text as it comes even on a colour terminal (a console).
     public init(format: Format, capabilities: TerminalCapabilities, markdown: Bool = true,
-                output: @escaping (String) -> Void = { RawOutput.write($0) },
-                errorOutput: @escaping (String) -> Void = { RawOutput.write($0, to: STDERR_FILENO) }) {
+                output: @escaping (String) -> Void, errorOutput: @escaping (String) -> Void) {
         self.format = format
         self.output = output
         self.errorOutput = errorOutput

@@ -153,10 +153,51 @@ public enum Migrations {
         Migration(name: "007-message-notes", sql: """
             ALTER TABLE messages ADD COLUMN notes TEXT;
             """),
+        // Full-text indexing off the stream. Tokenizing a reply for FTS5 as it streamed cost more
+        // than curl's whole run (BENCHMARKS.md): now text is stored with `unindexed` set, and
+        // FullTextIndexer clears it on a connection and a thread of its own, which makes these
+        // triggers index it. The index always holds exactly the rows whose `unindexed` is NULL,
+        // so a delete removes from it only what was put there. `length` is the text's size in
+        // bytes over all its segments (NULL for rows from before: computed when read), so
+        // the newest turns that fit a budget are chosen without reading their text.
+        Migration(name: "008-index-off-the-stream", sql: """
+            ALTER TABLE messages ADD COLUMN unindexed INTEGER;
+            ALTER TABLE messages ADD COLUMN length INTEGER;
+            ALTER TABLE message_more ADD COLUMN unindexed INTEGER;
+            DROP TRIGGER messages_fts_insert;
+            DROP TRIGGER messages_fts_delete;
+            DROP TRIGGER messages_fts_update;
+            DROP TRIGGER message_more_fts_insert;
+            DROP TRIGGER message_more_fts_delete;
+            CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages WHEN new.unindexed IS NULL BEGIN
+                INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
+            END;
+            CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages WHEN old.unindexed IS NULL BEGIN
+                INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+            END;
+            CREATE TRIGGER messages_fts_update AFTER UPDATE OF text, unindexed ON messages BEGIN
+                INSERT INTO messages_fts(messages_fts, rowid, text) SELECT 'delete', old.id, old.text
+                    WHERE old.unindexed IS NULL;
+                INSERT INTO messages_fts(rowid, text) SELECT new.id, new.text WHERE new.unindexed IS NULL;
+            END;
+            CREATE TRIGGER message_more_fts_insert AFTER INSERT ON message_more WHEN new.unindexed IS NULL BEGIN
+                INSERT INTO message_more_fts(rowid, text) VALUES (new.id, new.text);
+            END;
+            CREATE TRIGGER message_more_fts_delete AFTER DELETE ON message_more WHEN old.unindexed IS NULL BEGIN
+                INSERT INTO message_more_fts(message_more_fts, rowid, text) VALUES ('delete', old.id, old.text);
+            END;
+            CREATE TRIGGER message_more_fts_update AFTER UPDATE OF text, unindexed ON message_more BEGIN
+                INSERT INTO message_more_fts(message_more_fts, rowid, text) SELECT 'delete', old.id, old.text
+                    WHERE old.unindexed IS NULL;
+                INSERT INTO message_more_fts(rowid, text) SELECT new.id, new.text WHERE new.unindexed IS NULL;
+            END;
+            CREATE INDEX messages_unindexed ON messages(id) WHERE unindexed IS NOT NULL;
+            CREATE INDEX message_more_unindexed ON message_more(id) WHERE unindexed IS NOT NULL;
+            """),
         // A tool call the model made through MCP and its result, as a message of role `tool`
         // (its text says both, for reading and search): the call's id, name, arguments, the
         // result and the round, as JSON, so the next request replays it as the API expects.
-        Migration(name: "008-tool-calls", sql: """
+        Migration(name: "009-tool-calls", sql: """
             ALTER TABLE messages ADD COLUMN tool_call TEXT;
             """),
     ]

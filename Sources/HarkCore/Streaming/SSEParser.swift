@@ -143,9 +143,16 @@ public struct SSEParser: @unchecked Sendable {
                 try processLine(UnsafeBufferPointer(rebasing: chunk[start..<end]), inChunk: true, handle)
             } else {
                 line.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[start..<end]))
-                let whole = line
-                line.removeAll(keepingCapacity: true)
-                try whole.withUnsafeBufferPointer { buffer in try processLine(buffer, inChunk: false, handle) }
+                if line.count > Self.longLineBytes {
+                    // A long line (a whole reply in one event) is handed over, not copied.
+                    var whole: [UInt8] = []
+                    swap(&whole, &line)
+                    try processLongLine(&whole, handle)
+                } else {
+                    let whole = line
+                    line.removeAll(keepingCapacity: true)
+                    try whole.withUnsafeBufferPointer { buffer in try processLine(buffer, inChunk: false, handle) }
+                }
             }
             start = end + 1
             if chunk[end] == 0x0D {
@@ -184,6 +191,22 @@ public struct SSEParser: @unchecked Sendable {
         hasData = false
         eventType = nil
         pendingErrorField = nil
+    }
+
+    /// Lines longer than this that span reads are moved into the event, not copied: a 30 MB
+    /// reply sent as one event must not cost three times its size.
+    static let longLineBytes = 1 << 16
+
+    private mutating func processLongLine(_ whole: inout [UInt8], _ handle: (SSEEventView) throws -> Void) throws {
+        guard !hasData, data.isEmpty, Self.startsWithData(whole.withUnsafeBufferPointer { $0 }) else {
+            try whole.withUnsafeBufferPointer { buffer in try processLine(buffer, inChunk: false, handle) }
+            return
+        }
+        let valueStart = whole.count > 5 && whole[5] == 0x20 ? 6 : 5
+        whole.removeSubrange(0..<valueStart)
+        if whole.count > maxEventBytes { throw Failure.eventTooLarge(limit: maxEventBytes) }
+        swap(&data, &whole)
+        hasData = true
     }
 
     /// `inChunk`: the line lies in the chunk being fed (not in a copy), so a view of it stays
@@ -231,7 +254,8 @@ public struct SSEParser: @unchecked Sendable {
     private mutating func dispatch(_ handle: (SSEEventView) throws -> Void) throws {
         defer {
             dataInChunk = nil
-            if !data.isEmpty { data.removeAll(keepingCapacity: true) }
+            // A huge event's buffer is given back rather than kept for the next small one.
+            if data.capacity > 1 << 20 { data = [] } else if !data.isEmpty { data.removeAll(keepingCapacity: true) }
             hasData = false
             eventType = nil
             if let pendingErrorField {

@@ -48,7 +48,7 @@ import TestSupport
         var reply = try #require(try store.message(id: writer.messageID))
         #expect(reply.text == "Hello, wörld")
         #expect(reply.status == .partial)
-        #expect(try store.search("wörld").isEmpty, "not indexed until folded")
+        #expect(try store.search("wörld").isEmpty, "not indexed while it is being written")
         try writer.finish(status: .complete, usage: Usage(promptTokens: 3, completionTokens: 2, totalTokens: 5))
         reply = try #require(try store.message(id: writer.messageID))
         #expect(reply.text == "Hello, wörld")
@@ -87,9 +87,35 @@ import TestSupport
         let failed = try store.beginReply(threadID: thread.id, session: "bot")
         try failed.append("junk")
         try failed.finish(status: .failed, error: "HTTP 500")
-        #expect(try store.turns(threadID: thread.id) == [
+        #expect(try store.newestTurns(threadID: thread.id, window: TurnWindow(messages: 40)) == [
             Turn(role: .user, text: "q1"), Turn(role: .assistant, text: "a1"), Turn(role: .user, text: "q2"),
         ])
+    }
+
+    /// The newest turns that fit a count and a size, oldest first; only those are read.
+    @Test func newestTurnsStopAtTheCountAndTheBudget() throws {
+        let store = try makeStore()
+        let thread = try store.createThread(session: "bot", title: "t")
+        var ids: [Int64] = []
+        for (index, text) in ["one", String(repeating: "x", count: 5000), "three", "four", "five"].enumerated() {
+            ids.append(try store.addMessage(threadID: thread.id, session: "bot", role: index % 2 == 0 ? .user : .assistant,
+                                            text: text))
+        }
+        #expect(try store.newestTurns(threadID: thread.id, window: TurnWindow(messages: 2)).map(\.text) == ["four", "five"])
+        #expect(try store.newestTurns(threadID: thread.id, window: TurnWindow(messages: 10, bytes: 100)).map(\.text)
+                == ["three", "four", "five"], "the 5000-byte turn does not fit, nor anything older")
+        #expect(try store.newestTurns(threadID: thread.id, before: ids[4], window: TurnWindow(messages: 1)).map(\.text)
+                == ["four"])
+        #expect(try store.newestTurns(threadID: thread.id, window: .none).isEmpty)
+        #expect(try store.newestTurns(threadID: thread.id, window: TurnWindow(messages: 10, bytes: 0)).isEmpty)
+    }
+
+    @Test func rowsAreReadByTheNamesTheirQuerySelects() throws {
+        let store = try makeStore()
+        let decoder = RowDecoder<String>(columns: "'b' AS second, 'a' AS first") { row in
+            (row["first"].string ?? "") + (row["second"].string ?? "")
+        }
+        #expect(try store.database.rows(decoder, "") == ["ab"])
     }
 
     @Test func unreadCountsFollowFinishedRepliesUntilRead() throws {

@@ -106,6 +106,9 @@ public final class OpenAIBackend: Backend, BackendKind {
         (value ?? "").split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
     }
 
+    /// The `context` setting's number of earlier messages; a token budget would narrow it.
+    public var historyWindow: TurnWindow { TurnWindow(messages: contextMessages) }
+
     public static func make(session: SessionConfig, environment: BackendEnvironment) throws -> any Backend {
         try OpenAIBackend(session: session, environment: environment)
     }

@@ -74,7 +74,7 @@ import TestSupport
         let agent = try await TestA2AAgent.shared()
         let workspace = try Self.home(agent, "echo").workspace()
         let transcript = Transcript(workspace)
-        #expect(await transcript.type("fail") == "> fail\n· working: echoing…\nerror: the agent's task failed: the flight API is down\n")
+        #expect(await transcript.type("fail") == "> fail\n· working: echoing…\nhark: the agent's task failed: the flight API is down\n")
         let failed = try #require(try workspace.store.lastMessage(session: "echo", role: .assistant))
         #expect(failed.status == .failed)
         #expect(failed.error == "the agent's task failed: the flight API is down")
@@ -138,7 +138,7 @@ import TestSupport
         let agent = try await TestA2AAgent.shared()
         let workspace = try Self.home(agent, "echo").workspace()
         let output = await Transcript(workspace).type("dropboth")
-        #expect(output.hasSuffix("error: cannot reach 127.0.0.1:\(agent.port): the stream broke again after resubscribing; "
+        #expect(output.hasSuffix("hark: cannot reach 127.0.0.1:\(agent.port): the stream broke again after resubscribing; "
                                  + "what arrived is kept\n"))
         let reply = try #require(try workspace.store.lastMessage(session: "echo", role: .assistant))
         #expect(reply.status == .partial)
@@ -162,7 +162,7 @@ import TestSupport
     @Test func aBearerProtectedAgentSaysWhichSchemeItWants() async throws {
         let agent = try await TestA2AAgent.shared()
         let bare = Transcript(try Self.home(agent, "secure").workspace())
-        #expect(await bare.type("hi") == "> hi\nerror: secure agent requires an HTTP Bearer token (scheme \"bearer\"); "
+        #expect(await bare.type("hi") == "> hi\nhark: secure agent requires an HTTP Bearer token (scheme \"bearer\"); "
                 + "set auth = bearer:SECRET for session secure (SECRET is env:VAR, file:PATH or cmd:COMMAND)\n")
         let directory = TemporaryDirectory()
         let wrong = directory.write("wrong", "nope\n")
@@ -178,7 +178,7 @@ import TestSupport
         let directory = TemporaryDirectory()
         let key = directory.write("key", TestA2AAgent.apiKey + "\n")
         let missing = Transcript(try Self.home(agent, "keyed").workspace())
-        #expect(await missing.type("hi").contains("error: keyed agent requires an API key in the header X-API-Key (scheme \"apikey\")"))
+        #expect(await missing.type("hi").contains("hark: keyed agent requires an API key in the header X-API-Key (scheme \"apikey\")"))
         for name in ["keyed", "querykey"] {
             let transcript = Transcript(try Self.home(agent, name, extra: "api_key = file:\(key)").workspace())
             #expect(await transcript.type("hi \(name)").contains("\nhi \(name)\n"), "\(name)")
@@ -210,7 +210,7 @@ import TestSupport
     @Test func anAgentWithOnlyATransportHarkLacksSaysSoInOneLine() async throws {
         let agent = try await TestA2AAgent.shared()
         let transcript = Transcript(try Self.home(agent, "grpc").workspace())
-        #expect(await transcript.type("hi") == "> hi\nerror: grpc agent offers only GRPC; hark speaks A2A over JSON-RPC\n")
+        #expect(await transcript.type("hi") == "> hi\nhark: grpc agent offers only GRPC; hark speaks A2A over JSON-RPC\n")
         #expect(await transcript.type("/agent").contains("endpoint      grpc agent offers only GRPC; hark speaks A2A over JSON-RPC\n"))
     }
 }

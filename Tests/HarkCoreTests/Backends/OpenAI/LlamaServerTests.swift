@@ -46,13 +46,19 @@ import TestSupport
         }
         let expected = try await Self.serversOwnAnswer(server, api: api, "Say hi to Ann", maxTokens: 12)
         #expect(!expected.isEmpty)
-        #expect(output == "> Say hi to Ann\n\(expected)\n")
+        // Twelve tokens is the limit: the server cut the reply, and says so in Chat Completions
+        // and Messages (`max_tokens`), which hark notes under it. Its Responses endpoint says
+        // `completed` all the same (no `response.incomplete`), and hark takes the server's word.
+        let note: String? = switch api {
+        case "chat": ChatCompletionDecoder.cutOffNote
+        case "messages": MessagesEventReader.cutOffNote
+        default: nil
+        }
+        #expect(output == "> Say hi to Ann\n\(expected)\n" + (note.map { "» \($0)\n" } ?? ""))
         let reply = try #require(try workspace.store.lastMessage(session: "llama", role: .assistant))
         #expect(reply.text == expected)
         #expect(reply.status == .complete)
-        // Twelve tokens is the limit: the server cut the reply, and says so in Chat Completions
-        // and Messages (`max_tokens`). Its Responses endpoint says `completed` all the same
-        // (no `response.incomplete`), and hark takes the server's word.
+        #expect(reply.notes == (note.map { [$0] } ?? []))
         #expect(finish.read { $0 } == (api == "responses" ? "stop" : "length"))
         #expect(reply.usage?.completionTokens == 12)
         #expect((reply.usage?.promptTokens ?? 0) > 5)
@@ -116,7 +122,7 @@ import TestSupport
         try workspace.switchSession(to: "llama")
         let transcript = Transcript(workspace)
         #expect(await transcript.type("/model") == "> /model\n  \(LlamaTestServer.modelName)\n1 model; /model NAME switches llama to one\n")
-        #expect(await transcript.type("/model smollm") == "> /model smollm\nerror: the server has no model smollm; did you mean smollm2?\n")
+        #expect(await transcript.type("/model smollm") == "> /model smollm\nhark: the server has no model smollm; did you mean smollm2?\n")
         #expect(await transcript.type("/model smollm2") == "> /model smollm2\nllama uses smollm2 for this run; /model smollm2 --save keeps it\n")
         #expect(await transcript.type("/model") == "> /model\n* \(LlamaTestServer.modelName)\n1 model; /model NAME switches llama to one\n")
         #expect(try workspace.session(named: "llama").model == "other")

@@ -88,7 +88,8 @@ import Testing
         #expect(try decode(body, contentType: "application/json") == [
             .backendMessageID("msg_2"), .model("m"), .reasoning("hmm"), .text("whole"),
             .toolCall(ToolCall(id: "t1", name: "f", arguments: #"{"a":1}"#)),
-            .usage(Usage(promptTokens: 3, completionTokens: 2, totalTokens: 5)), .finished(reason: "length"),
+            .usage(Usage(promptTokens: 3, completionTokens: 2, totalTokens: 5)), .notice(MessagesEventReader.cutOffNote),
+            .finished(reason: "length"),
         ])
         #expect(throws: HarkError.backend("bad key")) {
             try decode(#"{"type":"error","error":{"type":"authentication_error","message":"bad key"}}"#, contentType: "application/json")

@@ -138,7 +138,7 @@ import TestSupport
         let server = try TestOpenAIServer(api: api) { _ in [.text("half"), .close] }
         let (_, workspace) = try Self.workspace(server)
         let output = await Transcript(workspace).type("go")
-        #expect(output.hasPrefix("> go\nhalf\nerror: "))
+        #expect(output.hasPrefix("> go\nhalf\nhark: "))
         let reply = try #require(try workspace.store.lastMessage(session: "llama", role: .assistant))
         #expect(reply.status == .partial)
         #expect(reply.text == "half")
@@ -149,23 +149,31 @@ import TestSupport
         let server = try TestOpenAIServer(api: api) { _ in [.text("par"), .error("Overloaded")] }
         let (_, workspace) = try Self.workspace(server)
         let output = await Transcript(workspace).type("go")
-        #expect(output == "> go\npar\nerror: Overloaded\n")
-        // The server said why: kept as failed, with its text (ReplyOutcome.status).
+        #expect(output == "> go\npar\nhark: Overloaded\n")
+        // The server's own error: the reply failed (a cut connection leaves it partial).
         #expect(try workspace.store.lastMessage(session: "llama", role: .assistant)?.status == .failed)
     }
 
     /// A reply cut by the token limit ends with `length` in every API (Anthropic's
-    /// `max_tokens`, Responses' `incomplete` with `max_output_tokens`).
+    /// `max_tokens`, Responses' `incomplete` with `max_output_tokens`), and says so in a note
+    /// shown and kept with it, in the API's words.
     @Test(arguments: apis)
     func aReplyCutByTheLimitEndsWithLength(api: TestOpenAIServer.API) async throws {
         let server = try TestOpenAIServer(api: api) { _ in [.text("cut"), .finish("length"), .done] }
         let (_, workspace) = try Self.workspace(server)
         let reason = Locked<String?>(nil)
-        await Transcript(workspace).type("go") { job in
+        let output = await Transcript(workspace).type("go") { job in
             _ = await job.wait()
             reason.update { $0 = job.finishReason }
         }
         #expect(reason.read { $0 } == "length")
+        let note = switch api {
+        case .chat: ChatCompletionDecoder.cutOffNote
+        case .messages: MessagesEventReader.cutOffNote
+        case .responses: ResponsesEventReader.cutOffNote
+        }
+        #expect(output == "> go\ncut\n» \(note)\n")
+        #expect(try workspace.store.lastMessage(session: "llama", role: .assistant)?.notes == [note])
     }
 
     @Test(arguments: apis)
@@ -181,7 +189,7 @@ import TestSupport
     @Test func anUnknownAPIIsAConfigErrorWithASuggestion() async throws {
         let home = TestHome(config: "[session llama]\nkind = openai\nurl = http://127.0.0.1:9/v1\napi = message\n")
         let output = await Transcript(try home.workspace()).type("@llama hi")
-        #expect(output == "> @llama hi\nerror: session llama: api must be chat, messages, responses; did you mean messages?\n")
+        #expect(output == "> @llama hi\nhark: session llama: api must be chat, messages, responses; did you mean messages?\n")
     }
 
     /// `/model` reads Ollama's own list too, and sends the API's headers.

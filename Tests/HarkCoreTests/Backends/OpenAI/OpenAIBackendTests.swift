@@ -44,7 +44,7 @@ import TestSupport
         let home = TestHome(config: Self.config(server.baseURL))
         let workspace = try home.workspace()
         let output = await Transcript(workspace).type("@llama go")
-        #expect(output == "> @llama go\nllama ›\nhalf way\nerror: Input prompt is too big compared to KV size.\n")
+        #expect(output == "> @llama go\nllama ›\nhalf way\nhark: Input prompt is too big compared to KV size.\n")
         let reply = try #require(try workspace.store.lastMessage(session: "llama", role: .assistant))
         #expect(reply.status == .failed)
         #expect(reply.text == "half way")
@@ -71,7 +71,7 @@ import TestSupport
         let server = try TestOpenAIServer(status: 401, errorBody: #"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}"#) { _ in [] }
         let home = TestHome(config: Self.config(server.baseURL))
         let output = await Transcript(try home.workspace()).type("@llama hi")
-        #expect(output.contains("error: 127.0.0.1:\(server.http.port) refused the credentials (HTTP 401): Incorrect API key provided; check the session's auth"))
+        #expect(output.contains("hark: 127.0.0.1:\(server.http.port) refused the credentials (HTTP 401): Incorrect API key provided; check the session's auth"))
     }
 
     @Test func sseEdgeCasesOverTheWire() async throws {
@@ -99,7 +99,7 @@ import TestSupport
         let transcript = Transcript(workspace)
         await transcript.type("question")
         await transcript.type("/retry")
-        #expect(transcript.text == "> question\nerror: overloaded\n> /retry\nfine\n")
+        #expect(transcript.text == "> question\nhark: overloaded\n> /retry\nfine\n")
         let thread = try #require(try workspace.currentThread())
         let messages = try workspace.store.messages(threadID: thread.id)
         #expect(messages.map(\.role) == [.user, .assistant, .assistant])

@@ -50,7 +50,7 @@ import Testing
     @Test func anIncompleteResponseEndsWithItsReason() throws {
         let body = Self.event(#"{"type":"response.output_text.delta","delta":"cut"}"#)
             + Self.event(#"{"type":"response.incomplete","response":{"id":"r","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"}}}"#)
-        #expect(try decode(body) == [.text("cut"), .backendMessageID("r"), .finished(reason: "length")])
+        #expect(try decode(body) == [.text("cut"), .backendMessageID("r"), .notice(ResponsesEventReader.cutOffNote), .finished(reason: "length")])
         let filtered = Self.event(#"{"type":"response.incomplete","response":{"status":"incomplete","incomplete_details":{"reason":"content_filter"}}}"#)
         #expect(try decode(filtered).last == .finished(reason: "content_filter"))
     }

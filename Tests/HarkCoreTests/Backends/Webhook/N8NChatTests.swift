@@ -76,7 +76,7 @@ import TestSupport
         let home = TestHome(config: Self.config(server.webhookURL))
         let workspace = try Self.workspace(server, home: home)
         let output = await Transcript(workspace).type("go")
-        #expect(output == "> go\nWorking on it…\nerror: n8n: the workflow stopped before it finished (it failed or was cancelled)\n")
+        #expect(output == "> go\nWorking on it…\nhark: n8n: the workflow stopped before it finished (it failed or was cancelled)\n")
         let reply = try #require(try workspace.store.lastMessage(session: "helpdesk", role: .assistant))
         #expect(reply.status == .failed)
         #expect(reply.text == "Working on it…")
@@ -91,7 +91,7 @@ import TestSupport
         let home = TestHome(config: Self.config(server.webhookURL))
         let workspace = try Self.workspace(server, home: home)
         let output = await Transcript(workspace).type("go")
-        #expect(output == "> go\nerror: n8n: Execution with id \"9\" does not exist\n")
+        #expect(output == "> go\nhark: n8n: Execution with id \"9\" does not exist\n")
     }
 
     /// Without a grace to wait in, a workflow that ends right after its message is still

@@ -58,7 +58,7 @@ import TestSupport
         let home = TestHome(config: Self.config(server.webhookURL))
         let workspace = try home.workspace()
         let output = await Transcript(workspace).type("@helpdesk hi")
-        #expect(output.hasSuffix("error: n8n: AI Agent failed: Model overloaded\n"))
+        #expect(output.hasSuffix("hark: n8n: AI Agent failed: Model overloaded\n"))
         #expect(!output.contains("» AI Agent failed"))
         let reply = try #require(try workspace.store.lastMessage(session: "helpdesk", role: .assistant))
         #expect(reply.status == .failed)

@@ -174,7 +174,9 @@ public struct ChatCompletionDecoder: ReplyDecoder {
     private mutating func flushText(before end: Int, into replies: inout [ReplyEvent]) {
         guard end > 0 else { return }
         replies.append(.text(String(decoding: text[..<end], as: UTF8.self)))
-        if end == text.count { text.removeAll(keepingCapacity: true) } else { text.removeSubrange(..<end) }
+        // A reply sent in one huge piece gives its buffer back instead of keeping it.
+        if end == text.count { if text.capacity > 1 << 20 { text = [] } else { text.removeAll(keepingCapacity: true) } }
+        else { text.removeSubrange(..<end) }
     }
 
     static let done: [UInt8] = Array("[DONE]".utf8)

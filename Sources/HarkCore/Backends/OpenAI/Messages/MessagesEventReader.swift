@@ -105,8 +105,12 @@ struct MessagesEventReader: JSONEventReader {
             let total = promptTokens.flatMap { prompt in completionTokens.map { prompt + $0 } }
             replies.append(.usage(Usage(promptTokens: promptTokens, completionTokens: completionTokens, totalTokens: total)))
         }
+        if stopReason == "max_tokens" { replies.append(.notice(Self.cutOffNote)) }
         replies.append(.finished(reason: Self.finishReason(stopReason)))
     }
+
+    /// As with Chat Completions: a reply cut by the token limit says so, in a note kept with it.
+    static let cutOffNote = "cut off at the token limit (stop_reason max_tokens); /continue asks for the rest"
 
     /// Anthropic's stop reasons in the words the other APIs use (`--json`'s done, /continue).
     static func finishReason(_ stopReason: String?) -> String? {

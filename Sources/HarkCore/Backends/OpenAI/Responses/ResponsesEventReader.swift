@@ -99,8 +99,13 @@ struct ResponsesEventReader: JSONEventReader {
             replies.append(.usage(Usage(promptTokens: usage["input_tokens"]?.int, completionTokens: usage["output_tokens"]?.int,
                                         totalTokens: usage["total_tokens"]?.int)))
         }
-        replies.append(.finished(reason: Self.finishReason(response, toolCalls: sawToolCall)))
+        let reason = Self.finishReason(response, toolCalls: sawToolCall)
+        if reason == "length" { replies.append(.notice(Self.cutOffNote)) }
+        replies.append(.finished(reason: reason))
     }
+
+    /// As with Chat Completions: a reply cut by the token limit says so, in a note kept with it.
+    static let cutOffNote = "cut off at the token limit (response.incomplete, max_output_tokens); /continue asks for the rest"
 
     /// The end in the words the other APIs use: `length` when `max_output_tokens` cut it.
     static func finishReason(_ response: JSON, toolCalls: Bool) -> String? {
