@@ -144,6 +144,24 @@ public final class ReplyView {
         line(ansi.wrap(text, .dim))
     }
 
+    /// A question of the reply's (may this tool run?) on a line of its own; the answer goes
+    /// after it, then `answered` ends the line.
+    public func ask(_ text: String) {
+        clearSpinner()
+        if inReasoning {
+            inReasoning = false
+            out(ansi.end(.dim))
+        }
+        if !atLineStart { out("\n") }
+        out(ansi.wrap(text, .bold))
+        atLineStart = false
+    }
+
+    public func answered(_ answer: String) {
+        out(answer + "\n")
+        atLineStart = true
+    }
+
     /// The reply ended; `outcome` decides the closing line.
     public func end(_ outcome: ReplyOutcome, messageID: Int64?) {
         clearSpinner()

@@ -11,18 +11,7 @@ import TestSupport
 @Suite(.serialized) struct ToolLoopTests {
     static let question = #"run time.get_current_time {"timezone":"Europe/Paris"}? [y]es / [n]o / [a]lways for this tool "#
 
-    /// Calls the tool, and answers once the request ends with its result.
-    static func model(_ api: TestOpenAIServer.API) throws -> TestOpenAIServer {
-        try TestOpenAIServer(api: api) { body in
-            // The request's last message or item: the user's, or a tool result of this reply.
-            let last = (body["messages"]?.array?.last ?? body["input"]?.array?.last)?.encoded() ?? ""
-            if last.contains("tool_call_id") || last.contains("tool_result") || last.contains("function_call_output") {
-                return [.text("It is evening "), .text("in Paris."), .usage(prompt: 9, completion: 4), .done]
-            }
-            return [.toolCall(id: "call_1", name: "time__get_current_time", arguments: [#"{"timezone":"#, #""Europe/Paris"}"#]),
-                    .finish("tool_calls"), .done]
-        }
-    }
+    static func model(_ api: TestOpenAIServer.API) throws -> TestOpenAIServer { try ToolLoopServer.model(api) }
 
     static func home(_ server: TestOpenAIServer, extra: String = "") throws -> TestHome {
         TestHome(config: TestMCPServers.section("time", "command = " + (try TestMCPServers.requireTime()))
