@@ -33,6 +33,26 @@ public enum TestMCPServers {
         return time
     }
 
+    private static let sdkStart = Task { try await startSDKServer() }
+
+    /// The Streamable HTTP endpoint of the MCP Python SDK's own server, answering with SSE
+    /// (Tests/Fixtures/mcp/sse_server.py: one tool, `add`).
+    public static func sdkServerURL() async throws -> String { try await sdkStart.value }
+
+    private static func startSDKServer() async throws -> String {
+        let python = root + "/.local/venv/bin/python"
+        guard FileManager.default.isExecutableFile(atPath: python) else { throw Failure.missing(python) }
+        let process = try ChildProcess([python, root + "/Tests/Fixtures/mcp/sse_server.py"],
+                                       environment: ProcessInfo.processInfo.environment)
+        sdkPID = process.pid
+        atexit { if sdkPID > 0 { kill(sdkPID, SIGTERM) } }
+        try await process.waitFor(stdout: "\n")
+        guard let line = process.stdout.split(separator: "\n").first, line.hasPrefix("port "), let port = Int(line.dropFirst(5)) else {
+            throw Failure.start("stdout \(process.stdout), stderr \(process.stderr)")
+        }
+        return "http://127.0.0.1:\(port)/mcp"
+    }
+
     private static let proxyStart = Task { try await startProxy() }
 
     /// The Streamable HTTP endpoint of mcp-proxy in front of mcp-server-time.
@@ -58,3 +78,4 @@ public enum TestMCPServers {
 }
 
 private nonisolated(unsafe) var proxyPID: pid_t = 0
+private nonisolated(unsafe) var sdkPID: pid_t = 0

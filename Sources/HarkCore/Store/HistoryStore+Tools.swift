@@ -36,12 +36,21 @@ extension HistoryStore {
         }
     }
 
+    /// Messages of a thread as turns for a backend, with the id of each turn's last message
+    /// (`/compact` says which it summarised); a thread's tool calls are read only when some
+    /// are among them.
+    func turns(of messages: [Message], threadID: Int64) throws -> (turns: [Turn], ids: [Int64]) {
+        let tools = messages.contains { $0.role == .tool } ? try toolResults(threadID: threadID) : [:]
+        return Self.turns(of: messages, toolResults: tools)
+    }
+
     /// The messages as context for a backend: stopped and partial replies count (the user saw
     /// them), failed and empty ones do not. The tool calls of one round join the assistant
     /// turn that made them: the text the model wrote just before them, if any, else a turn
     /// of their own.
-    static func turns(of messages: [Message], toolResults: [Int64: ToolResult]) -> [Turn] {
+    static func turns(of messages: [Message], toolResults: [Int64: ToolResult]) -> (turns: [Turn], ids: [Int64]) {
         var turns: [Turn] = []
+        var ids: [Int64] = []
         /// Whether the last turn may take this round's calls: the reply text written right
         /// before them, or a turn holding earlier calls of the same round.
         var openRound: Int?
@@ -51,8 +60,10 @@ extension HistoryStore {
                 guard let result = toolResults[message.id] else { continue }
                 if openRound == result.round || (lastWasReplyText && openRound == nil), !turns.isEmpty {
                     turns[turns.count - 1].tools.append(result)
+                    ids[ids.count - 1] = message.id
                 } else {
                     turns.append(Turn(role: .assistant, text: "", tools: [result]))
+                    ids.append(message.id)
                 }
                 openRound = result.round
                 lastWasReplyText = false
@@ -62,8 +73,9 @@ extension HistoryStore {
             lastWasReplyText = false
             guard message.status != .failed, !message.text.isEmpty else { continue }
             turns.append(Turn(role: message.role, text: message.text))
+            ids.append(message.id)
             lastWasReplyText = message.role == .assistant
         }
-        return turns
+        return (turns, ids)
     }
 }

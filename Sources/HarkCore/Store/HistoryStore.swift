@@ -411,8 +411,7 @@ public final class HistoryStore: @unchecked Sendable {
                     AND \(Self.lengthColumn) > 0 ORDER BY m.id
                 """, values: [.integer(threadID), .integer(oldest), .integer(newest)])
             // Tool calls (role `tool`) join the assistant turn of their round.
-            let tools = messages.contains { $0.role == .tool } ? try toolResults(threadID: threadID) : [:]
-            return Self.turns(of: messages, toolResults: tools)
+            return try turns(of: messages, threadID: threadID).turns
         }
     }
 

@@ -55,6 +55,23 @@ import TestSupport
         try await Self.checkTimeServer(server)
     }
 
+    /// The SDK's own HTTP server answers every request as an SSE stream and requires the
+    /// session id it gave with `initialize` on every later request (400 without it).
+    @Test func theSDKsStreamableHTTPServerAnswersWithEventStreams() async throws {
+        let server = Self.server("sdk", ["url": try await TestMCPServers.sdkServerURL()])
+        defer { server.stop() }
+        let tools = try await server.tools()
+        #expect(tools.map(\.name) == ["add"])
+        guard case .running(1, let info) = server.status else {
+            Issue.record("status \(server.status)")
+            return
+        }
+        #expect(info == "hark-fixture, protocol 2025-11-25")
+        let (text, isError) = try await server.call("add", arguments: ["a": 2, "b": 3])
+        #expect(!isError)
+        #expect(text == "5")
+    }
+
     @Test func theGitServerReadsTheRepositoryItWasGiven() async throws {
         let directory = TemporaryDirectory()
         let repository = directory.path + "/repo"

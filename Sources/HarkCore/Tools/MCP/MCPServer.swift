@@ -180,7 +180,7 @@ public final class MCPServer: @unchecked Sendable {
         (connection as? StreamableHTTPConnection)?.negotiated(version)
         try await connection.notify("notifications/initialized", params: nil)
         let info = result["serverInfo"]
-        let described = [info?["name"]?.string, info?["version"]?.string].compactMap { $0 }.joined(separator: " ")
+        let described = [info?["name"]?.string, info?["version"]?.string].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
         return described.isEmpty ? "protocol \(version)" : "\(described), protocol \(version)"
     }
 
