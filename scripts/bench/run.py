@@ -294,7 +294,6 @@ def model():
     """A small real model: the one-shot round trip against llama.cpp's server (hark, curl -N and
     llm asking the same thing of the same server), and Enter → first token in the shell with a
     `serve = smollm2` session, cold (hark starts the server) and warm (it runs)."""
-    started_at_load = load()
     with LlamaServer() as llama:
         path, env = home(llama.port)
         with open(f"{path}/config/hark/config", "a") as config:
@@ -317,18 +316,10 @@ def model():
         found = hyperfine("model-roundtrip", [hark, curl, llm], runs=15, warmup=2, env=env)
         hark_ms, curl_ms, llm_ms = (median_ms(found[c]) for c in (hark, curl, llm))
         reply = said["hark"]
-    # The reply's first words, as the shell shows them (letters and spaces only: Markdown
-    # might style what follows).
-    first = ""
-    for character in reply:
-        if not (character.isalnum() or character == " ") or len(first) >= 10:
-            break
-        first += character
-    first = first.strip()
-    shown = json.loads(run([sys.executable, f"{HERE}/pty_run.py", "firsttoken", "5", "3", "›", MODEL_MESSAGE, first, "--",
+    shown = json.loads(run([sys.executable, f"{HERE}/pty_run.py", "firsttoken", "5", "3", "›", "Question {n}: " + MODEL_MESSAGE, "--",
                             "env", *[f"{k}={v}" for k, v in env.items() if k.startswith(("XDG_", "TERM", "NO_COLOR"))],
                             HARK, "-s", "served"]))
-    results["model"] = {"load": started_at_load, "reply": reply, "max_tokens": MODEL_TOKENS, "hark_ms": hark_ms, "curl_ms": curl_ms, "llm_ms": llm_ms,
+    results["model"] = {"reply": reply, "max_tokens": MODEL_TOKENS, "hark_ms": hark_ms, "curl_ms": curl_ms, "llm_ms": llm_ms,
                         "hark_over_curl": hark_ms / curl_ms, "llm_over_hark": llm_ms / hark_ms,
                         "first_token_cold_ms": shown["cold_median_ms"], "first_token_cold_all_ms": shown["cold_ms"],
                         "first_token_warm_ms": shown["warm_median_ms"], "first_token_warm_runs": shown["warm_runs"]}
