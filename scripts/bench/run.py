@@ -316,15 +316,7 @@ def model():
         found = hyperfine("model-roundtrip", [hark, curl, llm], runs=15, warmup=2, env=env)
         hark_ms, curl_ms, llm_ms = (median_ms(found[c]) for c in (hark, curl, llm))
         reply = said["hark"]
-    # The reply's first words, as the shell shows them (letters and spaces only: Markdown
-    # might style what follows).
-    first = ""
-    for character in reply:
-        if not (character.isalnum() or character == " ") or len(first) >= 10:
-            break
-        first += character
-    first = first.strip()
-    shown = json.loads(run([sys.executable, f"{HERE}/pty_run.py", "firsttoken", "5", "3", "›", MODEL_MESSAGE, first, "--",
+    shown = json.loads(run([sys.executable, f"{HERE}/pty_run.py", "firsttoken", "5", "3", "›", "Question {n}: " + MODEL_MESSAGE, "--",
                             "env", *[f"{k}={v}" for k, v in env.items() if k.startswith(("XDG_", "TERM", "NO_COLOR"))],
                             HARK, "-s", "served"]))
     results["model"] = {"reply": reply, "max_tokens": MODEL_TOKENS, "hark_ms": hark_ms, "curl_ms": curl_ms, "llm_ms": llm_ms,
