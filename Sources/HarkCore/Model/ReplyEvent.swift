@@ -30,4 +30,7 @@ public enum ReplyEvent: Sendable, Equatable {
     case toolCall(ToolCall)
     /// A tool call's result, error or refusal, as the model is told (shown dim, kept).
     case toolResult(ToolResult)
+    /// hark's guess of the prompt's tokens (before calibration), sent before the request: kept
+    /// with the reply, so the server's `prompt_tokens` for it calibrates the next guess.
+    case promptEstimate(Int)
 }

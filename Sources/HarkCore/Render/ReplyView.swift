@@ -67,6 +67,8 @@ public final class ReplyView {
             if case .finished(let reason) = event { finishReason = reason }
             return
         }
+        // hark's own note of what it sent is no sign of the reply: the spinner goes on.
+        if case .promptEstimate = event { return }
         if !sawFirstEvent {
             sawFirstEvent = true
             clearSpinner()
@@ -110,7 +112,7 @@ public final class ReplyView {
         case .toolResult(let result):
             guard format == .terminal else { return }
             line(ansi.wrap("  " + Self.resultLine(result), .dim))
-        case .backendMessageID, .backendThreadID, .model, .finished, .detachable, .artifact:
+        case .backendMessageID, .backendThreadID, .model, .finished, .detachable, .artifact, .promptEstimate:
             break
         }
     }
@@ -209,7 +211,7 @@ public final class ReplyView {
             return ["type": "tool_result", "id": .string(result.call.id), "server": JSON(result.call.server),
                     "tool": .string(result.call.tool ?? result.call.name), "status": .string(result.outcome.rawValue),
                     "text": .string(result.text)]
-        case .backendMessageID, .finished, .detachable: return nil
+        case .backendMessageID, .finished, .detachable, .promptEstimate: return nil
         }
     }
 

@@ -4,7 +4,8 @@ import Glibc
 /// A model's session: any OpenAI-compatible server (llama.cpp's, Ollama, vLLM, hosted APIs),
 /// in the API its `api` setting names: Chat Completions, Anthropic's Messages or OpenAI's
 /// Responses (each in its own folder). The thread's earlier turns go along, so the model has
-/// the context; `serve = …` runs llama.cpp's server for it.
+/// the context (those that fit its window: ContextBudget, see OpenAIBackend+Context);
+/// `serve = …` runs llama.cpp's server for it; `mcp = …` offers MCP tools (ToolLoop).
 public final class OpenAIBackend: Backend, BackendKind {
     public static let name = "openai"
     public static let summary = "a model's server: OpenAI Chat Completions, Anthropic Messages or OpenAI Responses"
@@ -14,28 +15,31 @@ public final class OpenAIBackend: Backend, BackendKind {
         SettingSpec("auth", "bearer:SECRET for hosted APIs (sent as x-api-key with api = messages)"),
         SettingSpec("model", "the model name the server expects"),
         SettingSpec("system", "a system prompt: text, or @FILE"),
-        SettingSpec("temperature", "sampling temperature, e.g. 0.7"),
-        SettingSpec("max_tokens", "the longest reply, in tokens"),
-        SettingSpec("context", "how many earlier messages to send (default 40)"),
-        SettingSpec("usage", "on (default) asks the server for token counts"),
+        SettingSpec("temperature", "sampling temperature, e.g. 0.7", type: .nonNegative),
+        SettingSpec("max_tokens", "the longest reply, in tokens (0: the server decides)", type: .count),
+        SettingSpec("context", "the model's context window in tokens, e.g. 8192 or 8k (default: asked of the server, else 8192)"),
+        SettingSpec("context_messages", "at most this many earlier messages sent (default: as many as fit the context)", type: .count),
+        SettingSpec("usage", "on (default) asks the server for token counts", type: .flag),
         SettingSpec("mcp", "MCP servers whose tools the model may call: names of [mcp NAME] sections"),
         SettingSpec("allow", "tools that run without asking: SERVER, SERVER.TOOL or *"),
-        SettingSpec("tool_rounds", "how many rounds of tool calls one reply may make (default 10)"),
-        SettingSpec("think", "off hides the model's reasoning (default on: shown dim)"),
-        SettingSpec("previous_response", "on sends only the new message and the last reply's id (api = responses)"),
+        SettingSpec("tool_rounds", "how many rounds of tool calls one reply may make (default 10)", type: .positiveCount),
+        SettingSpec("think", "off hides the model's reasoning (default on: shown dim)", type: .flag),
+        SettingSpec("previous_response", "on sends only the new message and the last reply's id (api = responses)", type: .flag),
         SettingSpec("serve", "a .gguf file (or smollm2) that hark runs with llama.cpp's server"),
-        SettingSpec("serve_context", "the served model's context size in tokens (default 4096)"),
-        SettingSpec("serve_threads", "threads the served model uses (default: llama.cpp's choice; 1 on a busy machine)"),
+        SettingSpec("serve_context", "the served model's context size in tokens (default 4096)", type: .positiveCount),
+        SettingSpec("serve_threads", "threads the served model uses (default: llama.cpp's choice; 1 on a busy machine)",
+                    type: .positiveCount),
     ]
-    public static let commands: [CommandSpec] = [
+    public static var commands: [CommandSpec] { [modelCommandSpec, thinkCommandSpec, compactCommand] }
+    static let modelCommandSpec =
         CommandSpec("model", [.optional("NAME", .dynamic("models"))],
                     "list the server's models, or switch this session to one (this run)", group: "openai",
                     options: [OptionSpec(["--save"], nil, "keep it: write model = NAME to the config")],
-                    run: handler(OpenAIBackend.modelCommand)),
+                    run: handler(OpenAIBackend.modelCommand))
+    static let thinkCommandSpec =
         CommandSpec("think", [.optionalChoice(["on", "off"])], "show or hide the model's reasoning (this run)",
                     group: "openai", options: [OptionSpec(["--save"], nil, "keep it: write think = on|off to the config")],
-                    run: handler(OpenAIBackend.thinkCommand)),
-    ]
+                    run: handler(OpenAIBackend.thinkCommand))
 
     let session: SessionConfig
     let http: HTTPClient
@@ -48,9 +52,11 @@ public final class OpenAIBackend: Backend, BackendKind {
     let systemPrompt: String?
     let temperature: Double?
     let maxTokens: Int?
-    let contextMessages: Int
+    let context: ContextSettings
     let sendsPreviousResponse: Bool
     let timeouts: HTTPTimeouts
+    /// The window the server told, once asked, and the threads told of turns left out.
+    let contextState = Locked(ContextState())
     /// MCP: the servers named by `mcp`, where they run, and what runs without asking.
     let toolServers: [String]
     let toolHost: ToolHost?
@@ -92,7 +98,7 @@ public final class OpenAIBackend: Backend, BackendKind {
         systemPrompt = try Self.systemPrompt(session["system"], paths: environment.paths, session: session.name)
         temperature = try session.double("temperature")
         maxTokens = try session.int("max_tokens")
-        contextMessages = try session.int("context") ?? 40
+        context = try ContextSettings(session)
         sendsPreviousResponse = try session.bool("previous_response") ?? false
         timeouts = try session.timeouts()
         state = Locked(State(model: session.model ?? server?.model.name, showsReasoning: try session.bool("think") ?? true))
@@ -107,7 +113,16 @@ public final class OpenAIBackend: Backend, BackendKind {
     }
 
     /// The `context` setting's number of earlier messages; a token budget would narrow it.
-    public var historyWindow: TurnWindow { TurnWindow(messages: contextMessages) }
+    /// What is read of a thread for a message: `context_messages`, and text enough to fill
+    /// the context window at eight bytes a token (more than any tokenizer's average, so no turn
+    /// that could fit is left unread; the token budget then decides precisely what goes).
+    public var historyWindow: TurnWindow {
+        TurnWindow(messages: context.maxTurns ?? 10_000, bytes: (context.window ?? Self.largestAutoWindow) * 8)
+    }
+
+    /// The window assumed for reading when `context = auto`: the server's, asked later, is
+    /// rarely larger.
+    static let largestAutoWindow = 262_144
 
     public static func make(session: SessionConfig, environment: BackendEnvironment) throws -> any Backend {
         try OpenAIBackend(session: session, environment: environment)
@@ -127,9 +142,11 @@ public final class OpenAIBackend: Backend, BackendKind {
     var model: String? { state.read { $0.model } }
 
     /// What goes to the model for this message, whatever the API.
-    func prompt(for request: ChatRequest) -> ModelPrompt {
-        var prompt = ModelPrompt(model: model, system: systemPrompt,
-                                 turns: ModelPrompt.turnsToSend(request.history, limit: contextMessages),
+    /// What goes to the model for this message, whatever the API: the plan's system text and
+    /// turns (those that fit the window), then the message.
+    func prompt(for request: ChatRequest, plan: ContextPlan) -> ModelPrompt {
+        var prompt = ModelPrompt(model: model, system: plan.system,
+                                 turns: ModelPrompt.turnsToSend(plan.turns, limit: plan.turns.count),
                                  text: request.text, attachments: request.attachments,
                                  temperature: temperature, maxTokens: maxTokens)
         if sendsPreviousResponse, api is ResponsesAPI, let previous = previousResponseID(in: request.thread) {
@@ -161,14 +178,17 @@ public final class OpenAIBackend: Backend, BackendKind {
     }
 
     public func send(_ request: ChatRequest) -> AsyncThrowingStream<ReplyEvent, Error> {
-        let prompt = prompt(for: request)
-        guard let toolHost, !toolServers.isEmpty else { return stream(prompt) }
-        return ToolLoop(host: toolHost, servers: toolServers, sessionAllows: toolAllows, limit: toolRounds) { [self] tools, rounds in
-            var round = prompt
-            round.tools = tools
-            round.rounds = rounds
-            return stream(round)
-        }.events()
+        sendPlanned(request) { [self] plan in
+            let prompt = prompt(for: request, plan: plan)
+            // A summary (/compact) is asked without tools: it is the model's own text.
+            guard let toolHost, !toolServers.isEmpty, request.purpose != .summary else { return stream(prompt) }
+            return ToolLoop(host: toolHost, servers: toolServers, sessionAllows: toolAllows, limit: toolRounds) { [self] tools, rounds in
+                var round = prompt
+                round.tools = tools
+                round.rounds = rounds
+                return stream(round)
+            }.events()
+        }
     }
 
     /// One request of a reply to the model and its decoded answer.
@@ -192,6 +212,8 @@ public final class OpenAIBackend: Backend, BackendKind {
         if let temperature { facts.append(("temperature", String(temperature))) }
         if let maxTokens { facts.append(("max tokens", String(maxTokens))) }
         if !state.read({ $0.showsReasoning }) { facts.append(("reasoning", "hidden (/think on shows it)")) }
+        facts.append(("context", await contextInfo()))
+        if !toolServers.isEmpty { facts.append(("tools", toolServers.joined(separator: ", ") + " (/tools)")) }
         return facts
     }
 
