@@ -14,15 +14,17 @@ public struct MCPServerConfig: Sendable, Equatable {
         self.line = line
     }
 
-    public static let settings: [SettingSpec] = [
-        SettingSpec("command", "the server's program and arguments, started over stdio (or url)"),
-        SettingSpec("url", "the server's Streamable HTTP endpoint, e.g. http://127.0.0.1:8000/mcp (or command)"),
-        SettingSpec("env", "NAME=VALUE… for the program; a value may be env:VAR, file:PATH or cmd:COMMAND"),
-        SettingSpec("cwd", "the folder the program starts in"),
-        SettingSpec("auth", "bearer:SECRET or header:NAME:SECRET for a url"),
-        SettingSpec("allow", "tools that run without asking: their names, or * for all of this server's"),
-        SettingSpec("timeout", "seconds a tool call may take (default 120)"),
-        SettingSpec("description", "a note shown by /tools"),
+    /// Its settings and what each is for (plain pairs, not SettingSpec: the config fuzz target
+    /// compiles this file without the backends).
+    public static let settings: [(key: String, summary: String)] = [
+        ("command", "the server's program and arguments, started over stdio (or url)"),
+        ("url", "the server's Streamable HTTP endpoint, e.g. http://127.0.0.1:8000/mcp (or command)"),
+        ("env", "NAME=VALUE… for the program; a value may be env:VAR, file:PATH or cmd:COMMAND"),
+        ("cwd", "the folder the program starts in"),
+        ("auth", "bearer:SECRET or header:NAME:SECRET for a url"),
+        ("allow", "tools that run without asking: their names, or * for all of this server's"),
+        ("timeout", "seconds a tool call may take (default 120)"),
+        ("description", "a note shown by /tools"),
     ]
 
     public subscript(key: String) -> String? { values[key].flatMap { $0.isEmpty ? nil : $0 } }
