@@ -41,6 +41,8 @@ enum CLICommands {
         sessionOption,
         OptionSpec(["--thread"], "NAME|ID", "send in this thread (created when new)"),
         OptionSpec(["--new-thread"], nil, "start a new thread for this message"),
+        OptionSpec(["--fork-at"], "N", "send in a fork of the thread holding its messages up to N (see /history)"),
+        OptionSpec(["--code"], nil, "print only the reply's fenced code blocks, without their fences"),
         OptionSpec(["--json"], nil, "print the reply as JSON lines: text deltas, status, done with usage, error"),
         OptionSpec(["--speak"], nil, "also read the reply aloud (in the shell: speak this session's replies)"),
         OptionSpec(["--listen"], nil, "dictate the message from the microphone, send it, print the reply"),
@@ -64,6 +66,8 @@ enum CLICommands {
         CLICommand("history", "", "print recent messages", options: [
             sessionOption, OptionSpec(["-n"], "N", "how many (default 20)"), jsonOption,
         ], run: Run.history),
+        CLICommand("stats", "", "messages, tokens in and out, and reply speeds, per session (and its threads with -s)",
+                   options: [sessionOption, jsonOption], run: Run.stats),
         CLICommand("search", "TEXT", "full-text search over the history", options: [
             sessionOption, OptionSpec(["-n"], "N", "at most N hits (default 20)"),
             jsonOption.with(summary: "one JSON object per hit: ids, snippet, length in bytes"),

@@ -60,6 +60,7 @@ public struct HarkCommandLine {
         }
         if message.isEmpty {
             if options.json { throw HarkError.usage("--json needs a message") }
+            if options.code { throw HarkError.usage("--code needs a message") }
             if options.speak {
                 var overrides = workspace.voice.overrides(for: workspace.currentSession)
                 overrides.speak = true
@@ -69,7 +70,8 @@ public struct HarkCommandLine {
             finishIndexing(workspace)
             return code
         }
-        let code = OneShot(workspace: workspace, terminal: terminal, json: options.json, speak: options.speak).run(message)
+        let code = OneShot(workspace: workspace, terminal: terminal, json: options.json, speak: options.speak,
+                           codeOnly: options.code).run(message)
         finishIndexing(workspace)
         return code
     }
@@ -88,8 +90,8 @@ public struct HarkCommandLine {
         return workspace
     }
 
-    func tell(_ notices: [String]) {
-        for notice in notices { terminal.writeError("hark: note: " + notice + "\n") }
+    func tell(_ notices: [String], prefix: String = "hark: note: ") {
+        for notice in notices { terminal.writeError(prefix + notice + "\n") }
     }
 
     /// `--listen`: the message, dictated; nil when cancelled (Ctrl-C or the cancel word).
@@ -114,17 +116,29 @@ public struct HarkCommandLine {
 
     func selectThread(_ options: MessageOptions, workspace: Workspace) throws {
         let session = workspace.currentSession
+        if options.json && options.code { throw HarkError.usage("give --json or --code, not both") }
         if options.newThread {
+            if options.forkAt != nil { throw HarkError.usage("--fork-at forks an existing thread; leave out --new-thread") }
             try workspace.store.setCurrentThread(session: session, threadID: nil)
         }
         if let reference = options.thread {
             if let thread = try workspace.store.findThread(session: session, reference) {
                 try workspace.store.setCurrentThread(session: session, threadID: thread.id)
+            } else if options.forkAt != nil {
+                throw HarkError.unknownThread(reference)
             } else {
                 let backend = try workspace.backend(for: session)
                 try workspace.store.createThread(session: session, title: reference,
                                                  backendID: (backend as? RemoteThreads)?.newThreadID())
             }
+        }
+        if let text = options.forkAt {
+            guard let count = Int(text) else { throw HarkError.usage("--fork-at takes a message's place in the thread, e.g. 4") }
+            guard let thread = try workspace.currentThread() else {
+                throw HarkError.usage("--fork-at needs a thread: name it with --thread NAME|ID")
+            }
+            let (_, lines) = try workspace.fork(thread, messages: count)
+            tell(lines.map(\.plainText), prefix: "hark: ")
         }
     }
 
@@ -133,6 +147,8 @@ public struct HarkCommandLine {
         var session: String?
         var thread: String?
         var newThread = false
+        var forkAt: String?
+        var code = false
         var json = false
         var speak = false
         var listen = false
@@ -144,6 +160,8 @@ public struct HarkCommandLine {
             session = parsed.value("--session")
             thread = parsed.value("--thread")
             newThread = parsed.flag("--new-thread")
+            forkAt = parsed.value("--fork-at")
+            code = parsed.flag("--code")
             json = parsed.flag("--json")
             speak = parsed.flag("--speak")
             listen = parsed.flag("--listen")

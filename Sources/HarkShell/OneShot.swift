@@ -10,12 +10,15 @@ public struct OneShot {
     let json: Bool
     /// Also read the reply aloud (`--speak`), and wait until it has been heard.
     let speak: Bool
+    /// Print only the reply's fenced code blocks (`--code`), once it is whole.
+    let codeOnly: Bool
 
-    public init(workspace: Workspace, terminal: Terminal, json: Bool, speak: Bool = false) {
+    public init(workspace: Workspace, terminal: Terminal, json: Bool, speak: Bool = false, codeOnly: Bool = false) {
         self.workspace = workspace
         self.terminal = terminal
         self.json = json
         self.speak = speak
+        self.codeOnly = codeOnly
     }
 
     public func run(_ line: String) -> Int32 {
@@ -29,6 +32,7 @@ public struct OneShot {
         }
         let presenter = OutcomePresenter(workspace: workspace, terminal: terminal, loop: loop,
                                          mode: .oneShot(json: json, speak: speak))
+        presenter.codeOnly = codeOnly
         return presenter.run(line)
     }
 }

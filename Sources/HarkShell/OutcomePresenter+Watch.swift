@@ -11,11 +11,13 @@ extension OutcomePresenter {
     /// keeps up with a fast stream.
     func watch(_ job: ReplyJob) -> Int32 {
         let interactive = mode == .shell
-        let format: ReplyView.Format = json ? .json : (terminal.capabilities.isTTY ? .terminal : .plain)
+        let format: ReplyView.Format = json ? .json : (terminal.capabilities.isTTY && !codeOnly ? .terminal : .plain)
         let terminal = self.terminal
+        // With --code the text is held back: the blocks are printed from the stored reply.
+        let codeOnly = self.codeOnly
         let view = ReplyView(format: format, capabilities: terminal.capabilities,
                              markdown: BackendRegistry.repliesAreMarkdown(kind: job.kind),
-                             output: { terminal.write($0) }, errorOutput: { terminal.writeError($0) })
+                             output: { if !codeOnly { terminal.write($0) } }, errorOutput: { terminal.writeError($0) })
         if interactive && job.session != workspace.currentSession { view.header(job.session) }
         let observer: ReplyObserver = !interactive && format != .terminal
             ? DirectObserver(view: view, inbox: loop.inbox) : InboxObserver(inbox: loop.inbox)
@@ -99,6 +101,7 @@ extension OutcomePresenter {
                                                     timeout: 0))
             for case .speechFailed(let error) in late.events { terminal.showError(error) }
         }
+        if codeOnly, outcome == .complete { return printCode(job) }
         switch outcome {
         case .complete:
             if let reason = job.finishReason, BackendRegistry.kind(named: job.kind)?.failingFinishReasons.contains(reason) == true {
@@ -114,6 +117,19 @@ extension OutcomePresenter {
     }
 
     private var interactiveMode: Bool { mode == .shell }
+
+    /// `--code`: the reply's code blocks, each followed by a line feed; 1 (as `hark search`
+    /// without a hit) when it has none.
+    private func printCode(_ job: ReplyJob) -> Int32 {
+        let text = job.replyMessageID.flatMap { try? workspace.store.message(id: $0) }?.text ?? job.text
+        let blocks = CodeBlocks.extract(from: text)
+        guard !blocks.isEmpty else {
+            terminal.writeError("hark: the reply has no code block\n")
+            return 1
+        }
+        terminal.write(blocks.map { $0.code + "\n" }.joined())
+        return 0
+    }
 
     /// Who reads the reply aloud: in the shell, whoever the session's voice settings name
     /// (a problem is said and the reply shown anyway); in one-shot mode, only with --speak,

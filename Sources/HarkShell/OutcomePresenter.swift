@@ -10,6 +10,8 @@ protocol ShellControls: AnyObject {
     func editDraft(_ text: String)
     func listen()
     func quit()
+    /// `/edit last`: the message to edit, and what to do with the edited text.
+    func editMessage(_ text: String, then: @escaping @Sendable (String) async throws -> CommandOutcome)
 }
 
 /// Runs a line and shows what it produced, in the shell and in one-shot mode: the one place a
@@ -31,6 +33,8 @@ final class OutcomePresenter {
     let mode: Mode
     /// Set in `.shell` mode.
     weak var shell: ShellControls?
+    /// One-shot `--code`: only the reply's fenced code blocks are printed, once it is whole.
+    var codeOnly = false
 
     var json: Bool {
         if case .oneShot(let json, _) = mode { return json }
@@ -57,8 +61,18 @@ final class OutcomePresenter {
 
     func present(_ outcome: CommandOutcome) -> Int32 {
         switch outcome {
-        case .none, .events:
+        case .none, .events, .summary:
             break
+        case .copy(let text, let what):
+            do {
+                guard let said = try terminal.copy(text, what: what) else { break }
+                if shell != nil { terminal.show(said, .success) } else { terminal.writeError("hark: " + said + "\n") }
+            } catch {
+                return fail(error)
+            }
+        case .editMessage(let text, let then):
+            guard let shell else { return fail(HarkError.usage("that command needs the interactive shell")) }
+            shell.editMessage(text, then: then)
         case .output(let document):
             terminal.show(document)
         case .reply(let job):

@@ -23,6 +23,8 @@ public final class Shell {
     var promptWidth = 0
     /// A line holding a literal secret is not kept in the input history; said the first time.
     var toldLineNotKept = false
+    /// `/edit last` without an editor: the next line entered replaces the message, through this.
+    var pendingEdit: (@Sendable (String) async throws -> CommandOutcome)?
 
     public init(workspace: Workspace, terminal: Terminal) throws {
         self.workspace = workspace
@@ -71,6 +73,10 @@ public final class Shell {
                 if quitRequested { break }
                 terminal.show("^C", .dim)
                 draft = []
+                if pendingEdit != nil {
+                    pendingEdit = nil
+                    terminal.show("not edited; your message stays as it was", .dim)
+                }
                 workspace.voice.stopSpeaking()
             case .action(let action, let line):
                 if action == "edit" { editAndSend(startingWith: (draft + [line]).joined(separator: "\n")) }
@@ -81,6 +87,11 @@ public final class Shell {
                 }
                 let message = (draft + [line]).joined(separator: "\n")
                 draft = []
+                if let edit = pendingEdit {
+                    pendingEdit = nil
+                    finishEdit(message, then: edit)
+                    continue
+                }
                 handle(message)
             }
         }
@@ -256,4 +267,29 @@ extension Shell: ShellControls {
     func listen() { editor.requestListening() }
 
     func quit() { quitRequested = true }
+
+    /// `/edit last`: the message in $VISUAL or $EDITOR, or, when neither is set, in the input
+    /// line, where Enter hands it back (Ctrl-C leaves it as it was).
+    func editMessage(_ text: String, then: @escaping @Sendable (String) async throws -> CommandOutcome) {
+        guard terminal.hasEditor else {
+            pendingEdit = then
+            terminal.show("editing your last message: Enter sends it in place of the old one, "
+                + "Ctrl-C leaves it as it was", .dim)
+            prefill(text)
+            return
+        }
+        do {
+            finishEdit(try terminal.edit(text), then: then)
+        } catch {
+            terminal.showError(error)
+        }
+    }
+
+    func finishEdit(_ edited: String, then: @escaping @Sendable (String) async throws -> CommandOutcome) {
+        do {
+            _ = presenter.present(try blocking { try await then(edited) })
+        } catch {
+            presenter.fail(error)
+        }
+    }
 }

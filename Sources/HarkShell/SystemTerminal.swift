@@ -73,6 +73,12 @@ public final class SystemTerminal: Terminal, @unchecked Sendable {
     public func page(_ text: String) {
         Pager.show(text, on: self)
     }
+
+    public var hasEditor: Bool { ExternalEditor.isConfigured() }
+
+    public func copy(_ text: String, what: String) throws -> String? {
+        try Clipboard.copy(text, what: what, terminal: capabilities.isTTY ? { self.write($0) } : nil)
+    }
 }
 
 /// The terminal's modes, from the user's settings captured the first time they change.

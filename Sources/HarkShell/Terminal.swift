@@ -41,6 +41,12 @@ public protocol Terminal: AnyObject, Sendable {
     func editFile(_ path: String) throws
     /// Edits `text` in the user's editor and returns what was saved.
     func edit(_ text: String) throws -> String
+    /// Whether the user named an editor ($VISUAL or $EDITOR): `/edit last` edits in the input
+    /// line when not.
+    var hasEditor: Bool { get }
+    /// Puts `text` on the clipboard; returns the line that says how (nil when there is nothing
+    /// to say), or throws saying what is missing.
+    func copy(_ text: String, what: String) throws -> String?
     /// Long text to read: through the pager when it does not fit the screen.
     func page(_ text: String)
 }

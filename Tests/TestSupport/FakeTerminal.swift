@@ -180,7 +180,18 @@ public final class FakeTerminal: Terminal, @unchecked Sendable {
 
     public func edit(_ text: String) throws -> String {
         write("[editor opens on: \(text)]\n")
-        return try editor(text)
+        let edited = try editor(text)
+        write("[editor closes with: \(edited)]\n")
+        return edited
+    }
+
+    /// Whether the user has an editor set; without one, `/edit last` edits in the input line.
+    public var editorConfigured = true
+    public var hasEditor: Bool { editorConfigured }
+
+    public func copy(_ text: String, what: String) throws -> String? {
+        write("[clipboard ← \(what)]\n\(text)\n[end of clipboard]\n")
+        return nil
     }
 
     public func page(_ text: String) { write(text) }

@@ -32,6 +32,9 @@ public final class TestOpenAIServer: @unchecked Sendable {
         case raw(String)
         case wait(Gate)
         case error(String)
+        /// Answer this status and body instead of a stream (must come first): a server's error
+        /// before the reply, such as a context overflow.
+        case fail(status: Int, body: String)
         /// llama.cpp's server of 2024 and early 2025 (examples/server/server.cpp): a mid-stream
         /// error as `server_sent_event(sink, "error", error_data)`, an SSE field line
         /// `error: {"code":500,"message":…,"type":"server_error"}` (utils.hpp,
@@ -53,15 +56,35 @@ public final class TestOpenAIServer: @unchecked Sendable {
     public let api: API
     public var baseURL: String { http.baseURL + "/v1" }
 
-    /// The JSON bodies received, in order.
-    public var bodies: [JSON] { http.requests.filter { $0.method == "POST" }.compactMap { try? JSON.parse($0.body) } }
+    /// The JSON bodies of the API's requests received (chat completions, messages or responses), in order.
+    public var bodies: [JSON] {
+        http.requests.filter { $0.method == "POST" && $0.path.hasSuffix(api.path) }.compactMap { try? JSON.parse($0.body) }
+    }
 
-    public init(api: API = .chat, status: Int = 200, errorBody: String? = nil,
+    /// The messages of each chat completion received, as role and content.
+    public var sentMessages: [[Turn]] {
+        bodies.map { body in
+            (body["messages"]?.array ?? []).map { Turn(role: MessageRole(rawValue: $0["role"]?.string ?? "") ?? .system,
+                                                       text: $0["content"]?.string ?? "") }
+        }
+    }
+
+    /// `props`: what `GET /props` answers, as llama.cpp's server does (nil: 404, as other
+    /// servers). `show`: what `POST /api/show` answers, as Ollama does (nil: 404).
+    public init(api: API = .chat, status: Int = 200, errorBody: String? = nil, props: JSON? = nil, show: JSON? = nil,
                 models: JSON = ["object": "list", "data": [["id": "test-model", "object": "model"]]], script: @escaping Script) throws {
         self.api = api
         http = try TestHTTPServer { request, response in
             if request.method == "GET", request.path.hasSuffix("/models") {
                 response.send(json: models.encoded())
+                return
+            }
+            if request.method == "GET", request.path == "/props", let props {
+                response.send(json: props.encoded())
+                return
+            }
+            if request.method == "POST", request.path == "/api/show", let show {
+                response.send(json: show.encoded())
                 return
             }
             guard request.method == "POST", request.path.hasSuffix(api.path) else {
@@ -73,14 +96,26 @@ public final class TestOpenAIServer: @unchecked Sendable {
                 return
             }
             let body = (try? JSON.parse(request.body)) ?? .null
+            if api == .chat, let problem = Self.messagesProblem(body) {
+                response.send(status: 400, json: JSON.object(["error": ["code": 400, "message": .string(problem),
+                                                                        "type": "invalid_request_error"]]).encoded())
+                return
+            }
+            let steps = script(body)
+            if case .fail(let status, let text)? = steps.first {
+                response.send(status: status, json: text)
+                return
+            }
             response.startChunked(headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")])
             var wire = TestModelWire(api: api)
-            for step in script(body) {
+            for step in steps {
                 switch step {
                 case .raw(let text):
                     response.write(text)
                 case .wait(let gate):
                     gate.wait()
+                case .fail:
+                    break
                 case .llamaError(let message):
                     let error: JSON = ["code": 500, "message": .string(message), "type": "server_error"]
                     response.write("error: " + error.encoded() + "\n\n")
@@ -97,6 +132,22 @@ public final class TestOpenAIServer: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// What a chat server refuses in `messages`: none, a message without a role or content, a
+    /// role it does not know, a last message not the user's, or a system message after the
+    /// first (several models' Jinja chat templates, which llama.cpp runs, raise "System message
+    /// must be at the beginning").
+    static func messagesProblem(_ body: JSON) -> String? {
+        guard let messages = body["messages"]?.array, !messages.isEmpty else { return "'messages' is required" }
+        for (index, message) in messages.enumerated() {
+            guard let role = message["role"]?.string, message["content"] != nil else {
+                return "each message needs a role and content"
+            }
+            guard ["system", "user", "assistant"].contains(role) else { return "unknown role \(role)" }
+            if role == "system", index > 0 { return "System message must be at the beginning" }
+        }
+        return messages.last?["role"]?.string == "user" ? nil : "the last message must be the user's"
     }
 
     public static func chunk(_ delta: [String: JSON]) -> String {

@@ -66,6 +66,15 @@ public final class Transcript: @unchecked Sendable {
     /// Questions a command asks go to the interaction the test put on the workspace
     /// (`ScriptedInteraction`, a person answering; `NonInteractive` by default, as in a pipe)
     /// unless the test calls `answerAtTheTerminal`.
+    /// What the user leaves in the editor when a command opens it (`/edit last`); nil keeps the
+    /// text as it was.
+    public var editorText: String? {
+        didSet {
+            let text = editorText
+            terminal.editor = { text ?? $0 }
+        }
+    }
+
     public init(_ workspace: Workspace, size: TerminalSize = TerminalSize(columns: 100, rows: 30)) {
         self.workspace = workspace
         terminal = FakeTerminal(size: size)

@@ -62,6 +62,8 @@ public final class ReplyJob: @unchecked Sendable {
     /// Keep the reply text in memory up to this size (for /pipe, /forward, speech); beyond it
     /// the history holds it.
     private let textLimit = 1 << 20
+    /// Set for `/compact`: the reply is kept as the thread's summary, not as a message.
+    var summaryOf: (throughMessageID: Int64, turns: Int)?
 
     init(id: Int, session: String, kind: String, thread: ChatThread, userMessageID: Int64?) {
         self.id = id
@@ -173,6 +175,10 @@ public final class ReplyJob: @unchecked Sendable {
         var writer: ReplyWriter?
         var backendMessageID: String?
         var answeredBy = model
+        var promptEstimate: Int?
+        let sentAt = ContinuousClock.now
+        var firstByteAt: ContinuousClock.Instant?
+        let summaryOf = self.summaryOf
         var notes: [String] = []
         func openWriter() throws -> ReplyWriter {
             if let writer { return writer }
@@ -186,8 +192,9 @@ public final class ReplyJob: @unchecked Sendable {
             for try await event in events {
                 switch event {
                 case .text(let piece):
+                    if firstByteAt == nil { firstByteAt = .now }
                     // Stored before it is shown: what the user saw is always in the history.
-                    try openWriter().append(piece)
+                    if summaryOf == nil { try openWriter().append(piece) }
                     lock.withLock {
                         // Whole pieces while they fit: one 30 MB piece must not be copied here.
                         if text.utf8.count + piece.utf8.count <= textLimit { text += piece }
@@ -206,7 +213,11 @@ public final class ReplyJob: @unchecked Sendable {
                     notes.append(text.split(whereSeparator: \.isNewline).joined(separator: " "))
                 case .detachable:
                     interruptDetaches = true
-                case .reasoning, .status, .finished, .toolCall, .artifact:
+                case .promptEstimate(let tokens):
+                    promptEstimate = tokens
+                case .reasoning:
+                    if firstByteAt == nil { firstByteAt = .now }
+                case .status, .finished, .artifact, .toolCall:
                     break
                 }
                 receive(event)
@@ -232,20 +243,39 @@ public final class ReplyJob: @unchecked Sendable {
                 ? .stopped : .failed(.backend(error.userMessage), hadText: writer != nil)
         }
         if Task.isCancelled && lock.withLock({ stopRequested }) { outcome = .stopped }
+        let timing = firstByteAt.map { first in
+            ReplyTiming(firstByteMilliseconds: Self.milliseconds(first - sentAt),
+                        streamMilliseconds: Self.milliseconds(ContinuousClock.now - first))
+        }
         do {
+            if let summaryOf {
+                // Kept only whole: a summary cut short would stand for turns it does not hold.
+                let summary = lock.withLock { text }.trimmed
+                if outcome == .complete, !summary.isEmpty {
+                    try store.addSummary(threadID: thread.id, ThreadSummary(text: summary, turns: summaryOf.turns,
+                                                                            throughMessageID: summaryOf.throughMessageID))
+                }
+                return outcome
+            }
             var errorText: String?
             if case .failed(let error, _) = outcome { errorText = error.message }
             if writer == nil, case .failed = outcome { _ = try openWriter() }
             // A reply with notes and no text (the workflow sent none) is kept for its notes.
             if writer == nil, !notes.isEmpty { _ = try openWriter() }
             try writer?.finish(status: outcome.status, error: errorText, usage: lock.withLock { usage },
-                               backendID: backendMessageID, model: answeredBy, notes: notes)
+                               backendID: backendMessageID, model: answeredBy, notes: notes,
+                               promptEstimate: promptEstimate, timing: timing)
             // No reply (a note to self): the message waited to be indexed with one.
             if writer == nil, let userMessageID { try store.indexNow(messageID: userMessageID) }
         } catch {
             outcome = .failed(error as? HarkError ?? .storage(error.userMessage), hadText: writer != nil)
         }
         return outcome
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
     }
 
     /// Records the end and tells the watcher; returns whether anyone was watching.

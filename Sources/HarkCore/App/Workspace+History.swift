@@ -11,9 +11,13 @@ extension Workspace {
         guard let thread = try context.history.currentThread() else {
             return .output([StyledLine("no messages in this thread yet", .dim)])
         }
-        let messages = try context.history.messages(threadID: thread.id, limit: count)
+        let all = context.arguments.flag("--all")
+        let messages = try context.history.messages(threadID: thread.id, limit: count, superseded: all)
         guard !messages.isEmpty else { return .output([StyledLine("no messages in this thread yet", .dim)]) }
-        return .output(MessageFormatting.document(messages, session: context.session))
+        // Numbered by place among the thread's messages (those /edit last replaced have none):
+        // the N of /thread fork.
+        let shown = messages.filter { $0.supersededBy == nil }.count
+        return .output(MessageFormatting.document(messages, session: context.session, firstNumber: thread.messageCount - shown + 1))
     }
 
     func searchCommand(_ context: CommandContext) async throws -> CommandOutcome {

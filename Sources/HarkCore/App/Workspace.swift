@@ -29,9 +29,12 @@ public final class Workspace: @unchecked Sendable {
 
     let state: Locked<State>
 
-    public init(paths: Paths, http: HTTPClient = HTTPClient(), store: HistoryStore? = nil, clock: HarkClock = .system) throws {
+    /// `http`: by default one that waits on `clock`, as the backends do.
+    public init(paths: Paths, http: HTTPClient? = nil, store: HistoryStore? = nil, clock: HarkClock = .system) throws {
+        let http = http ?? HTTPClient(clock: clock)
         self.paths = paths
         let config = try ConfigFile.load(paths: paths)
+        try BackendRegistry.checkValues(config)
         let store = try store ?? HistoryStore(path: paths.historyDatabase)
         self.store = store
         let directory = SessionDirectory()
@@ -94,6 +97,7 @@ public final class Workspace: @unchecked Sendable {
 
     public func reloadConfig() throws {
         let fresh = try ConfigFile.load(paths: paths)
+        try BackendRegistry.checkValues(fresh)
         var freshWarnings: [String] = []
         for session in fresh.sessions {
             do { freshWarnings += try BackendRegistry.validate(session) } catch { freshWarnings.append(error.userMessage) }
@@ -206,19 +210,21 @@ public final class Workspace: @unchecked Sendable {
             thread = try store.createThread(session: name, title: Self.title(from: text),
                                             backendID: (backend as? RemoteThreads)?.newThreadID())
         }
-        let history: [Turn]
+        let context: ThreadContext
         let userMessageID: Int64
         if let userMessage {
-            history = try store.newestTurns(threadID: thread.id, before: userMessage.id, window: backend.historyWindow)
+            context = try store.context(threadID: thread.id, session: name, before: userMessage.id,
+                                        window: backend.historyWindow)
             userMessageID = userMessage.id
         } else {
-            history = try store.newestTurns(threadID: thread.id, window: backend.historyWindow)
+            context = try store.context(threadID: thread.id, session: name, window: backend.historyWindow)
             userMessageID = try store.addMessage(threadID: thread.id, session: name, role: .user, text: text,
                                                  indexWithReply: true)
         }
         let attachments = state.update { $0.pendingAttachments.removeValue(forKey: name) ?? [] }
         let job = makeJob(session: name, kind: session.kind, thread: thread, userMessageID: userMessageID)
-        let request = ChatRequest(text: text, thread: thread, history: history, attachments: attachments)
+        let request = ChatRequest(text: text, thread: thread, history: context.turns, summary: context.summary, notLoaded: context.notLoaded,
+                                  estimator: context.estimator, attachments: attachments)
         launch(job, events: backend.send(request), backend: backend, model: session.model)
         return job
     }
@@ -249,8 +255,16 @@ public final class Workspace: @unchecked Sendable {
         return outcome
     }
 
-    /// Turns a command's event stream into a reply recorded in the history.
+    /// Turns a command's event stream into a reply recorded in the history (a summary into
+    /// the thread's summary).
     func recordIfNeeded(_ outcome: CommandOutcome, session name: String) throws -> CommandOutcome {
+        if case .summary(let events, let thread, let throughMessageID, let turns) = outcome {
+            let session = try self.session(named: name)
+            let job = makeJob(session: name, kind: session.kind, thread: thread, userMessageID: nil)
+            job.summaryOf = (throughMessageID, turns)
+            launch(job, events: events, backend: nil, model: nil)
+            return .reply(job)
+        }
         guard case .events(let events, let recordAs, let detachOnInterrupt) = outcome else { return outcome }
         let session = try self.session(named: name)
         try store.ensureSession(name, kind: session.kind)

@@ -37,10 +37,18 @@ public struct Message: Sendable, Equatable {
     public var model: String?
     /// What the reply came with besides its text, one line each ("AI Agent failed: …").
     public var notes: [String]
+    /// The message that replaced this one (`/edit last`): kept, shown by `/history --all`,
+    /// never sent again.
+    public var supersededBy: Int64?
+    /// hark's guess of the prompt this reply answered, before calibration.
+    public var promptEstimate: Int?
+    /// How long this reply took to start and to stream.
+    public var timing: ReplyTiming?
 
     public init(id: Int64, threadID: Int64, session: String, role: MessageRole, text: String,
                 status: MessageStatus, createdAt: Date, backendID: String? = nil, usage: Usage? = nil,
-                error: String? = nil, model: String? = nil, notes: [String] = []) {
+                error: String? = nil, model: String? = nil, notes: [String] = [], supersededBy: Int64? = nil,
+                promptEstimate: Int? = nil, timing: ReplyTiming? = nil) {
         self.id = id
         self.threadID = threadID
         self.session = session
@@ -53,6 +61,26 @@ public struct Message: Sendable, Equatable {
         self.error = error
         self.model = model
         self.notes = notes
+        self.supersededBy = supersededBy
+        self.promptEstimate = promptEstimate
+        self.timing = timing
+    }
+}
+
+/// How long a reply took: from sending to its first byte, then from there to its end.
+public struct ReplyTiming: Sendable, Equatable {
+    public var firstByteMilliseconds: Int
+    public var streamMilliseconds: Int
+
+    public init(firstByteMilliseconds: Int, streamMilliseconds: Int) {
+        self.firstByteMilliseconds = firstByteMilliseconds
+        self.streamMilliseconds = streamMilliseconds
+    }
+
+    /// Tokens a second while it streamed; nil for a reply too short to time.
+    public func tokensPerSecond(_ tokens: Int?) -> Double? {
+        guard let tokens, tokens > 0, streamMilliseconds > 0 else { return nil }
+        return Double(tokens) * 1000 / Double(streamMilliseconds)
     }
 }
 

@@ -28,6 +28,9 @@ public enum ReplyEvent: Sendable, Equatable {
     /// The model asks for a tool to be run, its arguments complete (each model API's decoder
     /// gathers them from its deltas). Not part of the reply's text.
     case toolCall(ToolCall)
+    /// hark's guess of the prompt's tokens (before calibration), sent before the request: kept
+    /// with the reply, so the server's `prompt_tokens` for it calibrates the next guess.
+    case promptEstimate(Int)
 }
 
 /// A function call a model asked for: the id the result must quote, the tool's name, and its

@@ -67,6 +67,8 @@ public final class ReplyView {
             if case .finished(let reason) = event { finishReason = reason }
             return
         }
+        // hark's own note of what it sent is no sign of the reply: the spinner goes on.
+        if case .promptEstimate = event { return }
         if !sawFirstEvent {
             sawFirstEvent = true
             clearSpinner()
@@ -107,7 +109,7 @@ public final class ReplyView {
         case .toolCall(let call):
             guard format == .terminal else { return }
             line(ansi.wrap("· tool call: \(call.name) \(call.arguments)", .dim))
-        case .backendMessageID, .backendThreadID, .model, .finished, .detachable, .artifact:
+        case .backendMessageID, .backendThreadID, .model, .finished, .detachable, .artifact, .promptEstimate:
             break
         }
     }
@@ -173,7 +175,7 @@ public final class ReplyView {
         case .toolCall(let call):
             return ["type": "tool_call", "id": .string(call.id), "name": .string(call.name), "arguments": .string(call.arguments)]
         case .artifact(let id, let name): return ["type": "artifact", "id": .string(id), "name": JSON(name)]
-        case .backendMessageID, .finished, .detachable: return nil
+        case .backendMessageID, .finished, .detachable, .promptEstimate: return nil
         }
     }
 

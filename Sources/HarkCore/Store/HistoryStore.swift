@@ -177,7 +177,7 @@ public final class HistoryStore: @unchecked Sendable {
     /// Threads with their message counts: `FROM threads t` follows.
     static let threads = RowDecoder<ChatThread>(columns: """
         t.id AS id, t.session AS session, t.title AS title, t.backend_id AS backend_id, t.created_at AS created_at,
-        t.updated_at AS updated_at, (SELECT count(*) FROM messages m WHERE m.thread_id = t.id) AS messages
+        t.updated_at AS updated_at, (SELECT count(*) FROM messages m WHERE m.thread_id = t.id AND m.superseded_by IS NULL) AS messages
         """) { row in
         ChatThread(id: row["id"].int64 ?? 0, session: row["session"].string ?? "", title: row["title"].string ?? "",
                    backendID: row["backend_id"].string, createdAt: Date(timeIntervalSince1970: row["created_at"].double ?? 0),
@@ -275,7 +275,8 @@ public final class HistoryStore: @unchecked Sendable {
         m.id AS id, m.thread_id AS thread_id, m.session AS session, m.role AS role, m.status AS status,
         m.created_at AS created_at, m.backend_id AS backend_id, m.prompt_tokens AS prompt_tokens,
         m.completion_tokens AS completion_tokens, m.total_tokens AS total_tokens, m.error AS error, m.model AS model,
-        m.notes AS notes
+        m.notes AS notes, m.superseded_by AS superseded_by, m.prompt_estimate AS prompt_estimate,
+        m.first_byte_ms AS first_byte_ms, m.stream_ms AS stream_ms
         """
 
     /// A message as a row of `messages m`, without its text.
@@ -293,7 +294,11 @@ public final class HistoryStore: @unchecked Sendable {
                        createdAt: Date(timeIntervalSince1970: row["created_at"].double ?? 0),
                        backendID: row["backend_id"].string, usage: usage, error: row["error"].string,
                        model: row["model"].string,
-                       notes: row["notes"].string.map { $0.split(separator: "\n").map(String.init) } ?? [])
+                       notes: row["notes"].string.map { $0.split(separator: "\n").map(String.init) } ?? [],
+                       supersededBy: row["superseded_by"].int64, promptEstimate: row["prompt_estimate"].int,
+                       timing: row["first_byte_ms"] == .null ? nil
+                           : ReplyTiming(firstByteMilliseconds: row["first_byte_ms"].int ?? 0,
+                                         streamMilliseconds: row["stream_ms"].int ?? 0))
     }
 
     /// Whole messages, text and all: `FROM messages m` follows.
@@ -364,11 +369,13 @@ public final class HistoryStore: @unchecked Sendable {
         try wrap { try database.rows(Self.messages, "FROM messages m WHERE m.id = ?", values: [.integer(id)]).first }
     }
 
-    /// The thread's messages in order; the last `limit` when given.
-    public func messages(threadID: Int64, limit: Int? = nil) throws -> [Message] {
+    /// The thread's messages in order; the last `limit` when given. Messages replaced by
+    /// `/edit last` only with `superseded`.
+    public func messages(threadID: Int64, limit: Int? = nil, superseded: Bool = false) throws -> [Message] {
         try wrap {
-            try database.rows(Self.messages, "FROM messages m WHERE m.thread_id = ? ORDER BY m.id DESC LIMIT ?",
-                              values: [.integer(threadID), .integer(Int64(limit ?? -1))]).reversed()
+            let filter = superseded ? "" : " AND m.superseded_by IS NULL"
+            return try database.rows(Self.messages, "FROM messages m WHERE m.thread_id = ?\(filter) ORDER BY m.id DESC LIMIT ?",
+                                     values: [.integer(threadID), .integer(Int64(limit ?? -1))]).reversed()
         }
     }
 
@@ -387,16 +394,27 @@ public final class HistoryStore: @unchecked Sendable {
     /// The newest turns of a thread, oldest first, as context for a backend: at most
     /// `window.messages` of them, and no more than `window.bytes` of text together (the newest
     /// that fit; an older turn is never sent without the newer ones). Stopped and partial
-    /// replies count (the user saw them), failed and empty ones do not. Only the turns chosen
-    /// are read: what it costs depends on what is sent, not on the thread's size.
+    /// replies count (the user saw them); failed and empty ones do not, nor messages replaced
+    /// by `/edit last`, nor replies still being written. Only the turns chosen are read: what
+    /// it costs depends on what is sent, not on the thread's size.
     public func newestTurns(threadID: Int64, before messageID: Int64? = nil, window: TurnWindow) throws -> [Turn] {
+        try newestMessages(threadID: threadID, before: messageID, window: window).map { Turn(role: $0.role, text: $0.text) }
+    }
+
+    /// The messages of `newestTurns`, after `after` (a summary's last message) when given.
+    func newestMessages(threadID: Int64, after: Int64? = nil, before messageID: Int64? = nil,
+                        window: TurnWindow) throws -> [Message] {
         guard window.messages > 0 else { return [] }
         return try wrap {
+            let eligible = """
+                m.thread_id = ?1 AND m.status != 'failed' AND m.superseded_by IS NULL AND m.writer_pid IS NULL
+                    AND \(Self.lengthColumn) > 0
+                """
             let sizes = try database.query("""
                 SELECT m.id, \(Self.lengthColumn) FROM messages m
-                WHERE m.thread_id = ?1 AND m.id < ?2 AND m.status != 'failed' AND \(Self.lengthColumn) > 0
-                ORDER BY m.id DESC LIMIT ?3
-                """, .integer(threadID), .integer(messageID ?? Int64.max), .integer(Int64(window.messages)))
+                WHERE \(eligible) AND m.id > ?4 AND m.id < ?2 ORDER BY m.id DESC LIMIT ?3
+                """, .integer(threadID), .integer(messageID ?? Int64.max), .integer(Int64(window.messages)),
+                .integer(after ?? 0))
             var chosen: [Int64] = []
             var total = 0
             for row in sizes {
@@ -406,17 +424,27 @@ public final class HistoryStore: @unchecked Sendable {
                 chosen.append(row[0].int64 ?? 0)
             }
             guard let oldest = chosen.last, let newest = chosen.first else { return [] }
-            return try database.rows(Self.messages, """
-                FROM messages m WHERE m.thread_id = ?1 AND m.id BETWEEN ?2 AND ?3 AND m.status != 'failed'
-                    AND \(Self.lengthColumn) > 0 ORDER BY m.id
-                """, values: [.integer(threadID), .integer(oldest), .integer(newest)])
-                .map { Turn(role: $0.role, text: $0.text) }
+            return try database.rows(Self.messages, "FROM messages m WHERE \(eligible) AND m.id BETWEEN ?2 AND ?3 ORDER BY m.id",
+                                     values: [.integer(threadID), .integer(oldest), .integer(newest)])
+        }
+    }
+
+    /// How many messages of a thread between two ids (exclusive) could have gone as context:
+    /// the older turns a window left out.
+    func contextMessages(threadID: Int64, after: Int64, before: Int64) throws -> Int {
+        try wrap {
+            try database.query("""
+                SELECT count(*) FROM messages
+                WHERE thread_id = ? AND id > ? AND id < ? AND status != 'failed' AND superseded_by IS NULL
+                """, .integer(threadID), .integer(after), .integer(before)).first?[0].int ?? 0
         }
     }
 
     public func lastMessage(threadID: Int64, role: MessageRole) throws -> Message? {
         try wrap {
-            try database.rows(Self.messages, "FROM messages m WHERE m.thread_id = ? AND m.role = ? ORDER BY m.id DESC LIMIT 1",
+            try database.rows(Self.messages, """
+                FROM messages m WHERE m.thread_id = ? AND m.role = ? AND m.superseded_by IS NULL ORDER BY m.id DESC LIMIT 1
+                """,
                               values: [.integer(threadID), .text(role.rawValue)]).first
         }
     }

@@ -194,6 +194,29 @@ public enum Migrations {
             CREATE INDEX messages_unindexed ON messages(id) WHERE unindexed IS NOT NULL;
             CREATE INDEX message_more_unindexed ON message_more(id) WHERE unindexed IS NOT NULL;
             """),
+        // Conversations that last (issue 22). `superseded_by`: a message replaced by
+        // `/edit last` (and the reply to it) points at the message that replaced it; it stays,
+        // shown by `/history --all`, and is never sent again. `prompt_estimate`: hark's guess
+        // of the prompt a reply answered, compared with the server's `prompt_tokens` to
+        // calibrate the next guess. `first_byte_ms`, `stream_ms`: how long the reply took to
+        // start and then to stream, for `/info` and `hark stats`. `thread_notes`: a thread's
+        // summary of its older turns (`/compact`), sent in their place.
+        Migration(name: "009-conversations", sql: """
+            ALTER TABLE messages ADD COLUMN superseded_by INTEGER;
+            ALTER TABLE messages ADD COLUMN prompt_estimate INTEGER;
+            ALTER TABLE messages ADD COLUMN first_byte_ms INTEGER;
+            ALTER TABLE messages ADD COLUMN stream_ms INTEGER;
+            CREATE TABLE thread_notes (
+                id INTEGER PRIMARY KEY,
+                thread_id INTEGER NOT NULL REFERENCES threads(id) ON DELETE CASCADE,
+                kind TEXT NOT NULL,
+                text TEXT NOT NULL,
+                through_message INTEGER NOT NULL,
+                turns INTEGER NOT NULL,
+                created_at REAL NOT NULL
+            );
+            CREATE INDEX thread_notes_by_thread ON thread_notes(thread_id, id);
+            """),
     ]
 
     /// Why the database was made by a newer hark, or nil when this one knows its schema: its

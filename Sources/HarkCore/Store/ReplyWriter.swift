@@ -48,7 +48,8 @@ public final class ReplyWriter: @unchecked Sendable {
     }
 
     public func finish(status: MessageStatus, error: String? = nil, usage: Usage? = nil, backendID: String? = nil,
-                       model: String? = nil, notes: [String] = []) throws {
+                       model: String? = nil, notes: [String] = [], promptEstimate: Int? = nil,
+                       timing: ReplyTiming? = nil) throws {
         guard !finished else { return }
         finished = true
         defer { store.replyStreaming(false) }
@@ -62,6 +63,12 @@ public final class ReplyWriter: @unchecked Sendable {
                 try Self.close(database: database, messageID: messageID, status: status, error: error, usage: usage,
                                backendID: backendID, model: model, notes: notes, length: .integer(Int64(storedBytes)),
                                now: store.timestamp)
+                if promptEstimate != nil || timing != nil {
+                    try database.run("""
+                        UPDATE messages SET prompt_estimate = ?, first_byte_ms = ?, stream_ms = ? WHERE id = ?
+                        """, SQLValue(promptEstimate), SQLValue(timing?.firstByteMilliseconds),
+                        SQLValue(timing?.streamMilliseconds), .integer(messageID))
+                }
                 if indexNow {
                     // With the message it answers (Workspace.send stores that one for this).
                     try database.run("""

@@ -53,7 +53,7 @@ import TestSupport
             #1 local · Zoo · you · HH:MM
               remember the aardvark
             > /history 1
-            you · HH:MM
+            1 you · HH:MM
             remember the aardvark
             > /export json
             [
@@ -194,7 +194,7 @@ import TestSupport
             > @nobody hi
             hark: no session named "nobody"; `hark sessions` lists them
             > /history many
-            hark: usage: /history [N]; N is a positive number
+            hark: usage: /history [N] [--all]; N is a positive number
             > /thread rm 99
             hark: no thread "99" in this session; /threads lists them
             > !
@@ -214,7 +214,7 @@ import TestSupport
         await transcript.type("/session llama")
         await transcript.type("hello")
         let info = await transcript.type("/info")
-        #expect(info.contains("auth     bearer:env:HARK_TEST_OPENAI_KEY"))
+        #expect(info.contains("auth          bearer:env:HARK_TEST_OPENAI_KEY"))
         #expect(server.http.requests.last?.header("authorization") == "Bearer sk-test-very-secret")
         // The secret is nowhere in what the user saw or in the database file.
         #expect(!transcript.text.contains("sk-test-very-secret"))

@@ -90,6 +90,9 @@ import TestSupport
         #expect(try store.newestTurns(threadID: thread.id, window: TurnWindow(messages: 40)) == [
             Turn(role: .user, text: "q1"), Turn(role: .assistant, text: "a1"), Turn(role: .user, text: "q2"),
         ])
+        #expect(try store.context(threadID: thread.id, session: "bot", window: TurnWindow(messages: 40)).turns == [
+            Turn(role: .user, text: "q1"), Turn(role: .assistant, text: "a1"), Turn(role: .user, text: "q2"),
+        ])
     }
 
     /// The newest turns that fit a count and a size, oldest first; only those are read.
@@ -198,5 +201,31 @@ import TestSupport
             try await group.waitForAll()
         }
         #expect(try setup.messageCount() == 400)
+    }
+}
+
+/// What `/info` and `hark stats` read: tokens summed, speeds as medians of the last replies.
+@Suite struct UsageStatsTests {
+    @Test func tokensAreSummedAndSpeedsAreMediansOfTheLastReplies() throws {
+        let directory = TemporaryDirectory()
+        let store = try HistoryStore(path: directory.file("history.db"))
+        let thread = try store.createThread(session: "bot", title: "t")
+        for (index, (firstByte, stream, tokens)) in [(200, 1000, 10), (400, 2000, 60), (1000, 500, 5)].enumerated() {
+            try store.addMessage(threadID: thread.id, session: "bot", role: .user, text: "q\(index)")
+            let reply = try store.beginReply(threadID: thread.id, session: "bot")
+            try reply.append("a\(index)")
+            try reply.finish(status: .complete, usage: Usage(promptTokens: 100 * (index + 1), completionTokens: tokens),
+                             promptEstimate: 90, timing: ReplyTiming(firstByteMilliseconds: firstByte, streamMilliseconds: stream))
+        }
+        let stats = try store.stats(session: "bot")
+        #expect(stats.messages == 6 && stats.replies == 3)
+        #expect(stats.promptTokens == 600 && stats.completionTokens == 75)
+        #expect(stats.lastPromptTokens == 300)
+        #expect(stats.firstByteSeconds == 0.4)
+        #expect(stats.tokensPerSecond == 10)  // 10, 30 and 10 tokens a second
+        #expect(try store.stats(threadID: thread.id) == stats)
+        #expect(stats.summary == "6 messages · 600 tokens in · 75 out")
+        #expect(stats.speed == "first byte 0.40 s · 10.0 tokens/s")
+        #expect(try store.message(id: 2)?.promptEstimate == 90)
     }
 }

@@ -3,8 +3,9 @@ import Glibc
 
 /// A model's session: any OpenAI-compatible server (llama.cpp's, Ollama, vLLM, hosted APIs),
 /// in the API its `api` setting names: Chat Completions, Anthropic's Messages or OpenAI's
-/// Responses (each in its own folder). The thread's earlier turns go along, so the model has
-/// the context; `serve = …` runs llama.cpp's server for it.
+/// Responses (each in its own folder). The thread's earlier turns that fit the model's context
+/// go along (ContextBudget decides which; see OpenAIBackend+Context); `serve = …` runs
+/// llama.cpp's server for it.
 public final class OpenAIBackend: Backend, BackendKind {
     public static let name = "openai"
     public static let summary = "a model's server: OpenAI Chat Completions, Anthropic Messages or OpenAI Responses"
@@ -14,15 +15,17 @@ public final class OpenAIBackend: Backend, BackendKind {
         SettingSpec("auth", "bearer:SECRET for hosted APIs (sent as x-api-key with api = messages)"),
         SettingSpec("model", "the model name the server expects"),
         SettingSpec("system", "a system prompt: text, or @FILE"),
-        SettingSpec("temperature", "sampling temperature, e.g. 0.7"),
-        SettingSpec("max_tokens", "the longest reply, in tokens"),
-        SettingSpec("context", "how many earlier messages to send (default 40)"),
-        SettingSpec("usage", "on (default) asks the server for token counts"),
-        SettingSpec("think", "off hides the model's reasoning (default on: shown dim)"),
-        SettingSpec("previous_response", "on sends only the new message and the last reply's id (api = responses)"),
+        SettingSpec("temperature", "sampling temperature, e.g. 0.7", type: .nonNegative),
+        SettingSpec("max_tokens", "the longest reply, in tokens (0: the server decides)", type: .count),
+        SettingSpec("context", "the model's context window in tokens, e.g. 8192 or 8k (default: asked of the server, else 8192; "
+                    + "serve_context for a served model)"),
+        SettingSpec("context_messages", "at most this many earlier messages sent (default: as many as fit the context)", type: .count),
+        SettingSpec("usage", "on (default) asks the server for token counts", type: .flag),
+        SettingSpec("think", "off hides the model's reasoning (default on: shown dim)", type: .flag),
+        SettingSpec("previous_response", "on sends only the new message and the last reply's id (api = responses)", type: .flag),
         SettingSpec("serve", "a .gguf file (or smollm2) that hark runs with llama.cpp's server"),
-        SettingSpec("serve_context", "the served model's context size in tokens (default 4096)"),
-        SettingSpec("serve_threads", "threads the served model uses (default: llama.cpp's choice; 1 on a busy machine)"),
+        SettingSpec("serve_context", "the served model's context size in tokens (default 4096)", type: .count),
+        SettingSpec("serve_threads", "threads the served model uses (default: llama.cpp's choice; 1 on a busy machine)", type: .count),
     ]
     public static let commands: [CommandSpec] = [
         CommandSpec("model", [.optional("NAME", .dynamic("models"))],
@@ -32,6 +35,7 @@ public final class OpenAIBackend: Backend, BackendKind {
         CommandSpec("think", [.optionalChoice(["on", "off"])], "show or hide the model's reasoning (this run)",
                     group: "openai", options: [OptionSpec(["--save"], nil, "keep it: write think = on|off to the config")],
                     run: handler(OpenAIBackend.thinkCommand)),
+        compactCommand,
     ]
 
     let session: SessionConfig
@@ -45,10 +49,12 @@ public final class OpenAIBackend: Backend, BackendKind {
     let systemPrompt: String?
     let temperature: Double?
     let maxTokens: Int?
-    let contextMessages: Int
+    let context: ContextSettings
     let sendsPreviousResponse: Bool
     let timeouts: HTTPTimeouts
     let state: Locked<State>
+    /// The window the server told, once asked, and the threads told of turns left out.
+    let contextState = Locked(ContextState())
 
     /// What `/model` and `/think` change for this run, and the models last listed (for Tab).
     struct State {
@@ -84,14 +90,25 @@ public final class OpenAIBackend: Backend, BackendKind {
         systemPrompt = try Self.systemPrompt(session["system"], paths: environment.paths, session: session.name)
         temperature = try session.double("temperature")
         maxTokens = try session.int("max_tokens")
-        contextMessages = try session.int("context") ?? 40
+        var context = try ContextSettings(session)
+        // A served model's window is the one hark started it with.
+        if let server, context.window == nil { context.window = server.model.contextSize }
+        self.context = context
         sendsPreviousResponse = try session.bool("previous_response") ?? false
         timeouts = try session.timeouts()
         state = Locked(State(model: session.model ?? server?.model.name, showsReasoning: try session.bool("think") ?? true))
     }
 
-    /// The `context` setting's number of earlier messages; a token budget would narrow it.
-    public var historyWindow: TurnWindow { TurnWindow(messages: contextMessages) }
+    /// What is read of a thread for a message: `context_messages`, and text enough to fill
+    /// the context window at eight bytes a token (more than any tokenizer's average, so no turn
+    /// that could fit is left unread; the token budget then decides precisely what goes).
+    public var historyWindow: TurnWindow {
+        TurnWindow(messages: context.maxTurns ?? 10_000, bytes: (context.window ?? Self.largestAutoWindow) * 8)
+    }
+
+    /// The window assumed for reading when `context = auto`: the server's, asked later, is
+    /// rarely larger.
+    static let largestAutoWindow = 262_144
 
     public static func make(session: SessionConfig, environment: BackendEnvironment) throws -> any Backend {
         try OpenAIBackend(session: session, environment: environment)
@@ -110,10 +127,11 @@ public final class OpenAIBackend: Backend, BackendKind {
 
     var model: String? { state.read { $0.model } }
 
-    /// What goes to the model for this message, whatever the API.
-    func prompt(for request: ChatRequest) -> ModelPrompt {
-        var prompt = ModelPrompt(model: model, system: systemPrompt,
-                                 turns: ModelPrompt.turnsToSend(request.history, limit: contextMessages),
+    /// What goes to the model for this message, whatever the API: the plan's system text and
+    /// turns (starting on one of the user's, as Anthropic's API wants), then the message.
+    func prompt(for request: ChatRequest, plan: ContextPlan) -> ModelPrompt {
+        var prompt = ModelPrompt(model: model, system: plan.system,
+                                 turns: ModelPrompt.turnsToSend(plan.turns, limit: plan.turns.count),
                                  text: request.text, attachments: request.attachments,
                                  temperature: temperature, maxTokens: maxTokens)
         if sendsPreviousResponse, api is ResponsesAPI, let previous = previousResponseID(in: request.thread) {
@@ -145,11 +163,13 @@ public final class OpenAIBackend: Backend, BackendKind {
     }
 
     public func send(_ request: ChatRequest) -> AsyncThrowingStream<ReplyEvent, Error> {
-        let body = api.body(for: prompt(for: request))
-        return ModelReplyStream.make(ready: fixedBase ?? server?.readyBase, starting: server,
-                                     hidesReasoning: !state.read { $0.showsReasoning },
-                                     base: { [self] in try await self.base() }) { [self] base in
-            api.stream(http) { [self] in try self.request(body, base: base) }
+        sendPlanned(request) { [self] plan in
+            let body = api.body(for: prompt(for: request, plan: plan))
+            return ModelReplyStream.make(ready: fixedBase ?? server?.readyBase, starting: server,
+                                         hidesReasoning: !state.read { $0.showsReasoning },
+                                         base: { [self] in try await self.base() }) { [self] base in
+                api.stream(http) { [self] in try self.request(body, base: base) }
+            }
         }
     }
 
@@ -164,6 +184,7 @@ public final class OpenAIBackend: Backend, BackendKind {
         if let temperature { facts.append(("temperature", String(temperature))) }
         if let maxTokens { facts.append(("max tokens", String(maxTokens))) }
         if !state.read({ $0.showsReasoning }) { facts.append(("reasoning", "hidden (/think on shows it)")) }
+        facts.append(("context", await contextInfo()))
         return facts
     }
 
