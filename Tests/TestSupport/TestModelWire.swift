@@ -75,7 +75,7 @@ struct TestModelWire {
         case .error(let message):
             return "data: " + JSON.object(["error": ["message": .string(message), "type": "server_error"]]).encoded() + "\n\n"
         case .done: return "data: [DONE]\n\n"
-        case .raw, .wait, .close, .fail, .llamaError, .vllmError: return ""
+        case .raw, .wait, .close, .llamaError, .vllmError, .fail: return ""
         }
     }
 
@@ -153,7 +153,7 @@ struct TestModelWire {
                 delta["usage"] = ["input_tokens": .number(Double(usage.prompt)), "output_tokens": .number(Double(usage.completion))]
             }
             return closeBlock() + Self.sse(.object(delta), event: "message_delta") + Self.sse(["type": "message_stop"], event: "message_stop")
-        case .raw, .wait, .close, .fail, .llamaError, .vllmError: return ""
+        case .raw, .wait, .close, .llamaError, .vllmError, .fail: return ""
         }
     }
 
@@ -195,7 +195,7 @@ struct TestModelWire {
             }
             let type = incomplete ? "response.incomplete" : "response.completed"
             return Self.sse(["type": .string(type), "response": .object(response)], event: type)
-        case .raw, .wait, .close, .fail, .llamaError, .vllmError: return ""
+        case .raw, .wait, .close, .llamaError, .vllmError, .fail: return ""
         }
     }
 }

@@ -56,7 +56,7 @@ public final class TestOpenAIServer: @unchecked Sendable {
     public let api: API
     public var baseURL: String { http.baseURL + "/v1" }
 
-    /// The JSON bodies of the model requests received (not `/api/show`'s), in order.
+    /// The JSON bodies of the API's requests received (chat completions, messages or responses), in order.
     public var bodies: [JSON] {
         http.requests.filter { $0.method == "POST" && $0.path.hasSuffix(api.path) }.compactMap { try? JSON.parse($0.body) }
     }

@@ -3,9 +3,9 @@ import Glibc
 
 /// A model's session: any OpenAI-compatible server (llama.cpp's, Ollama, vLLM, hosted APIs),
 /// in the API its `api` setting names: Chat Completions, Anthropic's Messages or OpenAI's
-/// Responses (each in its own folder). The thread's earlier turns go along, so the model has
-/// the context (those that fit its window: ContextBudget, see OpenAIBackend+Context);
-/// `serve = …` runs llama.cpp's server for it; `mcp = …` offers MCP tools (ToolLoop).
+/// Responses (each in its own folder). The thread's earlier turns that fit the model's context
+/// go along (ContextBudget decides which; see OpenAIBackend+Context); `serve = …` runs
+/// llama.cpp's server for it; `mcp = …` offers MCP tools (ToolLoop).
 public final class OpenAIBackend: Backend, BackendKind {
     public static let name = "openai"
     public static let summary = "a model's server: OpenAI Chat Completions, Anthropic Messages or OpenAI Responses"
@@ -17,7 +17,8 @@ public final class OpenAIBackend: Backend, BackendKind {
         SettingSpec("system", "a system prompt: text, or @FILE"),
         SettingSpec("temperature", "sampling temperature, e.g. 0.7", type: .nonNegative),
         SettingSpec("max_tokens", "the longest reply, in tokens (0: the server decides)", type: .count),
-        SettingSpec("context", "the model's context window in tokens, e.g. 8192 or 8k (default: asked of the server, else 8192)"),
+        SettingSpec("context", "the model's context window in tokens, e.g. 8192 or 8k (default: asked of the server, else 8192; "
+                    + "serve_context for a served model)"),
         SettingSpec("context_messages", "at most this many earlier messages sent (default: as many as fit the context)", type: .count),
         SettingSpec("usage", "on (default) asks the server for token counts", type: .flag),
         SettingSpec("mcp", "MCP servers whose tools the model may call: names of [mcp NAME] sections"),
@@ -26,20 +27,19 @@ public final class OpenAIBackend: Backend, BackendKind {
         SettingSpec("think", "off hides the model's reasoning (default on: shown dim)", type: .flag),
         SettingSpec("previous_response", "on sends only the new message and the last reply's id (api = responses)", type: .flag),
         SettingSpec("serve", "a .gguf file (or smollm2) that hark runs with llama.cpp's server"),
-        SettingSpec("serve_context", "the served model's context size in tokens (default 4096)", type: .positiveCount),
-        SettingSpec("serve_threads", "threads the served model uses (default: llama.cpp's choice; 1 on a busy machine)",
-                    type: .positiveCount),
+        SettingSpec("serve_context", "the served model's context size in tokens (default 4096)", type: .count),
+        SettingSpec("serve_threads", "threads the served model uses (default: llama.cpp's choice; 1 on a busy machine)", type: .count),
     ]
-    public static var commands: [CommandSpec] { [modelCommandSpec, thinkCommandSpec, compactCommand] }
-    static let modelCommandSpec =
+    public static let commands: [CommandSpec] = [
         CommandSpec("model", [.optional("NAME", .dynamic("models"))],
                     "list the server's models, or switch this session to one (this run)", group: "openai",
                     options: [OptionSpec(["--save"], nil, "keep it: write model = NAME to the config")],
-                    run: handler(OpenAIBackend.modelCommand))
-    static let thinkCommandSpec =
+                    run: handler(OpenAIBackend.modelCommand)),
         CommandSpec("think", [.optionalChoice(["on", "off"])], "show or hide the model's reasoning (this run)",
                     group: "openai", options: [OptionSpec(["--save"], nil, "keep it: write think = on|off to the config")],
-                    run: handler(OpenAIBackend.thinkCommand))
+                    run: handler(OpenAIBackend.thinkCommand)),
+        compactCommand,
+    ]
 
     let session: SessionConfig
     let http: HTTPClient
@@ -55,14 +55,14 @@ public final class OpenAIBackend: Backend, BackendKind {
     let context: ContextSettings
     let sendsPreviousResponse: Bool
     let timeouts: HTTPTimeouts
-    /// The window the server told, once asked, and the threads told of turns left out.
-    let contextState = Locked(ContextState())
     /// MCP: the servers named by `mcp`, where they run, and what runs without asking.
     let toolServers: [String]
     let toolHost: ToolHost?
     let toolAllows: [String]
     let toolRounds: Int
     let state: Locked<State>
+    /// The window the server told, once asked, and the threads told of turns left out.
+    let contextState = Locked(ContextState())
 
     /// What `/model` and `/think` change for this run, and the models last listed (for Tab).
     struct State {
@@ -98,7 +98,10 @@ public final class OpenAIBackend: Backend, BackendKind {
         systemPrompt = try Self.systemPrompt(session["system"], paths: environment.paths, session: session.name)
         temperature = try session.double("temperature")
         maxTokens = try session.int("max_tokens")
-        context = try ContextSettings(session)
+        var context = try ContextSettings(session)
+        // A served model's window is the one hark started it with.
+        if let server, context.window == nil { context.window = server.model.contextSize }
+        self.context = context
         sendsPreviousResponse = try session.bool("previous_response") ?? false
         timeouts = try session.timeouts()
         state = Locked(State(model: session.model ?? server?.model.name, showsReasoning: try session.bool("think") ?? true))
@@ -112,7 +115,6 @@ public final class OpenAIBackend: Backend, BackendKind {
         (value ?? "").split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
     }
 
-    /// The `context` setting's number of earlier messages; a token budget would narrow it.
     /// What is read of a thread for a message: `context_messages`, and text enough to fill
     /// the context window at eight bytes a token (more than any tokenizer's average, so no turn
     /// that could fit is left unread; the token budget then decides precisely what goes).
@@ -141,9 +143,8 @@ public final class OpenAIBackend: Backend, BackendKind {
 
     var model: String? { state.read { $0.model } }
 
-    /// What goes to the model for this message, whatever the API.
     /// What goes to the model for this message, whatever the API: the plan's system text and
-    /// turns (those that fit the window), then the message.
+    /// turns (starting on one of the user's, as Anthropic's API wants), then the message.
     func prompt(for request: ChatRequest, plan: ContextPlan) -> ModelPrompt {
         var prompt = ModelPrompt(model: model, system: plan.system,
                                  turns: ModelPrompt.turnsToSend(plan.turns, limit: plan.turns.count),
