@@ -47,19 +47,19 @@ sources() {
   case "$1" in
     sse) echo "$core/Streaming/SSEParser.swift $core/Streaming/ByteSearch.swift" ;;
     ndjson) echo "$core/Streaming/LineSplitter.swift $core/Streaming/ByteSearch.swift" ;;
-    config) echo "$core/Config/ConfigFile.swift $core/Config/Config.swift $core/Config/Secret.swift $core/Config/URLCredentials.swift" \
+    config) echo "$core/Config/ConfigFile.swift $core/Config/Config.swift $core/Config/SettingType.swift $core/Config/Secret.swift $core/Config/URLCredentials.swift" \
       "$core/Config/Paths.swift $core/Support/PathName.swift $core/Support/ShellCommand.swift $core/Support/Subprocess.swift" \
       "$core/Support/PosixFile.swift $core/HTTP/HTTPRequest.swift ${json_sources[*]} ${errors[*]}" ;;
     command) echo "$core/Commands/CommandInvocation.swift ${errors[*]}" ;;
     json) echo "${json_sources[*]}" ;;
-    http) echo "$core/HTTP/HTTPResponseParser.swift $core/HTTP/HTTPRequest.swift $core/HTTP/RetryPolicy.swift ${json_sources[*]} ${errors[*]}" ;;
+    http) echo "$core/HTTP/HTTPResponseParser.swift $core/HTTP/HTTPRequest.swift $core/HTTP/RetryPolicy.swift $core/HTTP/HTTPDate.swift ${json_sources[*]} ${errors[*]}" ;;
     n8n) echo "$core/Backends/Webhook/N8NReplyDecoder.swift $core/Streaming/ChunkTemplate.swift $core/Streaming/LineSplitter.swift $core/Streaming/ByteSearch.swift" \
       "${decoder_sources[*]}" ;;
     openai) echo "$core/Backends/OpenAI/ChatCompletions/ChatCompletionDecoder.swift $core/Streaming/ChunkTemplate.swift" \
       "${model_sources[*]}" ;;
     messages) echo "$core/Backends/OpenAI/Messages/MessagesEventReader.swift ${model_sources[*]}" ;;
     responses) echo "$core/Backends/OpenAI/Responses/ResponsesEventReader.swift ${model_sources[*]}" ;;
-    secrets) echo "$core/Config/Secret.swift $core/Config/Config.swift $core/Config/URLCredentials.swift" \
+    secrets) echo "$core/Config/Secret.swift $core/Config/Config.swift $core/Config/SettingType.swift $core/Config/URLCredentials.swift" \
       "$core/HTTP/AuthHeaderCache.swift $core/HTTP/HTTPRequest.swift $core/Support/ShellCommand.swift" \
       "$core/Support/Subprocess.swift $core/Support/PosixFile.swift $core/Support/PathName.swift $core/Config/Paths.swift" \
       "${json_sources[*]} ${errors[*]}" ;;
