@@ -117,4 +117,17 @@ import TestSupport
             try ServedModel.resolve("/nonexistent/model.gguf", session: "s", paths: home.paths, contextSize: 1024, venv: Self.venv, searchPath: nil)
         }
     }
+
+    /// A served model's context window is the size hark starts it with, so the context budget
+    /// fits it without asking a server that is not running yet; a `context` setting still wins.
+    @Test func aServedModelsWindowIsItsServeContext() async throws {
+        let home = TestHome(config: Self.servedSession() + "[session sized]\nkind = openai\nserve = smollm2\nserve_context = 1024\ncontext = 512\n")
+        let workspace = try home.workspace()
+        let served = try await workspace.backend(for: "served").info()
+        #expect(served.first { $0.0 == "context" }?.1.hasPrefix("1024 tokens (serve_context = 1024)") == true, "\(served)")
+        let sized = try await workspace.backend(for: "sized").info()
+        #expect(sized.first { $0.0 == "context" }?.1.hasPrefix("512 tokens (context = 512)") == true, "\(sized)")
+        // Neither started a server to say so.
+        #expect(Self.pidFile(home) == nil)
+    }
 }
