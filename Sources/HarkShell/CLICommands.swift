@@ -46,6 +46,8 @@ enum CLICommands {
         OptionSpec(["--json"], nil, "print the reply as JSON lines: text deltas, status, done with usage, error"),
         OptionSpec(["--speak"], nil, "also read the reply aloud (in the shell: speak this session's replies)"),
         OptionSpec(["--listen"], nil, "dictate the message from the microphone, send it, print the reply"),
+        OptionSpec(["--yes-tools"], "NAME,…", "run these MCP tools without asking: SERVER, SERVER.TOOL or * (commas between)",
+                   repeats: true),
         OptionSpec(["-h", "--help"], nil, "show this help"),
         OptionSpec(["--version"], nil, "print the version"),
     ]

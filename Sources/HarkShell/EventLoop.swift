@@ -13,6 +13,9 @@ public enum ShellEvent: Sendable {
     case speechDone
     /// Dictation's progress: listening, words heard, the end.
     case dictation(DictationEvent)
+    /// A reply's task asks the user something (may this tool run?): the watch of a reply
+    /// shows it and reads the answer; anywhere else it is dismissed.
+    case question(ReplyQuestion)
 }
 
 /// The one place hark waits for something to happen, in the shell and in one-shot mode: keys
@@ -60,6 +63,8 @@ public final class EventLoop: @unchecked Sendable {
     public let terminal: Terminal
     /// Other threads post here; the wait wakes.
     public let inbox = Inbox<ShellEvent>()
+    /// Set while a reply is watched, the only time a reply's question can be answered.
+    public let watchingReply = Locked(false)
     private var held: [ShellEvent] = []
     private var heldSignals: [Int32] = []
     private var buffer: [UInt8] = []

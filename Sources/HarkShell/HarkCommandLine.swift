@@ -37,6 +37,7 @@ public struct HarkCommandLine {
         }
         let workspace = try openWorkspace()
         if let session = options.session { try workspace.switchSession(to: session) }
+        workspace.tools.allow(options.yesTools)
         try selectThread(options, workspace: workspace)
         var message = options.words.joined(separator: " ")
         if options.listen {
@@ -152,6 +153,8 @@ public struct HarkCommandLine {
         var json = false
         var speak = false
         var listen = false
+        /// `--yes-tools`: MCP tools that run without asking, this run.
+        var yesTools: [String] = []
         var help = false
         var version = false
         var words: [String] = []
@@ -165,6 +168,7 @@ public struct HarkCommandLine {
             json = parsed.flag("--json")
             speak = parsed.flag("--speak")
             listen = parsed.flag("--listen")
+            yesTools = parsed.values("--yes-tools").flatMap { $0.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init) }
             help = parsed.flag("--help")
             version = parsed.flag("--version")
             words = parsed.words

@@ -24,6 +24,11 @@ public struct OneShot {
     public func run(_ line: String) -> Int32 {
         terminal.catchSignals([SIGINT, SIGTERM, SIGHUP])
         let loop = EventLoop(terminal: terminal)
+        if terminal.hasKeyboard {
+            // On a terminal a tool call is asked about, as in the shell (nothing else asks here).
+            let asker = TerminalInteraction(terminal: terminal, loop: loop)
+            workspace.tools.setInteraction { asker }
+        }
         if speak {
             let inbox = loop.inbox
             workspace.voice.onSpeechEvent = { event in

@@ -33,9 +33,17 @@ extension OutcomePresenter {
         let keys = interactive && terminal.hasKeyboard
         var typedAhead: [UInt8] = []
         var outcome: ReplyOutcome?
+        // A question of the reply's being answered (ReplyQuestion): it takes the keys meanwhile.
+        var question: ReplyQuestion?
+        let asks = terminal.hasKeyboard && format == .terminal
+        loop.watchingReply.update { $0 = asks }
+        defer {
+            loop.watchingReply.update { $0 = false }
+            question?.answer(nil)
+        }
         while outcome == nil {
-            let wake = loop.wait(EventLoop.Interest(keys: keys, signals: true, events: { Self.concerns($0, job) },
-                                                    timeout: view.wantsSpinner ? 100 : nil))
+            let wake = loop.wait(EventLoop.Interest(keys: keys || question != nil, signals: true, events: { Self.concerns($0, job) },
+                                                    timeout: view.wantsSpinner && question == nil ? 100 : nil))
             for signal in wake.signals where [SIGINT, SIGTERM, SIGHUP].contains(signal) {
                 if interactive && signal == SIGINT && job.interruptDetaches {
                     return detach(job, view, typedAhead, "↪ detached; \(job.session) goes on in the background")
@@ -47,6 +55,13 @@ extension OutcomePresenter {
                 var keys = loop.takeKeys()
                 while !keys.isEmpty {
                     let key = keys.removeFirst()
+                    if let asked = question {
+                        guard let choice = asked.choice(for: key) else { continue }
+                        view.answered(choice.map(String.init) ?? "")
+                        asked.answer(choice)
+                        question = nil
+                        continue
+                    }
                     if key == 0x03 && !job.interruptDetaches {
                         job.stop()
                     } else if key == 0x1A || key == 0x03 {
@@ -61,12 +76,20 @@ extension OutcomePresenter {
                 switch event {
                 case .reply(_, let replyEvent): view.render(replyEvent)
                 case .replyEnded(_, let ended): outcome = ended
+                case .question(let asked):
+                    guard asks, question == nil else {
+                        asked.answer(nil)
+                        break
+                    }
+                    if !interactive { terminal.setKeyMode(.keys) }
+                    question = asked
+                    view.ask(asked.prompt)
                 case .speechFailed(let error):
                     if interactive { view.aside("hark: " + error.userMessage) } else { terminal.showError(error) }
                 default: break
                 }
             }
-            view.tickSpinner()
+            if question == nil { view.tickSpinner() }
         }
         loop.unread(typedAhead)
         view.end(outcome!, messageID: job.replyMessageID)
@@ -79,7 +102,7 @@ extension OutcomePresenter {
     static func concerns(_ event: ShellEvent, _ job: ReplyJob) -> Bool {
         switch event {
         case .reply(let from, _), .replyEnded(let from, _): return from === job
-        case .speechFailed: return true
+        case .speechFailed, .question: return true
         default: return false
         }
     }

@@ -192,6 +192,7 @@ public final class Shell {
             switch event {
             case .backgroundEnded(let job): notices.append(notice(for: job))
             case .speechFailed(let error): notices.append(ansi.wrap("hark: " + error.userMessage, .error))
+            case .question(let question): question.answer(nil)  // its reply is no longer watched
             default: break  // events of a reply no longer watched, a dictation that ended
             }
         }

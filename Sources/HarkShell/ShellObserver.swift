@@ -61,6 +61,47 @@ struct TerminalInteraction: Interaction, @unchecked Sendable {
     }
 }
 
+extension TerminalInteraction {
+    /// Asked from a reply's task (a tool call's approval) while the shell watches that reply:
+    /// the watch, which owns the keys then, shows the question and takes one key. Nobody
+    /// watching (the reply went on in the background): no answer, so nothing runs.
+    func choose(_ prompt: String, options: [Character]) async -> Character? {
+        guard isInteractive, loop.watchingReply.read({ $0 }) else { return nil }
+        return await withCheckedContinuation { continuation in
+            loop.inbox.post(.question(ReplyQuestion(prompt: prompt, options: options, continuation: continuation)))
+        }
+    }
+}
+
+/// A reply's question to the user with its one-key options, answered once: an option, or nil
+/// when dismissed (Enter, Ctrl-C, the watch ending).
+public final class ReplyQuestion: @unchecked Sendable {
+    let prompt: String
+    let options: [Character]
+    private let lock = Lock()
+    private var continuation: CheckedContinuation<Character?, Never>?
+
+    init(prompt: String, options: [Character], continuation: CheckedContinuation<Character?, Never>) {
+        self.prompt = prompt
+        self.options = options
+        self.continuation = continuation
+    }
+
+    func answer(_ choice: Character?) {
+        lock.withLock {
+            defer { continuation = nil }
+            return continuation
+        }?.resume(returning: choice)
+    }
+
+    /// The option a key chooses, `.some(nil)` for a key that dismisses, nil for one ignored.
+    func choice(for key: UInt8) -> Character?? {
+        if key == 0x0D || key == 0x0A || key == 0x03 || key == 0x04 { return .some(nil) }
+        let typed = Character(Unicode.Scalar(key)).lowercased().first
+        return typed.flatMap { options.contains($0) ? .some($0) : nil }
+    }
+}
+
 /// Runs async work from the (non-concurrency) shell thread and waits for it.
 func blocking<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
     let semaphore = DispatchSemaphore(value: 0)

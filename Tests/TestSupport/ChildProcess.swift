@@ -33,14 +33,20 @@ public final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    public init(_ arguments: [String], environment: [String: String]) throws {
+    /// With `lifeline`, the program's stdin is a pipe this process holds open until it ends:
+    /// a program that stops when its stdin ends goes with the tests however they end.
+    public init(_ arguments: [String], environment: [String: String], lifeline: Bool = false) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        var outPipe: [Int32] = [-1, -1], errPipe: [Int32] = [-1, -1]
-        guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw Failure.spawn("no pipe") }
-        for fd in outPipe + errPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        var outPipe: [Int32] = [-1, -1], errPipe: [Int32] = [-1, -1], inPipe: [Int32] = [-1, -1]
+        guard pipe(&outPipe) == 0, pipe(&errPipe) == 0, !lifeline || pipe(&inPipe) == 0 else { throw Failure.spawn("no pipe") }
+        for fd in outPipe + errPipe + inPipe where fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        if lifeline {
+            posix_spawn_file_actions_adddup2(&actions, inPipe[0], 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
         posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
         // Nothing else of ours goes along: a socket another test has open (libcurl's are not
@@ -69,6 +75,7 @@ public final class ChildProcess: @unchecked Sendable {
         let code = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp)
         close(outPipe[1])
         close(errPipe[1])
+        if lifeline { close(inPipe[0]) }  // the write end stays open, unused, until this process ends
         guard code == 0 else {
             close(outPipe[0])
             close(errPipe[0])
@@ -96,6 +103,15 @@ public final class ChildProcess: @unchecked Sendable {
     public func waitFor(stdout text: String, seconds: Double = 120) async throws {
         try await wait("stdout \"\(text)\"", seconds: seconds) { $0.stdout.contains(text) || $0.status != nil }
         guard stdout.contains(text) else { throw Failure.timeout("stdout \"\(text)\" (it exited)", stdout: stdout, stderr: stderr) }
+    }
+
+    /// Waits until stderr holds `text` at least `count` times (a log line that recurs).
+    public func waitFor(stderr text: String, count: Int, seconds: Double = 120) async throws {
+        func occurrences(_ log: String) -> Int { log.components(separatedBy: text).count - 1 }
+        try await wait("\(count) × stderr \"\(text)\"", seconds: seconds) { occurrences($0.stderr) >= count || $0.status != nil }
+        guard occurrences(stderr) >= count else {
+            throw Failure.timeout("\(count) × stderr \"\(text)\" (it exited)", stdout: stdout, stderr: stderr)
+        }
     }
 
     /// Waits for the program to end; its exit status.

@@ -1,13 +1,32 @@
 import Foundation
 import HarkCore
 
-/// A loopback server speaking OpenAI's `/v1/chat/completions` streaming protocol, with each
-/// reply scripted by the test: text and reasoning chunks, usage, raw bytes, pauses on a Gate,
-/// errors, an early close. Records what it was asked.
+/// A loopback model server speaking one of the APIs a model session does (OpenAI's Chat
+/// Completions, Anthropic's Messages, OpenAI's Responses; see TestModelWire for the shapes and
+/// where they come from), with each reply scripted by the test: text and reasoning, tool calls,
+/// usage, the end, raw bytes, pauses on a Gate, errors, an early close. Records what it was
+/// asked, and lists `models` at `GET …/models`.
 public final class TestOpenAIServer: @unchecked Sendable {
+    public enum API: String, Sendable {
+        case chat, messages, responses
+
+        var path: String {
+            switch self {
+            case .chat: return "/chat/completions"
+            case .messages: return "/messages"
+            case .responses: return "/responses"
+            }
+        }
+    }
+
     public enum Step: Sendable {
         case text(String)
         case reasoning(String)
+        /// A tool call whose arguments arrive in these pieces.
+        case toolCall(id: String, name: String, arguments: [String])
+        /// Why the reply ended, in Chat Completions' words (`length`, `tool_calls`): a chunk
+        /// with its finish_reason, or the stop reason of the other APIs' end.
+        case finish(String)
         case usage(prompt: Int, completion: Int)
         /// Bytes exactly as given (for BOMs, comments, CRLFs split across writes…).
         case raw(String)
@@ -19,16 +38,15 @@ public final class TestOpenAIServer: @unchecked Sendable {
         /// llama.cpp's server of 2024 and early 2025 (examples/server/server.cpp): a mid-stream
         /// error as `server_sent_event(sink, "error", error_data)`, an SSE field line
         /// `error: {"code":500,"message":…,"type":"server_error"}` (utils.hpp,
-        /// format_error_response); the stream then ends with `data: [DONE]`.
+        /// format_error_response); the stream then ends with `data: [DONE]`. Chat Completions only.
         case llamaError(String)
         /// vLLM up to 0.3 (vllm/entrypoints/openai/serving_engine.py): the ErrorResponse as the
         /// chunk itself, `data: {"object":"error","message":…,"type":…,"param":null,"code":400}`.
+        /// Chat Completions only.
         case vllmError(String)
-        /// The last chunk of a choice: an empty delta and its finish_reason (`length` when
-        /// max_tokens cut it).
-        case finish(String)
+        /// The end: `[DONE]`, `message_stop`, `response.completed`.
         case done
-        /// Close the connection here (no [DONE]).
+        /// Close the connection here (no end).
         case close
     }
 
@@ -45,11 +63,12 @@ public final class TestOpenAIServer: @unchecked Sendable {
     }
 
     public let http: TestHTTPServer
+    public let api: API
     public var baseURL: String { http.baseURL + "/v1" }
 
-    /// The JSON bodies of the chat completions received, in order.
+    /// The JSON bodies of the API's requests received (chat completions, messages or responses), in order.
     public var bodies: [JSON] {
-        http.requests.filter { $0.path.hasSuffix("/chat/completions") }.compactMap { try? JSON.parse($0.body) }
+        http.requests.filter { $0.method == "POST" && $0.path.hasSuffix(api.path) }.compactMap { try? JSON.parse($0.body) }
     }
 
     /// The messages of each chat completion received, as role and content.
@@ -62,11 +81,17 @@ public final class TestOpenAIServer: @unchecked Sendable {
 
     /// `props`: what `GET /props` answers, as llama.cpp's server does (nil: 404, as other
     /// servers). `show`: what `POST /api/show` answers, as Ollama does (nil: 404).
-    public init(status: Int = 200, errorBody: String? = nil, props: JSON? = nil, show: JSON? = nil,
+    public init(api: API = .chat, status: Int = 200, errorBody: String? = nil, props: JSON? = nil, show: JSON? = nil,
+                models: JSON = ["object": "list", "data": [["id": "test-model", "object": "model"]]],
                 embeddings: Embeddings = .none, script: @escaping Script) throws {
+        self.api = api
         http = try TestHTTPServer { request, response in
             if request.method == "POST", request.path.hasSuffix("/embeddings") {
                 Self.embed(request, response, embeddings)
+                return
+            }
+            if request.method == "GET", request.path.hasSuffix("/models") {
+                response.send(json: models.encoded())
                 return
             }
             if request.method == "GET", request.path == "/props", let props {
@@ -77,7 +102,7 @@ public final class TestOpenAIServer: @unchecked Sendable {
                 response.send(json: show.encoded())
                 return
             }
-            guard request.method == "POST", request.path.hasSuffix("/chat/completions") else {
+            guard request.method == "POST", request.path.hasSuffix(api.path) else {
                 response.send(status: 404, json: #"{"error":{"message":"not found","type":"invalid_request_error"}}"#)
                 return
             }
@@ -86,7 +111,7 @@ public final class TestOpenAIServer: @unchecked Sendable {
                 return
             }
             let body = (try? JSON.parse(request.body)) ?? .null
-            if let problem = Self.messagesProblem(body) {
+            if api == .chat, let problem = Self.messagesProblem(body) {
                 response.send(status: 400, json: JSON.object(["error": ["code": 400, "message": .string(problem),
                                                                         "type": "invalid_request_error"]]).encoded())
                 return
@@ -97,24 +122,13 @@ public final class TestOpenAIServer: @unchecked Sendable {
                 return
             }
             response.startChunked(headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")])
+            var wire = TestModelWire(api: api)
             for step in steps {
                 switch step {
-                case .text(let text):
-                    response.write(Self.chunk(["content": .string(text)]))
-                case .reasoning(let text):
-                    response.write(Self.chunk(["reasoning_content": .string(text)]))
-                case .usage(let prompt, let completion):
-                    let usage: JSON = ["id": "c1", "object": "chat.completion.chunk", "choices": [],
-                                       "usage": ["prompt_tokens": .number(Double(prompt)),
-                                                 "completion_tokens": .number(Double(completion)),
-                                                 "total_tokens": .number(Double(prompt + completion))]]
-                    response.write("data: " + usage.encoded() + "\n\n")
                 case .raw(let text):
                     response.write(text)
                 case .wait(let gate):
                     gate.wait()
-                case .error(let message):
-                    response.write("data: " + JSON.object(["error": ["message": .string(message), "type": "server_error"]]).encoded() + "\n\n")
                 case .fail:
                     break
                 case .llamaError(let message):
@@ -124,15 +138,12 @@ public final class TestOpenAIServer: @unchecked Sendable {
                     let error: JSON = ["object": "error", "message": .string(message), "type": "BadRequestError",
                                        "param": nil, "code": 400]
                     response.write("data: " + error.encoded() + "\n\n")
-                case .finish(let reason):
-                    let json: JSON = ["id": "c1", "object": "chat.completion.chunk", "model": "test-model",
-                                      "choices": [["index": 0, "delta": [:], "finish_reason": .string(reason)]]]
-                    response.write("data: " + json.encoded() + "\n\n")
-                case .done:
-                    response.write("data: [DONE]\n\n")
                 case .close:
                     response.abort()
                     return
+                default:
+                    let bytes = wire.write(step)
+                    if !bytes.isEmpty { response.write(bytes) }
                 }
             }
         }
@@ -167,7 +178,7 @@ public final class TestOpenAIServer: @unchecked Sendable {
     }
 
     /// What a chat server refuses in `messages`: none, a message without a role or content, a
-    /// role it does not know, a last message not the user's, or a system message after the
+    /// role it does not know, a last message not the user's (or a tool's result), or a system message after the
     /// first (several models' Jinja chat templates, which llama.cpp runs, raise "System message
     /// must be at the beginning").
     static func messagesProblem(_ body: JSON) -> String? {
@@ -176,10 +187,10 @@ public final class TestOpenAIServer: @unchecked Sendable {
             guard let role = message["role"]?.string, message["content"] != nil else {
                 return "each message needs a role and content"
             }
-            guard ["system", "user", "assistant"].contains(role) else { return "unknown role \(role)" }
+            guard ["system", "user", "assistant", "tool"].contains(role) else { return "unknown role \(role)" }
             if role == "system", index > 0 { return "System message must be at the beginning" }
         }
-        return messages.last?["role"]?.string == "user" ? nil : "the last message must be the user's"
+        return ["user", "tool"].contains(messages.last?["role"]?.string ?? "") ? nil : "the last message must be the user's"
     }
 
     public static func chunk(_ delta: [String: JSON]) -> String {
@@ -188,7 +199,7 @@ public final class TestOpenAIServer: @unchecked Sendable {
         return "data: " + json.encoded() + "\n\n"
     }
 
-    /// A script that streams `words` then usage and [DONE].
+    /// A script that streams `words` then usage and the end.
     public static func streaming(_ words: [String]) -> Script {
         { _ in words.map { Step.text($0) } + [.usage(prompt: 5, completion: words.count), .done] }
     }

@@ -10,7 +10,7 @@ HARK = os.environ.get("HARK_BIN") or os.path.join(ROOT, ".build/release/hark")
 SERVER = os.path.join(ROOT, ".build/release/hark-bench-server")
 LLM = os.path.join(BENCH, "venv/bin/llm")
 HERE = os.path.dirname(__file__)
-SECTIONS = sys.argv[1:] or ["startup", "roundtrip", "throughput", "history", "memory", "growth", "latency", "a2a", "documents"]
+SECTIONS = sys.argv[1:] or ["startup", "roundtrip", "throughput", "history", "memory", "growth", "latency", "a2a", "model", "documents"]
 results = {}
 
 def run(command, **kwargs):
@@ -274,6 +274,61 @@ def documents():
                                            os.path.join(ROOT, ".build/release/hark-bench-reader"), BENCH]))
 
 os.makedirs(BENCH, exist_ok=True)
+class LlamaServer:
+    """llama.cpp's real server (xllamacpp) with SmolLM2-135M-Instruct, as the tests run it
+    (Tests/Fixtures/llama/serve.py: one thread, temperature 0, fixed seed); stops when its
+    stdin closes."""
+    def __enter__(self):
+        python = os.path.join(ROOT, ".local/venv/bin/python")
+        self.process = subprocess.Popen([python, os.path.join(ROOT, "Tests/Fixtures/llama/serve.py")],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        line = self.process.stdout.readline()
+        if not line.startswith("ready "):
+            raise SystemExit("llama.cpp's server did not start; scripts/setup.sh --with-model installs it")
+        self.port = int(line.split()[1])
+        return self
+
+    def __exit__(self, *error):
+        self.process.stdin.close()
+        self.process.wait(timeout=30)
+
+MODEL_MESSAGE = "What is the capital of France?"
+MODEL_TOKENS = 8
+
+def model():
+    """A small real model: the one-shot round trip against llama.cpp's server (hark, curl -N and
+    llm asking the same thing of the same server), and Enter → first token in the shell with a
+    `serve = smollm2` session, cold (hark starts the server) and warm (it runs)."""
+    with LlamaServer() as llama:
+        path, env = home(llama.port)
+        with open(f"{path}/config/hark/config", "a") as config:
+            config.write(f"\n[session llama]\nkind = openai\nurl = http://127.0.0.1:{llama.port}/v1\nmodel = smollm2\n"
+                         f"max_tokens = {MODEL_TOKENS}\n\n[session served]\nkind = openai\nserve = smollm2\nserve_threads = 1\n"
+                         f"temperature = 0\ncontext = 0\nmax_tokens = {MODEL_TOKENS}\n")
+        with open(f"{path}/llm/extra-openai-models.yaml", "a") as models:
+            models.write(f"- model_id: smollm2\n  model_name: smollm2\n  api_base: \"http://127.0.0.1:{llama.port}/v1\"\n")
+        # The same request from each: hark asks for usage, so curl does too, and llm 0.36 sends
+        # stream_options.include_usage whenever it streams (default_plugins/openai_models.py).
+        body = json.dumps({"model": "smollm2", "messages": [{"role": "user", "content": MODEL_MESSAGE}],
+                           "max_tokens": MODEL_TOKENS, "stream": True, "stream_options": {"include_usage": True}})
+        curl = (f"curl -sN -o /dev/null -H 'Content-Type: application/json' -d '{body}' "
+                f"http://127.0.0.1:{llama.port}/v1/chat/completions")
+        hark = f"{HARK} -s llama --new-thread '{MODEL_MESSAGE}'"
+        llm = f"{LLM} -m smollm2 -o max_tokens {MODEL_TOKENS} '{MODEL_MESSAGE}'"
+        said = {name: run(["sh", "-c", command], env=env).strip() for name, command in (("hark", hark), ("llm", llm))}
+        if said["hark"] != said["llm"]:
+            raise SystemExit(f"hark and llm were answered differently: {said}")
+        found = hyperfine("model-roundtrip", [hark, curl, llm], runs=15, warmup=2, env=env)
+        hark_ms, curl_ms, llm_ms = (median_ms(found[c]) for c in (hark, curl, llm))
+        reply = said["hark"]
+    shown = json.loads(run([sys.executable, f"{HERE}/pty_run.py", "firsttoken", "5", "3", "›", "Question {n}: " + MODEL_MESSAGE, "--",
+                            "env", *[f"{k}={v}" for k, v in env.items() if k.startswith(("XDG_", "TERM", "NO_COLOR"))],
+                            HARK, "-s", "served"]))
+    results["model"] = {"reply": reply, "max_tokens": MODEL_TOKENS, "hark_ms": hark_ms, "curl_ms": curl_ms, "llm_ms": llm_ms,
+                        "hark_over_curl": hark_ms / curl_ms, "llm_over_hark": llm_ms / hark_ms,
+                        "first_token_cold_ms": shown["cold_median_ms"], "first_token_cold_all_ms": shown["cold_ms"],
+                        "first_token_warm_ms": shown["warm_median_ms"], "first_token_warm_runs": shown["warm_runs"]}
+
 results["machine"] = machine()
 results["load"] = {}
 for section in SECTIONS:

@@ -41,6 +41,17 @@ public enum CommandOutcome: Sendable {
 public protocol Interaction: Sendable {
     var isInteractive: Bool { get }
     func ask(_ prompt: String, secret: Bool) async -> String?
+    /// One of `options` (single characters, lowercase), or nil when the question was
+    /// dismissed (Ctrl-C, end of input). Asking before a tool call runs.
+    func choose(_ prompt: String, options: [Character]) async -> Character?
+}
+
+extension Interaction {
+    /// By default a line's first character, when it is one of the options.
+    public func choose(_ prompt: String, options: [Character]) async -> Character? {
+        guard let answer = await ask(prompt, secret: false)?.trimmingSpaces.lowercased().first else { return nil }
+        return options.contains(answer) ? answer : nil
+    }
 }
 
 public struct NonInteractive: Interaction {

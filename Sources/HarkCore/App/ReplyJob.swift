@@ -213,6 +213,16 @@ public final class ReplyJob: @unchecked Sendable {
                     notes.append(text.split(whereSeparator: \.isNewline).joined(separator: " "))
                 case .detachable:
                     interruptDetaches = true
+                case .toolCall:
+                    // What the model wrote before calling tools is a message of its own, so
+                    // the calls and their results follow it in the thread, as they happened.
+                    if let open = writer {
+                        try open.finish(status: .complete, usage: lock.withLock { usage }, model: answeredBy, notes: notes)
+                        writer = nil
+                        notes = []
+                    }
+                case .toolResult(let result):
+                    try store.addToolResult(result, threadID: thread.id, session: session)
                 case .promptEstimate(let tokens):
                     promptEstimate = tokens
                 case .reasoning:

@@ -11,6 +11,8 @@ public final class Workspace: @unchecked Sendable {
     public let commandTable = CommandTable.standard
     /// Speech and dictation: /speak and /voice choices, the speaker, loaded models.
     public let voice = VoiceControl()
+    /// The MCP servers of the config, started when a session first needs their tools.
+    public let tools: ToolHost
 
     /// Everything that changes while hark runs, behind one lock.
     struct State {
@@ -38,7 +40,10 @@ public final class Workspace: @unchecked Sendable {
         let store = try store ?? HistoryStore(path: paths.historyDatabase)
         self.store = store
         let directory = SessionDirectory()
-        self.environment = BackendEnvironment(http: http, paths: paths, store: store, sessions: directory, clock: clock)
+        let tools = ToolHost(http: http, environment: ProcessInfo.processInfo.environment, config: config.mcpServers)
+        self.tools = tools
+        self.environment = BackendEnvironment(http: http, paths: paths, store: store, sessions: directory, clock: clock,
+                                              tools: tools)
         var warnings: [String] = []
         for session in config.sessions {
             do { warnings += try BackendRegistry.validate(session) } catch { warnings.append(error.userMessage) }
@@ -46,6 +51,8 @@ public final class Workspace: @unchecked Sendable {
         self.state = Locked(State(config: config, warnings: warnings, current: config.defaultSession))
         try self.store.ensureSession(config.defaultSession, kind: config.session(named: config.defaultSession)?.kind ?? "local")
         directory.workspace = self
+        // Asked before a tool runs: whoever answers this workspace's questions at that moment.
+        tools.setInteraction { [weak self] in self?.interaction ?? NonInteractive() }
     }
 
     public var config: Config { state.read { $0.config } }
@@ -98,6 +105,7 @@ public final class Workspace: @unchecked Sendable {
     public func reloadConfig() throws {
         let fresh = try ConfigFile.load(paths: paths)
         try BackendRegistry.checkValues(fresh)
+        tools.update(fresh.mcpServers)
         var freshWarnings: [String] = []
         for session in fresh.sessions {
             do { freshWarnings += try BackendRegistry.validate(session) } catch { freshWarnings.append(error.userMessage) }

@@ -79,6 +79,8 @@ public struct BackendEnvironment: Sendable {
     public var sessions: SessionDirectory?
     /// The time and waiting (retry backoff, Retry-After, cache expiry); tests pass a fake.
     public var clock: HarkClock
+    /// The MCP servers of the config, for a model session whose `mcp` names some.
+    public var tools: ToolHost?
 
     /// A session's threads and messages, and its kind's own tables (form progress); nil
     /// without a history. Replies are recorded by the caller, never by the backend.
@@ -87,13 +89,15 @@ public struct BackendEnvironment: Sendable {
     }
 
     public init(http: HTTPClient, paths: Paths, environment: [String: String] = ProcessInfo.processInfo.environment,
-                store: HistoryStore? = nil, sessions: SessionDirectory? = nil, clock: HarkClock = .system) {
+                store: HistoryStore? = nil, sessions: SessionDirectory? = nil, clock: HarkClock = .system,
+                tools: ToolHost? = nil) {
         self.http = http
         self.paths = paths
         self.environment = environment
         self.store = store
         self.sessions = sessions
         self.clock = clock
+        self.tools = tools
     }
 }
 

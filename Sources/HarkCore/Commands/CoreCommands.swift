@@ -88,6 +88,9 @@ public enum CoreCommands {
                     run: core(Workspace.voiceCommand)),
         CommandSpec("mute", "stop speaking now (Ctrl-C and sending a message do too)", group: "voice", run: core(Workspace.mute)),
 
+        CommandSpec("tools", [.optional("SERVER")], "list the MCP servers and their tools: running or not, asking or allowed",
+                    group: "sessions", hint: "servers are [mcp NAME] sections of the config (docs/mcp.md)",
+                    run: core(Workspace.listTools)),
         CommandSpec("prompts", "list the prompt library (Markdown files in prompts/)", group: "prompts and forms",
                     run: core(Workspace.listPrompts)),
         CommandSpec("prompt", [.one("NAME", .prompts), .any("KEY=VALUE")], "put a library prompt in the input line, or send it",

@@ -104,11 +104,15 @@ public struct Config: Sendable, Equatable {
     public var path: String
     public var global: [String: String]
     public var sessions: [SessionConfig]
+    /// The `[mcp NAME]` sections: MCP servers whose tools model sessions may use.
+    public var mcpServers: [MCPServerConfig]
 
-    public init(path: String, global: [String: String] = [:], sessions: [SessionConfig] = []) {
+    public init(path: String, global: [String: String] = [:], sessions: [SessionConfig] = [],
+                mcpServers: [MCPServerConfig] = []) {
         self.path = path
         self.global = global
         self.sessions = sessions
+        self.mcpServers = mcpServers
         if !sessions.contains(where: { $0.name == "local" }) {
             self.sessions.insert(SessionConfig(name: "local", kind: "local"), at: 0)
         }

@@ -29,7 +29,8 @@ public enum ConfigFile {
     public static func parse(_ text: String, path: String) throws -> Config {
         var global: [String: String] = [:]
         var sessions: [SessionConfig] = []
-        enum Section { case none, global, session(Int) }
+        var servers: [MCPServerConfig] = []
+        enum Section { case none, global, session(Int), mcp(Int) }
         var section = Section.none
         for (offset, rawLine) in text.lineSlices().enumerated() {
             let number = offset + 1
@@ -53,9 +54,20 @@ public enum ConfigFile {
                     }
                     sessions.append(SessionConfig(name: name, kind: "", line: number))
                     section = .session(sessions.count - 1)
+                } else if words.count == 2, words[0] == "mcp" {
+                    let name = String(words[1])
+                    guard isValidSessionName(name) else {
+                        throw HarkError.config(path: path, line: number,
+                                               reason: "MCP server name \"\(MessageLine.name(name))\" may use letters, digits, _ . and - only")
+                    }
+                    guard !servers.contains(where: { $0.name == name }) else {
+                        throw HarkError.config(path: path, line: number, reason: "MCP server \"\(name)\" is defined twice")
+                    }
+                    servers.append(MCPServerConfig(name: name, line: number))
+                    section = .mcp(servers.count - 1)
                 } else {
                     throw HarkError.config(path: path, line: number,
-                                           reason: "unknown section \(line); use [hark] or [session NAME]")
+                                           reason: "unknown section \(line); use [hark], [session NAME] or [mcp NAME]")
                 }
                 continue
             }
@@ -80,12 +92,15 @@ public enum ConfigFile {
                     sessions[index].values[key] = value
                     sessions[index].keyLines[key] = number
                 }
+            case .mcp(let index):
+                servers[index].values[key] = value
             }
         }
         for session in sessions where session.kind.isEmpty {
             throw HarkError.config(path: path, line: session.line, reason: "session \"\(session.name)\" has no kind")
         }
-        return Config(path: path, global: global, sessions: sessions)
+        for server in servers { try server.check(path: path) }
+        return Config(path: path, global: global, sessions: sessions, mcpServers: servers)
     }
 
     static func unquote(_ value: String, path: String, line: Int) throws -> String {
@@ -192,6 +207,11 @@ public enum ConfigFile {
     static func firstLiteralSecret(in config: Config) -> (SessionConfig, String)? {
         for session in config.sessions {
             if let key = session.literalSecretKeys.first { return (session, key) }
+        }
+        // An MCP server's `auth`, as a session's: read as one for the check and its message.
+        for server in config.mcpServers {
+            let asSession = SessionConfig(name: "mcp " + server.name, kind: "mcp", values: server.values, line: server.line)
+            if let key = asSession.literalSecretKeys.first(where: { $0 != "env" }) { return (asSession, key) }
         }
         return nil
     }

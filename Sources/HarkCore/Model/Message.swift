@@ -2,7 +2,8 @@ import FoundationEssentials
 import Glibc
 
 public enum MessageRole: String, Sendable, CaseIterable {
-    case user, assistant, system
+    /// `tool`: a tool call the model made and its result (ToolResult, in `tool_call`).
+    case user, assistant, system, tool
 }
 
 /// How a stored message ended. `partial` means the writer died or the connection broke
@@ -112,11 +113,15 @@ public struct Turn: Sendable, Equatable {
     public var role: MessageRole
     public var text: String
     public var createdAt: Date?
+    /// An assistant turn that called tools: the calls of one round with their results, in
+    /// order (its `text` is what the model wrote before calling them, often nothing).
+    public var tools: [ToolResult]
 
-    public init(role: MessageRole, text: String, createdAt: Date? = nil) {
+    public init(role: MessageRole, text: String, createdAt: Date? = nil, tools: [ToolResult] = []) {
         self.role = role
         self.text = text
         self.createdAt = createdAt
+        self.tools = tools
     }
 }
 

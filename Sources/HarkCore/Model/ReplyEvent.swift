@@ -25,6 +25,11 @@ public enum ReplyEvent: Sendable, Equatable {
     /// The reply goes on whether or not anyone watches (a Jenkins build): Ctrl-C leaves it
     /// running in the background instead of stopping it. Sent before the reply's text.
     case detachable
+    /// The model asks for a tool. From a decoder: the call as the model wrote it, handled by
+    /// the ToolLoop; from the loop: about to be asked about and run (shown dim, kept).
+    case toolCall(ToolCall)
+    /// A tool call's result, error or refusal, as the model is told (shown dim, kept).
+    case toolResult(ToolResult)
     /// hark's guess of the prompt's tokens (before calibration), sent before the request: kept
     /// with the reply, so the server's `prompt_tokens` for it calibrates the next guess.
     case promptEstimate(Int)

@@ -7,6 +7,15 @@ public enum MessageFormatting {
         let replyStyle: Style = BackendRegistry.repliesAreMarkdown(kind: session.kind) ? .markdownBlock : .plain
         var number = firstNumber
         for message in messages {
+            if message.role == .tool {
+                // A tool call and its result: two dim lines, as they showed while the reply ran.
+                for line in message.text.lineSlices(keepingEmpty: false).prefix(2) {
+                    lines.append(StyledLine("  ⚙ " + MessageLine.make(String(line), limit: 200), .dim))
+                }
+                // Counted as the thread counts it, so the numbers after it stay right.
+                if let current = number, message.supersededBy == nil { number = current + 1 }
+                continue
+            }
             var header: [Span] = []
             if let current = number, message.supersededBy == nil {
                 header.append(Span("\(current) ", .dim))
@@ -24,12 +33,20 @@ public enum MessageFormatting {
         return lines
     }
 
+    static func who(_ role: MessageRole) -> String {
+        switch role {
+        case .user: return "you"
+        case .tool: return "tool"
+        case .assistant, .system: return "reply"
+        }
+    }
+
     public static func searchDocument(_ hits: [SearchHit]) -> Document {
         var lines: Document = []
         for hit in hits {
             lines.append(StyledLine([
                 Span("#\(hit.message.id) ", .dim), Span(hit.message.session, .accent), Span(" · " + hit.threadTitle, .bold),
-                Span(" · " + (hit.message.role == .user ? "you" : "reply") + " · " + TimeFormat.short(hit.message.createdAt), .dim),
+                Span(" · " + Self.who(hit.message.role) + " · " + TimeFormat.short(hit.message.createdAt), .dim),
             ]))
             lines.append(highlighted(hit.snippet))
         }

@@ -106,8 +106,24 @@ public final class ReplyView {
             }
         case .usage(let reported):
             usage = reported
+        case .toolCall(let call):
+            guard format == .terminal else { return }
+            line(ansi.wrap("⚙ " + call.displayName + " " + MessageLine.make(call.arguments, limit: 200), .dim))
+        case .toolResult(let result):
+            guard format == .terminal else { return }
+            line(ansi.wrap("  " + Self.resultLine(result), .dim))
         case .backendMessageID, .backendThreadID, .model, .finished, .detachable, .artifact, .promptEstimate:
             break
+        }
+    }
+
+    /// A tool's result in one short line: what it returned, its error, or the refusal.
+    static func resultLine(_ result: ToolResult) -> String {
+        let text = MessageLine.make(result.text, limit: 160)
+        switch result.outcome {
+        case .ok: return "→ " + text
+        case .error: return "→ error: " + text
+        case .refused: return "→ not run"
         }
     }
 
@@ -128,6 +144,24 @@ public final class ReplyView {
         guard format == .terminal else { return }
         clearSpinner()
         line(ansi.wrap(text, .dim))
+    }
+
+    /// A question of the reply's (may this tool run?) on a line of its own; the answer goes
+    /// after it, then `answered` ends the line.
+    public func ask(_ text: String) {
+        clearSpinner()
+        if inReasoning {
+            inReasoning = false
+            out(ansi.end(.dim))
+        }
+        if !atLineStart { out("\n") }
+        out(ansi.wrap(text, .bold))
+        atLineStart = false
+    }
+
+    public func answered(_ answer: String) {
+        out(answer + "\n")
+        atLineStart = true
     }
 
     /// The reply ended; `outcome` decides the closing line.
@@ -170,6 +204,13 @@ public final class ReplyView {
         case .backendThreadID(let id): return ["type": "thread", "server_id": .string(id)]
         case .model(let name): return ["type": "model", "model": .string(name)]
         case .artifact(let id, let name): return ["type": "artifact", "id": .string(id), "name": JSON(name)]
+        case .toolCall(let call):
+            return ["type": "tool_call", "id": .string(call.id), "server": JSON(call.server), "tool": .string(call.tool ?? call.name),
+                    "arguments": (try? JSON.parse(call.arguments)) ?? .string(call.arguments)]
+        case .toolResult(let result):
+            return ["type": "tool_result", "id": .string(result.call.id), "server": JSON(result.call.server),
+                    "tool": .string(result.call.tool ?? result.call.name), "status": .string(result.outcome.rawValue),
+                    "text": .string(result.text)]
         case .backendMessageID, .finished, .detachable, .promptEstimate: return nil
         }
     }

@@ -31,6 +31,11 @@ public enum Export {
             out += "# \(thread.title)\n\n"
             out += "_\(thread.session) · thread #\(thread.id) · \(TimeFormat.format(thread.createdAt))_\n\n"
             for message in messages {
+                if message.role == .tool {
+                    // The call, then its result, as a quote under the reply that made it.
+                    out += message.text.lineSlices().map { "> ⚙ " + $0 }.joined(separator: "\n") + "\n\n"
+                    continue
+                }
                 let who = message.role == .user ? "You" : thread.session
                 var heading = "## \(who) · \(TimeFormat.format(message.createdAt))"
                 if message.status != .complete { heading += " (\(message.status.rawValue))" }

@@ -35,8 +35,8 @@ extension HistoryStore {
                   AND id < ?3
                 ORDER BY thread_id = ?2 DESC, id DESC LIMIT 1
                 """, .text(session), .integer(threadID), .integer(messageID ?? Int64.max)).first
-            return ThreadContext(summary: summary, turns: messages.map { Turn(role: $0.role, text: $0.text) },
-                                 messageIDs: messages.map(\.id), notLoaded: notLoaded,
+            let (turns, ids) = try turns(of: messages, threadID: threadID)
+            return ThreadContext(summary: summary, turns: turns, messageIDs: ids, notLoaded: notLoaded,
                                  estimator: TokenEstimator(calibratedBy: counted?[0].int, actual: counted?[1].int))
         }
     }

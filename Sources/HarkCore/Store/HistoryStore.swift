@@ -398,7 +398,7 @@ public final class HistoryStore: @unchecked Sendable {
     /// by `/edit last`, nor replies still being written. Only the turns chosen are read: what
     /// it costs depends on what is sent, not on the thread's size.
     public func newestTurns(threadID: Int64, before messageID: Int64? = nil, window: TurnWindow) throws -> [Turn] {
-        try newestMessages(threadID: threadID, before: messageID, window: window).map { Turn(role: $0.role, text: $0.text) }
+        try turns(of: try newestMessages(threadID: threadID, before: messageID, window: window), threadID: threadID).turns
     }
 
     /// The messages of `newestTurns`, after `after` (a summary's last message) when given.

@@ -266,6 +266,12 @@ public enum Migrations {
             );
             ALTER TABLE local_forms ADD COLUMN proposal TEXT;
             """),
+        // A tool call the model made through MCP and its result, as a message of role `tool`
+        // (its text says both, for reading and search): the call's id, name, arguments, the
+        // result and the round, as JSON, so the next request replays it as the API expects.
+        Migration(name: "011-tool-calls", sql: """
+            ALTER TABLE messages ADD COLUMN tool_call TEXT;
+            """),
     ]
 
     /// Why the database was made by a newer hark, or nil when this one knows its schema: its

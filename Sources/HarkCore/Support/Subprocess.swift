@@ -68,15 +68,7 @@ public enum Subprocess {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        // The child starts with default signal handling, whatever hark set for itself.
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGWINCH, SIGCHLD] { sigaddset(&defaults, signal) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        setDefaultSignals(&attributes)
 
         let environmentList = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
         var pid: pid_t = 0
@@ -110,6 +102,80 @@ public enum Subprocess {
         }
         let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         return Result(status: exitStatus, stdout: stdout, stderr: stderr)
+    }
+
+    /// The child starts with default signal handling, whatever hark set for itself.
+    private static func setDefaultSignals(_ attributes: inout posix_spawnattr_t, flags: Int32 = 0) {
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGWINCH, SIGCHLD] { sigaddset(&defaults, signal) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | flags))
+    }
+
+    /// Starts a program that runs beside hark (a model server) and returns its pid without
+    /// waiting: stdin from `input`, stdout and stderr appended to `log`, in a process group of
+    /// its own (so a signal to the group reaches what it starts) and without hark's Ctrl-C.
+    public static func start(_ arguments: [String], input: Int32, log: String,
+                             environment: [String: String]? = nil) throws -> pid_t {
+        let output = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard output >= 0 else { throw HarkError.io("cannot write \(log): \(String(cString: strerror(errno)))") }
+        defer { close(output) }
+        return try spawn(arguments, environment: environment ?? ProcessInfo.processInfo.environment,
+                         stdin: input, stdout: output, stderr: output)
+    }
+
+    /// Starts a program that runs beside hark (an MCP server) on the given descriptors and
+    /// returns its pid without waiting. It gets a process group of its own, so the terminal's
+    /// Ctrl-C (meant for hark's reply) does not reach it, and default signal handling.
+    public static func spawn(_ arguments: [String], environment: [String: String], directory: String? = nil,
+                             stdin: Int32, stdout: Int32, stderr: Int32) throws -> pid_t {
+        precondition(!arguments.isEmpty)
+        BrokenPipes.ignore()
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, stdin, 0)
+        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
+        posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+        if let directory {
+            guard let addChdir else { throw HarkError.io("this system cannot start a program in another folder") }
+            _ = directory.withCString { addChdir(&actions, $0) }
+        }
+        closeFrom(3, actions: &actions)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setpgroup(&attributes, 0)
+        setDefaultSignals(&attributes, flags: POSIX_SPAWN_SETPGROUP)
+        let environmentList = environment.map { "\($0.key)=\($0.value)" }
+        var pid: pid_t = 0
+        let code = withCStrings(arguments) { argv in
+            withCStrings(environmentList) { envp in posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp) }
+        }
+        guard code == 0 else { throw HarkError.io("cannot run \(arguments[0]): \(String(cString: strerror(code)))") }
+        return pid
+    }
+
+    private typealias AddChdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
+
+    /// glibc 2.29's posix_spawn_file_actions_addchdir_np, found at run time as addclosefrom is.
+    private static let addChdir: AddChdir? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np") else {
+            return nil
+        }
+        return unsafeBitCast(symbol, to: AddChdir.self)
+    }()
+
+    /// A pipe whose ends are not inherited by other children (posix_spawn's dup2 clears the
+    /// flag on the copy the child gets).
+    public static func pipe() throws -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [-1, -1]
+        guard makePipe(&fds) else { throw HarkError.io("cannot create a pipe: \(String(cString: strerror(errno)))") }
+        return (fds[0], fds[1])
     }
 
     enum PumpEnd { case drained, timedOut, terminating }
@@ -235,7 +301,7 @@ public enum Subprocess {
 
     /// A pipe whose ends are not inherited by children other than the one they are meant for.
     private static func makePipe(_ fds: inout [Int32]) -> Bool {
-        guard pipe(&fds) == 0 else { return false }
+        guard Glibc.pipe(&fds) == 0 else { return false }
         for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         return true
     }

@@ -28,7 +28,7 @@ import TestSupport
 
     @Test(arguments: [
         ("key = value", "cfg:1: key is outside any section; put it under [hark]"),
-        ("[session a b]", "cfg:1: unknown section [session a b]; use [hark] or [session NAME]"),
+        ("[session a b]", "cfg:1: unknown section [session a b]; use [hark], [session NAME] or [mcp NAME]"),
         ("[session bad/name]\nkind = local", "cfg:1: session name \"bad/name\" may use letters, digits, _ . and - only"),
         ("[session x]\nurl = http://h", "cfg:1: session \"x\" has no kind"),
         ("[session x]\nkind = local\n[session x]\nkind = local", "cfg:3: session \"x\" is defined twice"),

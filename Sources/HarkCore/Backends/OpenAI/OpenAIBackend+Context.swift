@@ -17,7 +17,11 @@ extension OpenAIBackend {
 
     /// The window in use and where it comes from; the server is asked (once) only with `asking`.
     func window(asking: Bool) async -> (tokens: Int, source: String) {
-        if let configured = context.window { return (configured, "context = \(configured)") }
+        if let configured = context.window {
+            // A served model's window, unless the config names one, is the one hark started it with.
+            let setting = server != nil && session["context"] == nil ? "serve_context" : "context"
+            return (configured, "\(setting) = \(configured)")
+        }
         if asking, !contextState.read({ $0.asked }) {
             let learned = await ServerContextWindow.learn(http: http, base: session.url ?? "", model: session.model,
                                                           headers: (try? auth.headers()) ?? [], insecure: session.isInsecure,

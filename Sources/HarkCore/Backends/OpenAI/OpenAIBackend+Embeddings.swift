@@ -8,17 +8,12 @@ import Glibc
 extension OpenAIBackend: EmbeddingProvider {
     public var embeddingModel: String { session.model ?? "default" }
 
-    var embeddingsEndpoint: String {
-        var base = endpoint
-        if base.hasSuffix("/chat/completions") { base.removeLast("/chat/completions".count) }
-        return base + "/embeddings"
-    }
-
     public func embeddings(_ texts: [String]) async throws -> [[Float]]? {
         if embeddingsOffered.read({ $0 }) == false { return nil }
         var body: [String: JSON] = ["input": .array(texts.map(JSON.string)), "encoding_format": "float"]
         if let model = session.model { body["model"] = .string(model) }
-        var request = HTTPRequest.json(url: embeddingsEndpoint, body: .object(body),
+        // Beside the chat API at the session's base (or a served model's, started if need be).
+        var request = HTTPRequest.json(url: try await base() + "/embeddings", body: .object(body),
                                        headers: [("Accept", "application/json")] + (try auth.headers()), timeouts: timeouts)
         request.insecure = session.isInsecure
         let response = try await http.fetch(request, maxBytes: 256 << 20, retry: .never)

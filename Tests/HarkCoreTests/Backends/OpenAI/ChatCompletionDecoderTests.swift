@@ -3,21 +3,10 @@ import Testing
 
 @Suite struct ChatCompletionDecoderTests {
     func decode(_ body: String, cuts: [Int] = [], contentType: String = "text/event-stream") throws -> [ReplyEvent] {
-        let bytes = Array(body.utf8)
-        var decoder = ChatCompletionDecoder()
-        try decoder.start(head: HTTPResponseHead(status: 200, headers: ["content-type": contentType]))
-        var events: [ReplyEvent] = []
-        var start = 0
-        for cut in cuts.sorted() + [bytes.count] where cut >= start {
-            events += try decoder.feed(Array(bytes[start..<cut]))
-            start = cut
-        }
-        return events + (try decoder.finish())
+        try decodeReply(ChatCompletionDecoder(), body, cuts: cuts, contentType: contentType)
     }
 
-    func text(_ events: [ReplyEvent]) -> String {
-        events.compactMap { if case .text(let text) = $0 { return text } else { return nil } }.joined()
-    }
+    func text(_ events: [ReplyEvent]) -> String { replyText(events) }
 
     static let stream = "\u{FEFF}: keep-alive\r\n\r\n"
         + "data: {\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\r\n\r\n"
@@ -126,5 +115,22 @@ import Testing
 
     @Test func htmlInsteadOfAStreamIsRejected() {
         #expect(throws: HarkError.self) { try decode("<html></html>", contentType: "text/html") }
+    }
+
+    /// Tool calls as OpenAI streams them: the call's id and name once, then its arguments in
+    /// pieces, all under the call's `index`; handed out whole at the end, in index order.
+    @Test func toolCallDeltasAreGatheredIntoCalls() throws {
+        let body = #"data: {"choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"get_time","arguments":""}}]}}]}"# + "\n\n"
+            + #"data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"call_b","type":"function","function":{"name":"add","arguments":"{\"a\":"}}]}}]}"# + "\n\n"
+            + #"data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"tz\":\"UTC\"}"}}]}}]}"# + "\n\n"
+            + #"data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"1}"}}]}}]}"# + "\n\n"
+            + #"data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"# + "\n\ndata: [DONE]\n\n"
+        let whole = try decode(body)
+        #expect(whole == [
+            .toolCall(ToolCall(id: "call_a", name: "get_time", arguments: #"{"tz":"UTC"}"#)),
+            .toolCall(ToolCall(id: "call_b", name: "add", arguments: #"{"a":1}"#)),
+            .finished(reason: "tool_calls"),
+        ])
+        for cut in 0...body.utf8.count { #expect(try decode(body, cuts: [cut]) == whole, "cut at \(cut)") }
     }
 }

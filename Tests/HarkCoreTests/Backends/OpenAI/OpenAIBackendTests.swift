@@ -33,44 +33,7 @@ import TestSupport
         #expect(reply.model == "test-model")
     }
 
-    @Test func reasoningIsShownButNotStoredAsTheReply() async throws {
-        let server = try TestOpenAIServer { _ in [.reasoning("let me think"), .text("42"), .done] }
-        let home = TestHome(config: Self.config(server.baseURL))
-        let workspace = try home.workspace()
-        let output = await Transcript(workspace).type("@llama answer?")
-        #expect(output == "> @llama answer?\nllama ›\nlet me think\n\n42\n")
-        #expect(try workspace.store.lastMessage(session: "llama", role: .assistant)?.text == "42")
-    }
-
-    @Test func stoppingKeepsWhatArrivedAsStopped() async throws {
-        let gate = Gate()
-        let server = try TestOpenAIServer { _ in [.text("partial "), .text("answer"), .wait(gate), .text("never"), .done] }
-        defer { gate.open() }
-        let home = TestHome(config: Self.config(server.baseURL))
-        let workspace = try home.workspace()
-        try workspace.switchSession(to: "llama")
-        let transcript = Transcript(workspace)
-        let output = await transcript.type("go") { job in
-            // Stop once the first words are in the history.
-            while job.text != "partial answer" { await Task.yield() }
-            await transcript.press(.ctrlC)
-        }
-        #expect(output == "> go\npartial answer\n(stopped; what arrived is kept)\n")
-        let reply = try #require(try workspace.store.lastMessage(session: "llama", role: .assistant))
-        #expect(reply.status == .stopped)
-        #expect(reply.text == "partial answer")
-    }
-
-    @Test func aTruncatedStreamIsKeptAsPartialWithTheReason() async throws {
-        let server = try TestOpenAIServer { _ in [.text("half"), .close] }
-        let home = TestHome(config: Self.config(server.baseURL))
-        let workspace = try home.workspace()
-        let output = await Transcript(workspace).type("@llama go")
-        #expect(output.hasPrefix("> @llama go\nllama ›\nhalf\nhark: "))
-        let reply = try #require(try workspace.store.lastMessage(session: "llama", role: .assistant))
-        #expect(reply.status == .partial)
-        #expect(reply.text == "half")
-    }
+    // Reasoning, a stop and a cut stream: ModelAPIsTests, for chat and the other APIs alike.
 
     /// Mid-stream errors of older servers, over the wire: one line with the server's message,
     /// the partial reply kept as `failed` with that error.

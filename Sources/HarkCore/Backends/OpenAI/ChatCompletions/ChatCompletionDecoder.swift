@@ -9,6 +9,8 @@ public struct ChatCompletionDecoder: ReplyDecoder {
     private var sawDone = false
     private var finishReason: String?
     private var reportedModel = false
+    /// The tool calls streamed so far, handed out as `.toolCall`s at the end.
+    private var toolCalls = ToolCallAssembler()
     /// Content read in this feed and not yet handed out.
     private var text: [UInt8] = []
     /// The last chunk whose walk did nothing but append its content: most chunks are read by
@@ -22,20 +24,11 @@ public struct ChatCompletionDecoder: ReplyDecoder {
     public init() {}
 
     public mutating func start(head: HTTPResponseHead) throws {
-        let type = (head.header("content-type") ?? "").lowercased()
-        if type.hasPrefix("application/json") {
-            isEventStream = false
-        } else if !type.isEmpty && !type.hasPrefix("text/event-stream") && !type.hasPrefix("text/plain") {
-            throw HarkError.protocolViolation("expected an event stream from the server, got \(type.prefix(40))")
-        }
+        isEventStream = try ModelReplyBody.isEventStream(head)
     }
 
     public mutating func feed(_ bytes: [UInt8], into replies: inout [ReplyEvent]) throws {
-        guard isEventStream else {
-            whole += bytes
-            if whole.count > 64 << 20 { throw HarkError.protocolViolation("the completion is larger than 64 MB") }
-            return
-        }
+        guard isEventStream else { return try ModelReplyBody.append(bytes, to: &whole) }
         // The parser calls back into this decoder, so it is taken out of `self` for the call.
         var parser = SSEParser()
         swap(&parser, &self.parser)
@@ -93,6 +86,7 @@ public struct ChatCompletionDecoder: ReplyDecoder {
         var model: String?
         var usage: Usage?
         var failed = false
+        var callsTools = false
         var setsFinishReason = false
         var contentStrings = 0
         var content: Range<Int>?
@@ -109,6 +103,10 @@ public struct ChatCompletionDecoder: ReplyDecoder {
                                         contentStrings += 1
                                     }
                                     else if key == "reasoning_content" || key == "reasoning" { reasoning = try value.string() }
+                                    else if key == "tool_calls" {
+                                        // Some servers send `null` here in every chunk.
+                                        try value.firstElement { _ in callsTools = true }
+                                    }
                                 }
                             } else if key == "finish_reason" {
                                 if let reason = try value.string() {
@@ -136,8 +134,9 @@ public struct ChatCompletionDecoder: ReplyDecoder {
                 }
             }
         }
-        if failed {
-            // Rare: decode the whole chunk for the server's message.
+        if failed || callsTools {
+            // Rare: decode the whole chunk, for the server's message or the pieces of a tool
+            // call (read with the rest of the chunk, in order).
             text.removeSubrange(textBefore...)
             flushText(into: &replies)
             try decode(chunk: try JSON.parse(Array(chunk)), delta: "delta", into: &replies)
@@ -202,6 +201,9 @@ public struct ChatCompletionDecoder: ReplyDecoder {
             if let content = delta?["content"]?.string, !content.isEmpty {
                 replies.append(.text(content))
             }
+            for (position, piece) in (delta?["tool_calls"]?.array ?? []).enumerated() {
+                toolCalls.add(piece, position: position)
+            }
             if let reason = choice["finish_reason"]?.string { finishReason = reason }
         }
         if let usage = json["usage"], usage.object != nil {
@@ -210,6 +212,10 @@ public struct ChatCompletionDecoder: ReplyDecoder {
                                         totalTokens: usage["total_tokens"]?.int)))
         }
     }
+
+    /// Chat Completions streams a call's id and name once, then its arguments in pieces, all
+    /// under the call's `index` (a whole completion lists the calls complete).
+
 
     public mutating func finish(into replies: inout [ReplyEvent]) throws {
         if !isEventStream {
@@ -232,6 +238,7 @@ public struct ChatCompletionDecoder: ReplyDecoder {
     /// The end of a whole reply. One cut by the token limit says so, and stays in the history
     /// with that note: the text is not the model's whole answer.
     private func finished(into replies: inout [ReplyEvent]) {
+        replies += toolCalls.finished().map(ReplyEvent.toolCall)
         if finishReason == "length" { replies.append(.notice(Self.cutOffNote)) }
         replies.append(.finished(reason: finishReason))
     }

@@ -1,0 +1,48 @@
+import FoundationEssentials
+import Glibc
+
+/// What a model session sends, whatever API it speaks: the system prompt, the earlier turns
+/// that go along, the new message with its files, and the sampling settings. Each API's folder
+/// writes it as its own request body (ChatCompletions/, Messages/, Responses/).
+struct ModelPrompt: Sendable {
+    var model: String?
+    var system: String?
+    /// Earlier turns of the thread sent with the message, oldest first (`turnsToSend`).
+    var turns: [Turn]
+    var text: String
+    var attachments: [Attachment]
+    var temperature: Double?
+    var maxTokens: Int?
+    /// Responses API only: the server keeps the conversation up to this reply, so `turns` is
+    /// empty and only the new message goes.
+    var previousResponseID: String?
+    /// MCP tools the model may call (ToolLoop), and this reply's rounds of calls so far: each an
+    /// assistant turn carrying its calls with their results, sent after the new message.
+    var tools: ToolSet?
+    var rounds: [Turn] = []
+
+    /// Which earlier turns go with a message, for all three APIs: the latest `limit`, starting
+    /// on one of the user's (Anthropic's Messages API wants the first message to be the
+    /// user's; the others lose nothing). A budget in tokens belongs here too.
+    static func turnsToSend(_ history: [Turn], limit: Int) -> [Turn] {
+        var turns = history.suffix(max(limit, 0))
+        while let first = turns.first, first.role == .assistant { turns = turns.dropFirst() }
+        return Array(turns)
+    }
+
+    /// The new message as every API takes it: text files inlined after the text
+    /// (`<file name="…">`), images apart, base64 with their type, in the API's own shape.
+    var content: (text: String, images: [(mimeType: String, base64: String)]) {
+        var text = self.text
+        var images: [(mimeType: String, base64: String)] = []
+        for file in attachments {
+            guard let data = FileManager.default.contents(atPath: file.path) else { continue }
+            if file.mimeType.hasPrefix("image/") {
+                images.append((file.mimeType, data.base64EncodedString()))
+            } else {
+                text += "\n\n<file name=\"\(file.name)\">\n" + String(decoding: data, as: UTF8.self) + "\n</file>"
+            }
+        }
+        return (text, images)
+    }
+}

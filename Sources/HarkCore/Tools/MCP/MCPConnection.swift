@@ -1,0 +1,105 @@
+import FoundationEssentials
+import Glibc
+import Dispatch
+
+/// A live JSON-RPC connection to one MCP server, over stdio or Streamable HTTP: requests
+/// answered by id, notifications, and the server's own requests answered (`ping`).
+protocol MCPConnection: AnyObject, Sendable {
+    /// The result of a request, or `MCPError` for the server's JSON-RPC error. Cancelling the
+    /// calling task sends `notifications/cancelled` (spec basic/utilities/cancellation).
+    func request(_ method: String, params: JSON?, timeout: Double) async throws -> JSON
+    func notify(_ method: String, params: JSON?) async throws
+    /// Ends the connection (stdio: closes stdin, then SIGTERM, SIGKILL; HTTP: DELETE).
+    func close()
+    /// What the server said last on stderr, for a failure's one line (stdio only).
+    var lastWords: String? { get }
+    /// Set once the server has gone (stdio: it exited); a new connection is needed.
+    var isClosed: Bool { get }
+}
+
+/// A JSON-RPC error the server answered with.
+struct MCPError: Error, Sendable, Equatable {
+    var code: Int
+    var message: String
+
+    var line: String { "MCP error \(code): \(MessageLine.make(message, limit: 300))" }
+}
+
+/// Requests waiting for their response, by id: resumed by the reader, by a timeout, by
+/// cancellation or by the connection's end, whichever comes first, once.
+final class PendingRequests: @unchecked Sendable {
+    private let lock = Lock()
+    private var nextID = 1
+    private var waiting: [Int: CheckedContinuation<JSONRPCMessage, Error>] = [:]
+    private var ended: Error?
+
+    func makeID() -> Int {
+        lock.withLock {
+            defer { nextID += 1 }
+            return nextID
+        }
+    }
+
+    /// Waits for the response to `id`; `send` writes the request once it is registered.
+    /// `onCancel` is told the id when the caller's task is cancelled.
+    func wait(for id: Int, timeout: Double, host: String, send: () throws -> Void,
+              onCancel: @escaping @Sendable (Int) -> Void) async throws -> JSONRPCMessage {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<JSONRPCMessage, Error>) in
+                let failure: Error? = lock.withLock {
+                    if let ended { return ended }
+                    if Task.isCancelled { return CancellationError() }
+                    waiting[id] = continuation
+                    return nil
+                }
+                if let failure {
+                    continuation.resume(throwing: failure)
+                    return
+                }
+                do { try send() } catch {
+                    resume(id, with: .failure(error))
+                    return
+                }
+                DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self] in
+                    self?.resume(id, with: .failure(HarkError.timeout(host: host, phase: "an answer", seconds: timeout)))
+                }
+            }
+        } onCancel: {
+            if self.resume(id, with: .failure(CancellationError())) { onCancel(id) }
+        }
+    }
+
+    /// Hands a response to its waiter; false when nobody waits for that id (any more).
+    @discardableResult
+    func resume(_ id: Int, with result: Result<JSONRPCMessage, Error>) -> Bool {
+        guard let continuation = lock.withLock({ waiting.removeValue(forKey: id) }) else { return false }
+        continuation.resume(with: result)
+        return true
+    }
+
+    /// The connection ended: every waiter and every later request fails with `error`.
+    func end(_ error: Error) {
+        let all = lock.withLock {
+            ended = ended ?? error
+            defer { waiting = [:] }
+            return Array(waiting.values)
+        }
+        for continuation in all { continuation.resume(throwing: error) }
+    }
+
+    var hasEnded: Bool { lock.withLock { ended != nil } }
+}
+
+extension JSONRPCMessage {
+    /// The result of a response, or the server's error thrown.
+    func result() throws -> JSON {
+        switch self {
+        case .response(_, let result): return result
+        case .error(_, let code, let message, _): throw MCPError(code: code, message: message)
+        case .request, .notification: throw HarkError.protocolViolation("the MCP server sent a request where an answer was due")
+        }
+    }
+
+    /// The numeric id of a response hark's requests use.
+    var numericID: Int? { responseID?.int }
+}

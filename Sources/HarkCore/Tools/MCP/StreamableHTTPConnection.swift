@@ -1,0 +1,173 @@
+import FoundationEssentials
+import Glibc
+import Dispatch
+
+/// An MCP server reached over Streamable HTTP (spec basic/transports, "Streamable HTTP"):
+/// every message a POST to the one endpoint with `Accept: application/json,
+/// text/event-stream`; a request's answer comes back as one JSON body or as an SSE stream
+/// that may carry the server's own requests and notifications before it; the session id the
+/// server gives with the `initialize` answer (`Mcp-Session-Id`) and the negotiated
+/// `MCP-Protocol-Version` go with every later request; DELETE ends the session.
+///
+/// As servers do it: mcp-proxy 0.13 (mcp_proxy/mcp_server.py, `json_response=True`) answers
+/// with `application/json`; the MCP Python SDK's own server (mcp/server/streamable_http.py,
+/// the default `json_response=False`) with `text/event-stream`, events `event: message` with
+/// CRLF line ends; both answer a notification with 202 and no body, a request without the
+/// session id with 400, an unknown session with 404.
+final class StreamableHTTPConnection: MCPConnection, @unchecked Sendable {
+    private let name: String
+    private let url: String
+    private let http: HTTPClient
+    private let auth: AuthHeaderCache
+    private let insecure: Bool
+    private let pending = PendingRequests()
+    private let state = Locked(State())
+    private let onNotification: @Sendable (String) -> Void
+
+    private struct State {
+        var sessionID: String?
+        var protocolVersion: String?
+    }
+
+    /// The session ended on the server's side (404 for our session id): start again.
+    struct SessionExpired: Error {}
+
+    init(name: String, url: String, http: HTTPClient, auth: AuthHeaderCache, insecure: Bool,
+         onNotification: @escaping @Sendable (String) -> Void) {
+        self.name = name
+        self.url = url
+        self.http = http
+        self.auth = auth
+        self.insecure = insecure
+        self.onNotification = onNotification
+    }
+
+    var lastWords: String? { nil }
+    var isClosed: Bool { pending.hasEnded }
+
+    /// Set once `initialize` is answered: sent as `MCP-Protocol-Version` from then on.
+    func negotiated(_ version: String) { state.update { $0.protocolVersion = version } }
+
+    private var host: String { HTTPRequest.displayHost(of: url) }
+
+    private func post(_ message: JSONRPCMessage, timeout: Double) throws -> HTTPRequest {
+        var headers: [(name: String, value: String)] = [("Accept", "application/json, text/event-stream")]
+        let (session, version) = state.read { ($0.sessionID, $0.protocolVersion) }
+        if let session { headers.append(("Mcp-Session-Id", session)) }
+        if let version { headers.append(("MCP-Protocol-Version", version)) }
+        var request = HTTPRequest.json(url: url, body: message.json, headers: headers + (try auth.headers()),
+                                       timeouts: HTTPTimeouts(connect: 10, firstByte: timeout, idle: timeout))
+        request.insecure = insecure
+        return request
+    }
+
+    func request(_ method: String, params: JSON?, timeout: Double) async throws -> JSON {
+        let id = pending.makeID()
+        let message = JSONRPCMessage.request(id: .number(Double(id)), method: method, params: params)
+        let request = try post(message, timeout: timeout)
+        let stream = try http.stream(request)
+        let answer: JSONRPCMessage = try await withTaskCancellationHandler {
+            try await read(stream, answering: id, method: method)
+        } onCancel: {
+            stream.cancel()
+            Task { [self] in try? await notify("notifications/cancelled",
+                                                params: ["requestId": .number(Double(id)), "reason": "stopped by the user"]) }
+        }
+        return try answer.result()
+    }
+
+    /// The answer to request `id`: the JSON body, or the SSE event that carries it.
+    private func read(_ stream: HTTPStream, answering id: Int, method: String) async throws -> JSONRPCMessage {
+        defer { stream.cancel() }
+        var head: HTTPResponseHead?
+        var body: [UInt8] = []
+        var events = SSEParser()
+        var answer: JSONRPCMessage?
+        for try await event in stream {
+            switch event {
+            case .head(let received):
+                head = received
+                if received.status == 404, state.read({ $0.sessionID }) != nil, method != "initialize" {
+                    state.update { $0.sessionID = nil }
+                    throw SessionExpired()
+                }
+                if method == "initialize", received.isSuccess, let session = received.header("mcp-session-id") {
+                    state.update { $0.sessionID = session }
+                }
+            case .body(let bytes):
+                guard let head, head.isSuccess, Self.isEventStream(head) else {
+                    body += bytes
+                    if body.count > 64 << 20 { throw HarkError.protocolViolation("MCP server \(name) sent more than 64 MB") }
+                    continue
+                }
+                for sse in try events.feed(bytes) where !sse.data.isEmpty {
+                    guard let json = try? JSON.parse(sse.data), let message = JSONRPCMessage(json) else { continue }
+                    if let reply = try await handle(message, answering: id) { answer = reply }
+                }
+                if let answer { return answer }
+            }
+        }
+        guard let head else { throw HarkError.protocolViolation("MCP server \(name) sent no response") }
+        guard head.isSuccess else {
+            throw ServerMessage.error(status: head.status, host: host, body: body, contentType: head.header("content-type"))
+        }
+        if Self.isEventStream(head) {
+            throw HarkError.protocolViolation("MCP server \(name) ended its event stream without answering \(method)")
+        }
+        guard let json = try? JSON.parse(body), let message = JSONRPCMessage(json), message.numericID == id else {
+            throw HarkError.protocolViolation("MCP server \(name) answered \(method) with something that is not its JSON-RPC answer")
+        }
+        return message
+    }
+
+    static func isEventStream(_ head: HTTPResponseHead) -> Bool {
+        (head.header("content-type") ?? "").lowercased().hasPrefix("text/event-stream")
+    }
+
+    /// A message of the stream: our answer, or the server's request (answered with a POST of
+    /// its own) or notification.
+    private func handle(_ message: JSONRPCMessage, answering id: Int) async throws -> JSONRPCMessage? {
+        switch message {
+        case .response, .error:
+            return message.numericID == id ? message : nil
+        case .request(let requestID, let method, _):
+            try? await send(JSONRPCMessage.answer(id: requestID, method: method))
+            return nil
+        case .notification(let method, _):
+            onNotification(method)
+            return nil
+        }
+    }
+
+    func notify(_ method: String, params: JSON?) async throws {
+        try await send(.notification(method: method, params: params))
+    }
+
+    /// A notification or a response: the server accepts it with 202 and no body.
+    private func send(_ message: JSONRPCMessage) async throws {
+        let response = try await http.fetch(try post(message, timeout: 30), maxBytes: 1 << 20, retry: .never)
+        guard response.head.isSuccess else {
+            throw ServerMessage.error(status: response.status, host: host, body: response.body,
+                                      contentType: response.head.header("content-type"))
+        }
+    }
+
+    /// Ends the session on the server (it may answer 405: it keeps sessions its own way).
+    func close() {
+        pending.end(HarkError.backend("MCP server \(name) was closed"))
+        guard let session = state.update({ state -> String? in
+            defer { state.sessionID = nil }
+            return state.sessionID
+        }) else { return }
+        var request = HTTPRequest(method: "DELETE", url: url, headers: [("Mcp-Session-Id", session)] + ((try? auth.headers()) ?? []),
+                                  timeouts: HTTPTimeouts(connect: 2, firstByte: 2, idle: 2))
+        request.insecure = insecure
+        let http = self.http
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            _ = try? await http.fetch(request, maxBytes: 1 << 16, retry: .never)
+            done.signal()
+        }
+        _ = done.wait(timeout: .now() + 3)
+    }
+}
