@@ -174,6 +174,8 @@ public enum CommonSettings {
         SettingSpec("first_byte_timeout", "seconds to wait for the reply to start (default 300)"),
         SettingSpec("idle_timeout", "seconds of silence mid-reply before giving up (default 120)"),
         SettingSpec("insecure", "on to skip TLS certificate checks (marked in the prompt)"),
+        SettingSpec("ca", "a PEM file of CA certificates to trust for this server (a private CA)"),
+        SettingSpec("pin", "sha256//BASE64: the server's public key must have this SHA-256 (several joined by ;)"),
         SettingSpec("description", "a note shown by /sessions"),
     ]
 }

@@ -59,7 +59,7 @@ public final class JenkinsBackend: Backend, BackendKind, @unchecked Sendable {
             throw HarkError.usage("session \(session.name): url must start with http:// or https://")
         }
         let client = JenkinsClient(root: url, http: environment.http, auth: try session.auth(),
-                                   timeouts: try session.timeouts(), insecure: session.isInsecure, crumbMode: mode)
+                                   timeouts: try session.timeouts(), tls: try session.tls(), crumbMode: mode)
         server = JenkinsServer(session: session.name, client: client, cache: JenkinsCache())
     }
 

@@ -12,7 +12,7 @@ final class JenkinsClient: @unchecked Sendable {
     let http: HTTPClient
     let auth: AuthHeaderCache
     let timeouts: HTTPTimeouts
-    let insecure: Bool
+    let tls: TLSOptions
     let crumbMode: CrumbMode
 
     private let lock = Lock()
@@ -20,14 +20,14 @@ final class JenkinsClient: @unchecked Sendable {
     private var crumb: (field: String, value: String)?
     private var serverVersion: String?
 
-    init(root: String, http: HTTPClient, auth: AuthSpec?, timeouts: HTTPTimeouts, insecure: Bool, crumbMode: CrumbMode) {
+    init(root: String, http: HTTPClient, auth: AuthSpec?, timeouts: HTTPTimeouts, tls: TLSOptions, crumbMode: CrumbMode) {
         var trimmed = root
         while trimmed.hasSuffix("/") { trimmed.removeLast() }
         self.root = trimmed
         self.http = http
         self.auth = AuthHeaderCache(auth)
         self.timeouts = timeouts
-        self.insecure = insecure
+        self.tls = tls
         self.crumbMode = crumbMode
     }
 
@@ -79,7 +79,7 @@ final class JenkinsClient: @unchecked Sendable {
             }
         }
         return HTTPRequest(method: method, url: root + path, headers: headers, body: body, timeouts: timeouts,
-                           insecure: insecure, followRedirects: method == "GET")
+                           tls: tls, followRedirects: method == "GET")
     }
 
     private func send(_ request: HTTPRequest) async throws -> HTTPResponse {

@@ -12,19 +12,19 @@ final class MonicaClient: Sendable {
     let http: HTTPClient
     let auth: AuthHeaderCache
     let timeouts: HTTPTimeouts
-    let insecure: Bool
+    let tls: TLSOptions
     let policy: MonicaRetryPolicy
     let clock: HarkClock
     let cache: MonicaCache
 
-    init(url: String, http: HTTPClient, auth: AuthHeaderCache, timeouts: HTTPTimeouts, insecure: Bool,
+    init(url: String, http: HTTPClient, auth: AuthHeaderCache, timeouts: HTTPTimeouts, tls: TLSOptions,
          policy: MonicaRetryPolicy, clock: HarkClock, cacheLifetime: Double) {
         apiBase = Self.apiBase(for: url)
         host = HTTPRequest.displayHost(of: url)
         self.http = http
         self.auth = auth
         self.timeouts = timeouts
-        self.insecure = insecure
+        self.tls = tls
         self.policy = policy
         self.clock = clock
         cache = MonicaCache(lifetime: cacheLifetime, now: clock.now)
@@ -94,7 +94,7 @@ final class MonicaClient: Sendable {
 
     func request(_ url: String) throws -> HTTPRequest {
         HTTPRequest(method: "GET", url: url, headers: [("Accept", "application/json")] + (try auth.headers()),
-                    timeouts: timeouts, insecure: insecure, followRedirects: false)
+                    timeouts: timeouts, tls: tls, followRedirects: false)
     }
 
     func decode(_ response: HTTPResponse) throws -> JSON {

@@ -39,7 +39,7 @@ final class NylaClient: @unchecked Sendable {
     let auth: AuthHeaderCache
     let usesToken: Bool
     let timeouts: HTTPTimeouts
-    let insecure: Bool
+    let tls: TLSOptions
     /// Secure cookies go over https only (and to loopback, as browsers allow).
     let secureChannel: Bool
     static let maxRetries = 3
@@ -57,7 +57,7 @@ final class NylaClient: @unchecked Sendable {
         auth = AuthHeaderCache(authSpec)
         usesToken = authSpec != nil
         timeouts = try session.timeouts()
-        insecure = session.isInsecure
+        tls = try session.tls()
         let displayHost = host
         secureChannel = base.lowercased().hasPrefix("https://")
             || ["127.0.0.1", "localhost", "[::1]"].contains { displayHost.hasPrefix($0) }
@@ -98,7 +98,7 @@ final class NylaClient: @unchecked Sendable {
             url += "?" + query.map { NylaWire.escape($0.0) + "=" + NylaWire.escape($0.1) }.joined(separator: "&")
         }
         return HTTPRequest(method: method, url: url, headers: headers, body: payload, timeouts: timeouts ?? self.timeouts,
-                           insecure: insecure)
+                           tls: tls)
     }
 
     /// Sends a request and returns once its head is in, with the body still to read. Waits and

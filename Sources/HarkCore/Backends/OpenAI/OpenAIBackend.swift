@@ -101,7 +101,7 @@ public final class OpenAIBackend: Backend, BackendKind {
             var outgoing = HTTPRequest.json(url: endpoint, body: body(for: request),
                                             headers: [("Accept", "text/event-stream")] + (try auth.headers()),
                                             timeouts: timeouts)
-            outgoing.insecure = session.isInsecure
+            outgoing.tls = try session.tls()
             return outgoing
         }, decoder: ChatCompletionDecoder())
     }

@@ -91,7 +91,7 @@ public final class WebhookBackend: Backend, BackendKind, RemoteThreads {
                 outgoing = HTTPRequest(method: "POST", url: url, headers: try headers(), body: .multipart(parts),
                                        timeouts: timeouts)
             }
-            outgoing.insecure = session.isInsecure
+            outgoing.tls = try session.tls()
             return outgoing
         }, decoder: N8NReplyDecoder())
     }
@@ -106,7 +106,7 @@ public final class WebhookBackend: Backend, BackendKind, RemoteThreads {
         let body = JSON.object(fields)
         var request = HTTPRequest.json(url: url, body: body, headers: [("Accept", "application/json")] + (try auth.headers()),
                                        timeouts: timeouts)
-        request.insecure = session.isInsecure
+        request.tls = try session.tls()
         let response = try await http.fetch(request)
         guard response.head.isSuccess else {
             throw ServerMessage.error(status: response.status, host: request.displayHost, body: response.body,
