@@ -101,47 +101,14 @@ extension NylaBackend {
     func downloadCommand(_ context: CommandContext, notes: NylaNotes) async throws -> Document {
         let instance = try await workspaceInstance(context, notes: notes, for: "files")
         let file = try await metadata(context.arguments["ID"] ?? "", instance, notes: notes)
-        let safeName = Self.safeFileName(file.name)
-        var destination: String
-        if let path = context.arguments["PATH"] {
-            destination = path.expandingTildeInPath
-            var isDirectory = false
-            if FileManager.default.fileExists(atPath: destination, isDirectory: &isDirectory), isDirectory {
-                destination += "/" + safeName
-            }
-        } else {
-            destination = FileManager.default.currentDirectoryPath + "/" + safeName
-            guard !FileManager.default.fileExists(atPath: destination) else {
-                throw HarkError.usage("\(destination) exists; give a PATH: /download \(file.id) PATH")
-            }
-        }
+        let destination = try FileDownload.destination(context.arguments["PATH"], serverName: file.name,
+                                                       retryHint: "/download \(file.id) PATH")
         let path = NylaWire.fileContent(instance, file.id)
         let response = try await client.open(path, notes: notes) {
             try client.request("GET", path, instance: instance, accept: "*/*")
         }
         defer { response.stream.cancel() }
-        let temporary = destination + ".part-\(getpid())"
-        guard let handle = PosixFile(writingAtPath: temporary) else {
-            throw HarkError.io("cannot write \(destination); check the folder")
-        }
-        var written = 0
-        do {
-            var body = response.body
-            while let event = try await body.next() {
-                guard case .body(let bytes) = event else { continue }
-                try handle.write(bytes)
-                written += bytes.count
-            }
-            handle.close()
-        } catch {
-            handle.close()
-            unlink(temporary)
-            throw error
-        }
-        guard rename(temporary, destination) == 0 else {
-            unlink(temporary)
-            throw HarkError.io("cannot write \(destination): \(String(cString: strerror(errno)))")
-        }
+        let written = try await FileDownload.save(response.body, to: destination)
         return [StyledLine("saved \(file.name) (\(Self.size(written))) to \(destination)", .success)]
     }
 
@@ -191,17 +158,6 @@ extension NylaBackend {
         return (bytes, true)
     }
 
-    static func size(_ bytes: Int) -> String {
-        if bytes < 1024 { return "\(bytes) B" }
-        if bytes < 1024 * 1024 { return String(cFormat: "%.1f KB", Double(bytes) / 1024) }
-        return String(cFormat: "%.1f MB", Double(bytes) / 1024 / 1024)
-    }
+    static func size(_ bytes: Int) -> String { FileDownload.size(bytes) }
 
-    /// A server's file name made safe to create here: no folders, no hidden or empty names.
-    static func safeFileName(_ name: String) -> String {
-        let base = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
-        let cleaned = String(base.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
-        let trimmed = cleaned.drop { $0 == "." }
-        return trimmed.isEmpty ? "download" : String(trimmed)
-    }
 }
