@@ -31,8 +31,10 @@ public struct OneShot {
         case .none, .events, .quit:
             return 0
         case .output(let document):
+            // Notes on the way ("logged in to …") go to stderr: stdout is the answer alone.
+            for note in document where note.isNote { RawOutput.write("hark: " + note.plainText + "\n", to: STDERR_FILENO) }
             let ansi = ANSI(enabled: capabilities.colors)
-            let text = document.map { ansi.render($0) }.joined(separator: "\n")
+            let text = document.filter { !$0.isNote }.map { ansi.render($0) }.joined(separator: "\n")
             if !text.isEmpty { RawOutput.write(text + "\n") }
             return 0
         case .prefill(let text):

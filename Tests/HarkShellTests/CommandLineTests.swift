@@ -51,6 +51,32 @@ import TestSupport
         #expect(done["message_id"]?.int != nil)
     }
 
+    /// `hark -s ny /prompts | …` gets the prompts alone: how hark got there (a login, a rate
+    /// limit waited out) is said on stderr.
+    @Test func notesOnTheWayGoToStderrNeverStdout() throws {
+        let gateway = try TestNylaGateway()
+        let home = TestHome(config: "[session ny]\nkind = nyla\nurl = \(gateway.url)\nlanguage = en\ninstance = ws1\n"
+            + "user = ann\npassword = env:HARK_TEST_NYLA_PASSWORD\n")
+        var environment = home.environment
+        environment["HARK_TEST_NYLA_PASSWORD"] = "s3cret pass"
+        func hark(_ arguments: [String]) throws -> Run {
+            let result = try Subprocess.run([BuiltProducts.hark] + arguments, environment: environment, streams: .captured(input: Data()))
+            return Run(status: result.status, stdout: String(decoding: result.stdout, as: UTF8.self),
+                       stderr: String(decoding: result.stderr, as: UTF8.self))
+        }
+        let host = "127.0.0.1:\(gateway.http.port)"
+        let prompts = try hark(["-s", "ny", "/prompts"])
+        #expect(prompts.status == 0)
+        #expect(prompts.stdout.hasPrefix("summarize"))
+        #expect(!prompts.stdout.contains("logged in"))
+        #expect(prompts.stderr == "hark: logged in to \(host) as Ann Example\n")
+        gateway.throttle(next: 1, retryAfter: "0")
+        let chat = try hark(["-s", "ny", "hello"])
+        #expect(chat.status == 0)
+        #expect(chat.stdout == "Echo: hello")
+        #expect(chat.stderr == "hark: \(host) is rate limiting (HTTP 429); retrying\n")
+    }
+
     @Test func exitCodesTellWhatWentWrong() throws {
         let refusing = try RefusingPort()
         let home = TestHome(config: """

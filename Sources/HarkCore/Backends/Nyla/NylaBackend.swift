@@ -96,6 +96,11 @@ public final class NylaBackend: Backend, BackendKind {
         }
         options = NylaWire.StreamOptions(dataSourceIDs: Self.list(session["data_sources"]), language: language,
                                          providers: Self.list(session["providers"]))
+        client.reauthenticate = { [weak self] notes in
+            guard let self, let done = try await self.loginWithStoredPassword(notes: notes) else { return false }
+            notes?.add(done + " again")
+            return true
+        }
     }
 
     public static func make(session: SessionConfig, environment: BackendEnvironment) throws -> any Backend {
@@ -115,21 +120,28 @@ public final class NylaBackend: Backend, BackendKind {
 
     /// Makes sure requests will be authenticated: a token, a saved login, the `password`
     /// setting, or (in the shell) asking. Returns what it did, for the output.
+    /// A saved login whose cookies have all expired counts as none: with a stored password hark
+    /// logs in again before the request instead of sending it without cookies.
     @discardableResult
     func ensureLogin(_ interaction: Interaction?, notes: NylaNotes?) async throws -> String? {
         if client.isLoggedIn { return nil }
-        if let reference = session["password"] {
-            guard let user = session["user"] else {
-                throw HarkError.usage("session \(session.name) has a password but no user; add user = NAME")
-            }
-            let password = try SecretReference(reference).resolve(environment: environment)
-            let name = try await client.login(user: user, password: password, notes: notes)
-            return "logged in to \(client.host) as \(name)"
-        }
+        if let done = try await loginWithStoredPassword(notes: notes) { return done }
         if let interaction, interaction.isInteractive {
             return try await interactiveLogin(user: nil, interaction: interaction, notes: notes)
         }
-        throw HarkError.authentication("not logged in to \(client.host); /login signs in (or set password = env:VAR, or auth = bearer:SECRET)")
+        let state = client.loginExpired ? "the saved login to \(client.host) has expired" : "not logged in to \(client.host)"
+        throw HarkError.authentication("\(state); /login signs in (or set password = env:VAR, or auth = bearer:SECRET)")
+    }
+
+    /// Logs in with the `user` and `password` settings; nil when the session stores no password.
+    func loginWithStoredPassword(notes: NylaNotes?) async throws -> String? {
+        guard let reference = session["password"] else { return nil }
+        guard let user = session["user"] else {
+            throw HarkError.usage("session \(session.name) has a password but no user; add user = NAME")
+        }
+        let password = try SecretReference(reference).resolve(environment: environment)
+        let name = try await client.login(user: user, password: password, notes: notes)
+        return "logged in to \(client.host) as \(name)"
     }
 
     func interactiveLogin(user given: String?, interaction: Interaction, notes: NylaNotes?) async throws -> String {

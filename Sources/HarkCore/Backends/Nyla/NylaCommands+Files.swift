@@ -29,10 +29,10 @@ extension NylaBackend {
         if let reference = context.arguments["FOLDER"] { parent = try await folder(reference, instance, notes: notes) }
         // Looking a folder up has just fetched them.
         let folders = parent == nil ? try await self.folders(instance, notes: notes) : state.read { $0.folders }
-        let json = try await client.json("GET", NylaWire.files(instance), query: parent.map { [("folderId", $0.id)] } ?? [],
-                                         instance: instance, notes: notes)
+        let listed = try await client.allItems(NylaWire.files(instance), key: "files", query: parent.map { [("folderId", $0.id)] } ?? [],
+                                               instance: instance, notes: notes)
         // Filtered here too, in case the gateway ignores the folder query.
-        let files = NylaWire.items(json, key: "files").compactMap(NylaWire.file).filter { $0.folderID == parent?.id }
+        let files = listed.compactMap(NylaWire.file).filter { $0.folderID == parent?.id }
         state.update { values in
             values.files = files + values.files.filter { known in !files.contains { $0.id == known.id } }
         }
