@@ -13,7 +13,12 @@ extension Workspace {
         }
         let messages = try context.history.messages(threadID: thread.id, limit: count)
         guard !messages.isEmpty else { return .output([StyledLine("no messages in this thread yet", .dim)]) }
-        return .output(MessageFormatting.document(messages, session: context.session))
+        var attachments: [Int64: [Attachment]] = [:]
+        for message in messages where message.role == .user {
+            let files = try store.attachments(messageID: message.id)
+            if !files.isEmpty { attachments[message.id] = files }
+        }
+        return .output(MessageFormatting.document(messages, session: context.session, attachments: attachments))
     }
 
     func searchCommand(_ context: CommandContext) async throws -> CommandOutcome {

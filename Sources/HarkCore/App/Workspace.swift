@@ -22,7 +22,6 @@ public final class Workspace: @unchecked Sendable {
         var backends: [String: any Backend] = [:]
         var jobs: [ReplyJob] = []
         var nextJobID = 1
-        var pendingAttachments: [String: [Attachment]] = [:]
         /// Each session's server threads as last listed, for Tab.
         var serverThreads: [String: [RemoteThread]] = [:]
     }
@@ -208,14 +207,16 @@ public final class Workspace: @unchecked Sendable {
         }
         let history: [Turn]
         let userMessageID: Int64
+        let attachments: [Attachment]
         if let userMessage {
             history = try store.turns(threadID: thread.id, before: userMessage.id)
             userMessageID = userMessage.id
+            attachments = try store.attachments(messageID: userMessage.id)
         } else {
             history = try store.turns(threadID: thread.id)
             userMessageID = try store.addMessage(threadID: thread.id, session: name, role: .user, text: text)
+            attachments = try store.claimPendingAttachments(session: name, messageID: userMessageID)
         }
-        let attachments = state.update { $0.pendingAttachments.removeValue(forKey: name) ?? [] }
         let job = makeJob(session: name, kind: session.kind, thread: thread, userMessageID: userMessageID)
         let request = ChatRequest(text: text, thread: thread, history: history, attachments: attachments)
         launch(job, events: backend.send(request), backend: backend, model: session.model)

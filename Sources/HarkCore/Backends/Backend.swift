@@ -7,12 +7,15 @@ public struct Attachment: Sendable, Equatable {
     public var name: String
     public var size: Int
     public var mimeType: String
+    /// The server's id for the file when it was uploaded on attaching (a Nyla file).
+    public var backendID: String?
 
-    public init(path: String, name: String, size: Int, mimeType: String) {
+    public init(path: String, name: String, size: Int, mimeType: String, backendID: String? = nil) {
         self.path = path
         self.name = name
         self.size = size
         self.mimeType = mimeType
+        self.backendID = backendID
     }
 }
 

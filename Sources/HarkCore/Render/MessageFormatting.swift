@@ -1,6 +1,7 @@
 /// Messages as lines to show.
 public enum MessageFormatting {
-    public static func document(_ messages: [Message], session: SessionConfig) -> Document {
+    /// `attachments`: the files that went with each message, by message id.
+    public static func document(_ messages: [Message], session: SessionConfig, attachments: [Int64: [Attachment]] = [:]) -> Document {
         var lines: Document = []
         let replyStyle: Style = BackendRegistry.repliesAreMarkdown(kind: session.kind) ? .markdownBlock : .plain
         for message in messages {
@@ -9,6 +10,9 @@ public enum MessageFormatting {
             if message.status != .complete { header.append(Span(" · " + message.status.rawValue, .warning)) }
             lines.append(StyledLine(header))
             lines.append(StyledLine(message.text, message.role == .user ? .plain : replyStyle))
+            for file in attachments[message.id] ?? [] {
+                lines.append(StyledLine("  attached: \(file.name) (\(file.size) bytes)", .dim))
+            }
             if let error = message.error { lines.append(StyledLine("  " + error, .error)) }
         }
         return lines

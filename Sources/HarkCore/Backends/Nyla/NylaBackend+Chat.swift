@@ -26,24 +26,14 @@ extension NylaBackend {
         let (instance, feature) = try await instance(notes: notes)
         let threadID = request.thread.id
         let workflow = request.thread.backendID
-        let attached = state.update { values -> [NylaFile] in
-            defer { values.attachments = [] }
-            return values.attachments
-        }
         var options = self.options
-        options.fileIDs = attached.map(\.id)
+        // Uploaded by /attach; the message holds them in the history, so /retry sends them again.
+        options.fileIDs = request.attachments.compactMap(\.backendID)
         state.update { $0.replies[threadID] = (instance, workflow) }
         let path = NylaWire.startStream(instance, feature)
         let body = NylaWire.streamBody(prompt: request.text, workflowID: workflow, feature: feature, options: options)
-        let response: NylaOpenResponse
-        do {
-            response = try await client.open(path, notes: notes) {
-                try client.request("POST", path, json: body, instance: instance, accept: "text/event-stream")
-            }
-        } catch {
-            // Not sent: the files stay attached for the next try.
-            state.update { $0.attachments = attached + $0.attachments }
-            throw error
+        let response = try await client.open(path, notes: notes) {
+            try client.request("POST", path, json: body, instance: instance, accept: "text/event-stream")
         }
         defer { response.stream.cancel() }
         var iterator = response.body

@@ -64,6 +64,8 @@ public final class NylaBackend: Backend, BackendKind {
     }
 
     let session: SessionConfig
+    /// The session's history: the files /attach keeps for the next message.
+    let history: SessionHistory?
     let client: NylaClient
     let state: NylaSessionState
     let environment: [String: String]
@@ -74,6 +76,7 @@ public final class NylaBackend: Backend, BackendKind {
 
     init(session: SessionConfig, environment: BackendEnvironment) throws {
         self.session = session
+        history = environment.history(of: session.name)
         self.environment = environment.environment
         guard let url = session.url, url.lowercased().hasPrefix("http://") || url.lowercased().hasPrefix("https://") else {
             throw HarkError.usage("session \(session.name): url must be the gateway's http(s) address, e.g. https://nyla.example.com")
@@ -234,7 +237,8 @@ public final class NylaBackend: Backend, BackendKind {
         } else {
             facts.append(("login", "not logged in; /login signs in"))
         }
-        let (instance, counts, attached) = state.read { ($0.instance, $0.editCounts, $0.attachments) }
+        let (instance, counts) = state.read { ($0.instance, $0.editCounts) }
+        let attached = (try? history?.pendingAttachments()) ?? []
         if let instance {
             facts.append(("instance", "\(instance.label) (\(instance.featureCode) \(instance.id), mandate \(instance.mandateName))"))
             if let count = counts[instance.id] { facts.append(("pending edits", String(count))) }

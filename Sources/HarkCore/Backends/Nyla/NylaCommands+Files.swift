@@ -80,13 +80,15 @@ extension NylaBackend {
 
     func attachCommand(_ context: CommandContext, notes: NylaNotes) async throws -> Document {
         guard let path = Workspace.attachedPath(context) else {
-            let attached = state.read { $0.attachments }
+            let attached = try context.history.pendingAttachments()
             guard !attached.isEmpty else { throw context.badArguments() }
-            return attached.map { StyledLine("attached: \($0.name) (\($0.id))", .dim) }
+            return attached.map { StyledLine("attached: \($0.name)" + ($0.backendID.map { " (\($0))" } ?? ""), .dim) }
         }
         let instance = try await workspaceInstance(context, notes: notes, for: "files")
         let file = try await upload(path, folder: nil, instance: instance, notes: notes)
-        state.update { $0.attachments.append(file) }
+        // Kept in the history until the next message takes it, in this run or the next.
+        try context.history.attach(Attachment(path: path.expandingTildeInPath, name: file.name, size: file.size ?? 0,
+                                              mimeType: file.mimeType ?? MimeType.guess(path), backendID: file.id))
         return [StyledLine("\(file.name) uploaded as \(file.id); it goes with your next message", .dim)]
     }
 
