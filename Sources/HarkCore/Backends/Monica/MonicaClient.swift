@@ -114,6 +114,8 @@ final class MonicaClient: Sendable {
             ?? ServerMessage.extract(from: response.body, contentType: response.head.header("content-type")))
             .map { ServerMessage.clip(ServerMessage.sanitize($0)) }
         if status == 401 {
+            // Laravel's auth guard answers `{"message":"Unauthenticated."}` (not Monica's
+            // envelope): whatever the body, what the user can do is fix the token.
             // A cached `cmd:` secret may have been rotated since: resolve it afresh next time.
             auth.reset()
             return .unauthorized(status: status, host: host, serverMessage: "the API token is wrong or has expired")
