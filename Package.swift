@@ -38,8 +38,9 @@ let package = Package(
                           linkerSettings: [.unsafeFlags(["-Xclang-linker", "-no-pie", "-Xlinker", "--no-export-dynamic"],
                                                         .when(platforms: [.linux], configuration: .release))]),
 
-        // Loopback servers that speak the real wire protocols, temp homes, a pty driver.
-        .target(name: "TestSupport", dependencies: ["HarkCore"], path: "Tests/TestSupport"),
+        // Loopback servers that speak the real wire protocols, temp homes, a pty driver, a fake terminal.
+        // The fake terminal drives the shipped shell (HarkShell) in golden transcripts.
+        .target(name: "TestSupport", dependencies: ["HarkCore", "HarkShell"], path: "Tests/TestSupport"),
         // The loopback server the benchmarks (scripts/bench.sh) stream from.
         .executableTarget(name: "hark-bench-server", dependencies: ["TestSupport"], path: "Tests/BenchServer"),
         .testTarget(name: "HarkCoreTests", dependencies: ["HarkCore", "TestSupport"], path: "Tests/HarkCoreTests"),

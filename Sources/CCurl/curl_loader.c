@@ -9,6 +9,9 @@ static struct {
     CURL *(*easy_init)(void);
     void (*easy_cleanup)(CURL *);
     CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
+    CURLcode (*easy_perform)(CURL *);
+    CURLcode (*easy_send)(CURL *, const void *, size_t, size_t *);
+    CURLcode (*easy_recv)(CURL *, void *, size_t, size_t *);
     CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
     const char *(*easy_strerror)(CURLcode);
     struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
@@ -60,6 +63,9 @@ static void load(void) {
     RESOLVE(lib, easy_init, "curl_easy_init");
     RESOLVE(lib, easy_cleanup, "curl_easy_cleanup");
     RESOLVE(lib, easy_setopt, "curl_easy_setopt");
+    RESOLVE(lib, easy_perform, "curl_easy_perform");
+    RESOLVE(lib, easy_send, "curl_easy_send");
+    RESOLVE(lib, easy_recv, "curl_easy_recv");
     RESOLVE(lib, easy_getinfo, "curl_easy_getinfo");
     RESOLVE(lib, easy_strerror, "curl_easy_strerror");
     RESOLVE(lib, slist_append, "curl_slist_append");
@@ -108,6 +114,10 @@ CURLcode hark_curl_setopt_xferinfo_function(CURL *h,
 }
 CURLcode hark_curl_getinfo_long(CURL *h, CURLINFO i, long *v) { return fn.easy_getinfo(h, i, v); }
 CURLcode hark_curl_getinfo_double(CURL *h, CURLINFO i, double *v) { return fn.easy_getinfo(h, i, v); }
+CURLcode hark_curl_getinfo_socket(CURL *h, CURLINFO i, curl_socket_t *v) { return fn.easy_getinfo(h, i, v); }
+CURLcode hark_curl_easy_perform(CURL *h) { return fn.easy_perform(h); }
+CURLcode hark_curl_easy_send(CURL *h, const void *b, size_t n, size_t *sent) { return fn.easy_send(h, b, n, sent); }
+CURLcode hark_curl_easy_recv(CURL *h, void *b, size_t n, size_t *received) { return fn.easy_recv(h, b, n, received); }
 const char *hark_curl_easy_strerror(CURLcode c) { return fn.easy_strerror(c); }
 
 struct curl_slist *hark_curl_slist_append(struct curl_slist *l, const char *v) { return fn.slist_append(l, v); }

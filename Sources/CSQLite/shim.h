@@ -6,6 +6,11 @@
 static inline int hark_sqlite3_bind_text(sqlite3_stmt *stmt, int index, const char *text, int length) {
     return sqlite3_bind_text(stmt, index, text, length, SQLITE_TRANSIENT);
 }
+// SQLITE_STATIC: SQLite reads the caller's bytes in place (no copy), so they must stay valid
+// until the statement has been stepped and reset. For slices of a large reply.
+static inline int hark_sqlite3_bind_text_in_place(sqlite3_stmt *stmt, int index, const char *text, int length) {
+    return sqlite3_bind_text(stmt, index, text, length, SQLITE_STATIC);
+}
 static inline int hark_sqlite3_bind_blob(sqlite3_stmt *stmt, int index, const void *data, int length) {
     return sqlite3_bind_blob(stmt, index, data, length, SQLITE_TRANSIENT);
 }

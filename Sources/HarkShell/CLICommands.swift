@@ -9,11 +9,12 @@ struct CLICommand: Sendable {
     var options: [OptionSpec]
     var subcommands: [CLICommand]
     var completion: ArgumentCompletion
-    var run: @Sendable (ParsedOptions) throws -> Int32
+    /// What runs it, given the command line (and through it the terminal).
+    var run: @Sendable (HarkCommandLine) -> (ParsedOptions) throws -> Int32
 
     init(_ name: String, _ arguments: String = "", _ summary: String, options: [OptionSpec] = [],
          subcommands: [CLICommand] = [], completion: ArgumentCompletion = .none,
-         run: @escaping @Sendable (ParsedOptions) throws -> Int32) {
+         run: @escaping @Sendable (HarkCommandLine) -> (ParsedOptions) throws -> Int32) {
         self.name = name
         self.arguments = arguments
         self.summary = summary
@@ -40,6 +41,8 @@ enum CLICommands {
         sessionOption,
         OptionSpec(["--thread"], "NAME|ID", "send in this thread (created when new)"),
         OptionSpec(["--new-thread"], nil, "start a new thread for this message"),
+        OptionSpec(["--fork-at"], "N", "send in a fork of the thread holding its messages up to N (see /history)"),
+        OptionSpec(["--code"], nil, "print only the reply's fenced code blocks, without their fences"),
         OptionSpec(["--json"], nil, "print the reply as JSON lines: text deltas, status, done with usage, error"),
         OptionSpec(["--speak"], nil, "also read the reply aloud (in the shell: speak this session's replies)"),
         OptionSpec(["--listen"], nil, "dictate the message from the microphone, send it, print the reply"),
@@ -59,12 +62,16 @@ enum CLICommands {
                        run: Run.removeSession),
             CLICommand("edit", "NAME KEY=VALUE…", "change settings of a session (KEY= removes one)", completion: .sessions,
                        run: Run.editSession),
-        ], run: { _ in throw HarkError.usage("usage: hark session add|rm|edit …; see hark help session") }),
+        ], run: { _ in { _ in throw HarkError.usage("usage: hark session add|rm|edit …; see hark help session") } }),
         CLICommand("history", "", "print recent messages", options: [
             sessionOption, OptionSpec(["-n"], "N", "how many (default 20)"), jsonOption,
         ], run: Run.history),
+        CLICommand("stats", "", "messages, tokens in and out, and reply speeds, per session (and its threads with -s)",
+                   options: [sessionOption, jsonOption], run: Run.stats),
         CLICommand("search", "TEXT", "full-text search over the history", options: [
-            sessionOption, OptionSpec(["-n"], "N", "at most N hits (default 20)"), jsonOption,
+            sessionOption, OptionSpec(["-n"], "N", "at most N hits (default 20)"),
+            jsonOption.with(summary: "one JSON object per hit: ids, snippet, length in bytes"),
+            OptionSpec(["--full"], nil, "with --json, each hit's whole text too"),
         ], run: Run.search),
         CLICommand("export", "", "write threads as Markdown or JSON", options: [
             sessionOption, OptionSpec(["--thread"], "NAME|ID", "only this thread"),
@@ -90,10 +97,10 @@ enum CLICommands {
         ], run: Run.listen),
         CLICommand("doctor", "", "check the voice parts: espeak-ng, audio output, libvosk, models, microphone",
                    run: Run.doctor),
-        CLICommand("version", "", "print the version (hark doctor checks the voice parts)", run: { _ in
-            RawOutput.write("hark \(HarkVersion.string)\n")
+        CLICommand("version", "", "print the version (hark doctor checks the voice parts)", run: { line in { _ in
+            line.terminal.write("hark \(HarkVersion.string)\n")
             return 0
-        }),
+        } }),
         CLICommand("help", "[COMMAND]", "explain a command (or a /command of the shell)", completion: .commands, run: Run.help),
         CLICommand("completions", "bash|zsh|fish", "print a shell completion script",
                    completion: .choices(["bash", "zsh", "fish"]), run: Run.completions),

@@ -11,6 +11,11 @@ enum ExternalEditor {
         return "vi"
     }
 
+    /// Whether the user named an editor ($VISUAL or $EDITOR), rather than hark falling back to vi.
+    static func isConfigured(environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+        ["VISUAL", "EDITOR"].contains { !(environment[$0] ?? "").trimmingSpaces.isEmpty }
+    }
+
     /// Opens `path` in the editor; throws with the exit status when the editor fails.
     static func open(path: String) throws {
         let editor = command()

@@ -3,32 +3,39 @@ import Glibc
 import HarkCore
 
 /// The `hark` command: parses the arguments (as CLICommands describes them) and runs the
-/// shell, a one-shot message or a subcommand. Returns the process exit code.
-public enum HarkCommandLine {
+/// shell, a one-shot message or a subcommand on the real terminal. Returns the process exit code.
+public struct HarkCommandLine {
+    let terminal: Terminal
+
     public static func run(_ arguments: [String]) -> Int32 {
+        Signals.quitEndsLikeTerm()
+        return HarkCommandLine(terminal: SystemTerminal()).run(arguments)
+    }
+
+    func run(_ arguments: [String]) -> Int32 {
         do {
-            return try dispatch(arguments)
+            return Signals.exitStatus(try dispatch(arguments))
         } catch {
-            RawOutput.write("hark: " + error.userMessage + "\n", to: STDERR_FILENO)
-            return error.exitCode.rawValue
+            if Signals.terminating == 0 || error.exitCode != .interrupted { terminal.showError(error) }
+            return Signals.exitStatus(error.exitCode.rawValue)
         }
     }
 
-    static func dispatch(_ arguments: [String]) throws -> Int32 {
+    func dispatch(_ arguments: [String]) throws -> Int32 {
         if let first = arguments.first, let command = CLICommands.command(named: first) {
             return try subcommand(command, Array(arguments.dropFirst()))
         }
         let parsed = try OptionParser.parse(arguments, options: CLICommands.messageOptions, help: "hark --help")
         let options = MessageOptions(parsed)
         if options.help {
-            RawOutput.write(CLICommands.usage().joined(separator: "\n") + "\n")
+            terminal.write(CLICommands.usage().joined(separator: "\n") + "\n")
             return 0
         }
         if options.version {
-            RawOutput.write("hark \(HarkVersion.string)\n")
+            terminal.write("hark \(HarkVersion.string)\n")
             return 0
         }
-        let workspace = try Workspace(paths: Paths.fromEnvironment())
+        let workspace = try openWorkspace()
         if let session = options.session { try workspace.switchSession(to: session) }
         try selectThread(options, workspace: workspace)
         var message = options.words.joined(separator: " ")
@@ -41,36 +48,60 @@ public enum HarkCommandLine {
             // Checked before anything is sent: a missing espeak-ng or sound server is one clear error.
             _ = try workspace.voice.replySpeaker(for: workspace.currentConfig, config: workspace.config,
                                                  paths: workspace.paths, forced: true)
-            if !message.isEmpty || isatty(STDIN_FILENO) == 0 { try workspace.voice.prepareOutput() }
+            if !message.isEmpty || !terminal.hasKeyboard { try workspace.voice.prepareOutput() }
         }
-        if message.isEmpty && isatty(STDIN_FILENO) == 0 {
-            let input = PosixFile(borrowing: STDIN_FILENO).readToEnd()
+        if message.isEmpty && !terminal.hasKeyboard {
+            let input = terminal.readToEnd()
             message = String(decoding: input, as: UTF8.self)
             while message.hasSuffix("\n") || message.hasSuffix("\r") { message.removeLast() }
             guard !message.trimmed.isEmpty else {
                 throw HarkError.usage("no message: give one as an argument or on stdin (or run hark in a terminal for the shell)")
             }
         }
-        let capabilities = TerminalCapabilities.detect()
         if message.isEmpty {
             if options.json { throw HarkError.usage("--json needs a message") }
+            if options.code { throw HarkError.usage("--code needs a message") }
             if options.speak {
                 var overrides = workspace.voice.overrides(for: workspace.currentSession)
                 overrides.speak = true
                 workspace.voice.setOverrides(overrides, for: workspace.currentSession)
             }
-            return try Shell(workspace: workspace, capabilities: capabilities).run()
+            let code = try Shell(workspace: workspace, terminal: terminal).run()
+            finishIndexing(workspace)
+            return code
         }
-        return OneShot(workspace: workspace, capabilities: capabilities, json: options.json, speak: options.speak).run(message)
+        let code = OneShot(workspace: workspace, terminal: terminal, json: options.json, speak: options.speak,
+                           codeOnly: options.code).run(message)
+        finishIndexing(workspace)
+        return code
+    }
+
+    /// Waits for the replies of this run to be in the full-text index, so that the process
+    /// leaves none unindexed (a failure is left to the next start, which indexes what is left).
+    func finishIndexing(_ workspace: Workspace) {
+        try? workspace.store.finishIndexing()
+    }
+
+    /// The workspace, after saying what opening the history changed (a data folder others
+    /// could open, made private).
+    func openWorkspace() throws -> Workspace {
+        let workspace = try Workspace(paths: Paths.fromEnvironment())
+        tell(workspace.store.notices)
+        return workspace
+    }
+
+    func tell(_ notices: [String], prefix: String = "hark: note: ") {
+        for notice in notices { terminal.writeError(prefix + notice + "\n") }
     }
 
     /// `--listen`: the message, dictated; nil when cancelled (Ctrl-C or the cancel word).
-    static func dictateMessage(_ workspace: Workspace) throws -> String? {
+    func dictateMessage(_ workspace: Workspace) throws -> String? {
         let settings = try workspace.voiceSettings()
         _ = try workspace.voice.checkDictation(settings, paths: workspace.paths)
-        if isatty(STDERR_FILENO) == 1 { RawOutput.write("loading the Vosk model…\r", to: STDERR_FILENO) }
+        if terminal.errorCapabilities.isTTY { terminal.writeError("loading the Vosk model…\r") }
         let model = try workspace.voice.model(for: settings, paths: workspace.paths)
-        guard let recognition = try CLIDictation.run(model: model, settings: settings, devices: workspace.voice.devices) else {
+        guard let recognition = try CLIDictation.run(model: model, settings: settings, devices: workspace.voice.devices,
+                                                     terminal: terminal) else {
             return nil
         }
         switch settings.interpret(recognition.text) {
@@ -78,24 +109,36 @@ public enum HarkCommandLine {
         case .send, .mute: throw HarkError.usage("heard only a command word (\(recognition.text)); nothing to send")
         case .text(let text):
             guard !text.isEmpty else { throw HarkError.io("heard nothing, so nothing was sent; speak after \"listening…\"") }
-            if isatty(STDERR_FILENO) == 1 { RawOutput.write("› \(text)\n", to: STDERR_FILENO) }
+            if terminal.errorCapabilities.isTTY { terminal.writeError("› \(text)\n") }
             return text
         }
     }
 
-    static func selectThread(_ options: MessageOptions, workspace: Workspace) throws {
+    func selectThread(_ options: MessageOptions, workspace: Workspace) throws {
         let session = workspace.currentSession
+        if options.json && options.code { throw HarkError.usage("give --json or --code, not both") }
         if options.newThread {
+            if options.forkAt != nil { throw HarkError.usage("--fork-at forks an existing thread; leave out --new-thread") }
             try workspace.store.setCurrentThread(session: session, threadID: nil)
         }
         if let reference = options.thread {
             if let thread = try workspace.store.findThread(session: session, reference) {
                 try workspace.store.setCurrentThread(session: session, threadID: thread.id)
+            } else if options.forkAt != nil {
+                throw HarkError.unknownThread(reference)
             } else {
                 let backend = try workspace.backend(for: session)
                 try workspace.store.createThread(session: session, title: reference,
                                                  backendID: (backend as? RemoteThreads)?.newThreadID())
             }
+        }
+        if let text = options.forkAt {
+            guard let count = Int(text) else { throw HarkError.usage("--fork-at takes a message's place in the thread, e.g. 4") }
+            guard let thread = try workspace.currentThread() else {
+                throw HarkError.usage("--fork-at needs a thread: name it with --thread NAME|ID")
+            }
+            let (_, lines) = try workspace.fork(thread, messages: count)
+            tell(lines.map(\.plainText), prefix: "hark: ")
         }
     }
 
@@ -104,6 +147,8 @@ public enum HarkCommandLine {
         var session: String?
         var thread: String?
         var newThread = false
+        var forkAt: String?
+        var code = false
         var json = false
         var speak = false
         var listen = false
@@ -115,6 +160,8 @@ public enum HarkCommandLine {
             session = parsed.value("--session")
             thread = parsed.value("--thread")
             newThread = parsed.flag("--new-thread")
+            forkAt = parsed.value("--fork-at")
+            code = parsed.flag("--code")
             json = parsed.flag("--json")
             speak = parsed.flag("--speak")
             listen = parsed.flag("--listen")

@@ -3,55 +3,30 @@ import FoundationEssentials
 import Glibc
 import HarkCore
 
-/// libedit, wrapped: a prompt, per-session history, Tab completion, bracketed paste, and a
-/// read loop that also wakes for signals and background events. `~/.editrc` is read after
+/// The real terminal's line input, libedit wrapped: a prompt, per-session history, Tab
+/// completion, bracketed paste, and keys read through the shell's event loop, so the read
+/// also wakes for signals and background events. `~/.editrc` is read after
 /// hark's own bindings, so users can change them (`bind ^I ed-complete`, `bind -v`).
-final class LineEditor {
-    enum ReadResult: Equatable {
-        case line(String)
-        case endOfFile
-        case interrupted
-        /// A bound key asked for this (`hark-edit`: open $EDITOR on the line).
-        case action(String, line: String)
-    }
-
+final class LineEditor: LineInput {
     private let editLine: OpaquePointer
     private let history: OpaquePointer
     private var historyEvent = HistEvent()
     private var promptBuffer: UnsafeMutablePointer<CChar>?
     private var pendingInput: [wchar_t] = []
-    /// A byte read past a malformed UTF-8 sequence, to be read again.
-    private var pushedBackByte: UInt8?
-    private var inputBuffer: [UInt8] = []
-    private var inputStart = 0
+    private let terminal: Terminal
+    private let loop: EventLoop
     private var requestedAction: (name: String, line: String)?
     private var interrupted = false
-    private var lastTabLine: String?
 
-    /// The prompt, with invisible sequences bracketed by "\u{1}".
-    var prompt: () -> String = { "› " }
-    var complete: (String) -> CompletionResult = { _ in CompletionResult(start: 0, candidates: []) }
-    /// Pasted text that holds newlines: the shell keeps all but the last line as its draft.
-    var onMultilinePaste: ([String]) -> Void = { _ in }
-    /// Other file descriptors the read loop watches (the inbox, signals); the handler runs on
-    /// this thread between keystrokes and returns true when the line was interrupted.
-    var wakeDescriptors: [Int32] = []
-    var onWake: () -> Bool = { false }
-    /// Dictation into the line (`hark-listen`); runs inside libedit until it ends.
-    var onListen: () -> ListenEnd = { .keep }
-
-    enum ListenEnd {
-        /// Back to editing the line.
-        case keep
-        /// Send the line now (auto-send, or the send word).
-        case send
-    }
+    var hooks = LineHooks()
 
     /// A key sequence no keyboard sends, bound to `hark-listen` so /listen can start
     /// dictation by pushing it, whatever keys the user bound.
     static let listenSequence = "\u{1B}[7469~"
 
-    init(program: String = "hark") throws {
+    init(terminal: Terminal, loop: EventLoop, program: String = "hark") throws {
+        self.terminal = terminal
+        self.loop = loop
         if let problem = hark_editline_load() {
             throw HarkError.unavailable(String(cString: problem), hint: "the interactive shell needs it; messages in pipes do not")
         }
@@ -69,7 +44,7 @@ final class LineEditor {
         hark_el_set_prompt(editLine) { editLine in
             guard let editor = LineEditor.from(editLine) else { return nil }
             free(editor.promptBuffer)
-            editor.promptBuffer = strdup(editor.prompt())
+            editor.promptBuffer = strdup(editor.hooks.prompt())
             return editor.promptBuffer
         }
         hark_el_set_getc(editLine) { editLine, character in
@@ -87,7 +62,7 @@ final class LineEditor {
         }
         hark_el_add_function(editLine, "hark-listen", "dictate into the line") { editLine, _ in
             guard let editor = LineEditor.from(editLine) else { return UInt8(CC_ERROR) }
-            return editor.onListen() == .send ? UInt8(CC_NEWLINE) : UInt8(CC_REFRESH)
+            return editor.hooks.listen(editor) == .send ? UInt8(CC_NEWLINE) : UInt8(CC_REFRESH)
         }
         hark_el_bind(editLine, "^I", "hark-complete")
         hark_el_bind(editLine, "\\e[200~", "hark-paste")
@@ -122,11 +97,11 @@ final class LineEditor {
 
     // MARK: Reading
 
-    func readLine() -> ReadResult {
+    func readLine() -> LineRead {
         requestedAction = nil
         interrupted = false
-        RawOutput.write("\u{1B}[?2004h")  // bracketed paste on
-        defer { RawOutput.write("\u{1B}[?2004l") }
+        terminal.write("\u{1B}[?2004h")  // bracketed paste on
+        defer { terminal.write("\u{1B}[?2004l") }
         var count: Int32 = 0
         let result = hark_el_gets(editLine, &count)
         if interrupted { return .interrupted }
@@ -139,84 +114,42 @@ final class LineEditor {
         return .line(line)
     }
 
-    /// One character for libedit, waiting on stdin and the wake descriptors.
+    /// One character for libedit, waiting for keys and acting on what else wakes the wait.
     private func readCharacter(into character: UnsafeMutablePointer<wchar_t>) -> Int32 {
         if !pendingInput.isEmpty {
             character.pointee = pendingInput.removeFirst()
             return 1
         }
-        if hasBufferedInput, let scalar = readScalar() {
-            character.pointee = wchar_t(bitPattern: scalar.value)
-            return 1
-        }
-        while true {
-            var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)]
-            fds += wakeDescriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-            let ready = poll(&fds, nfds_t(fds.count), -1)
-            if ready < 0 {
-                if errno == EINTR { continue }
+        while !loop.hasKeys && !loop.inputEnded {
+            let wake = loop.wait(.prompt)
+            if wake.hasNews && hooks.wake(wake) {
+                interrupted = true
+                errno = EINTR
                 return -1
             }
-            if fds.dropFirst().contains(where: { $0.revents != 0 }) {
-                if onWake() {
-                    interrupted = true
-                    errno = EINTR
-                    return -1
-                }
-            }
-            if fds[0].revents != 0 {
-                guard let scalar = readScalar() else { return 0 }
-                character.pointee = wchar_t(bitPattern: scalar.value)
-                return 1
-            }
         }
+        guard let scalar = readScalar() else { return 0 }
+        character.pointee = wchar_t(bitPattern: scalar.value)
+        return 1
     }
 
-    /// Reads one UTF-8 encoded character from stdin; nil at end of input. A malformed sequence
+    /// Reads one UTF-8 encoded character of input; nil at end of input. A malformed sequence
     /// becomes U+FFFD, and the byte that broke it is read again as the start of the next
     /// character (so `0xC3` then a space is "\u{FFFD} ", not one character eating the space).
     private func readScalar() -> Unicode.Scalar? {
-        guard let first = readByte() else { return nil }
+        guard let first = loop.nextKey() else { return nil }
         if first < 0x80 { return Unicode.Scalar(first) }
         let length = first < 0x80 ? 1 : first >> 5 == 0b110 ? 2 : first >> 4 == 0b1110 ? 3 : first >> 3 == 0b11110 ? 4 : 1
         var bytes = [first]
-        while bytes.count < length, let next = readByte() {
+        while bytes.count < length, let next = loop.nextKey() {
             guard next & 0xC0 == 0x80 else {
-                pushedBackByte = next
+                loop.unread([next])
                 break
             }
             bytes.append(next)
         }
         return String(decoding: bytes, as: UTF8.self).unicodeScalars.first
     }
-
-    /// The next byte of stdin. Reads are buffered: a megabyte paste is a thousand reads, not a
-    /// million.
-    private func readByte() -> UInt8? {
-        if let byte = pushedBackByte {
-            pushedBackByte = nil
-            return byte
-        }
-        if inputStart == inputBuffer.count {
-            inputBuffer.removeAll(keepingCapacity: true)
-            inputStart = 0
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let count = read(STDIN_FILENO, &chunk, chunk.count)
-                if count > 0 {
-                    inputBuffer.append(contentsOf: chunk[0..<count])
-                    break
-                }
-                if count < 0 && errno == EINTR { continue }
-                return nil
-            }
-        }
-        defer { inputStart += 1 }
-        return inputBuffer[inputStart]
-    }
-
-    /// True when bytes already read wait in the buffer (stdin may have nothing more to poll).
-    private var hasBufferedInput: Bool { pushedBackByte != nil || inputStart < inputBuffer.count }
 
     /// Reads raw characters until the end of a bracketed paste.
     private func readPaste() -> UInt8 {
@@ -241,7 +174,7 @@ final class LineEditor {
         var lines = (before + pasted).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let last = lines.removeLast()
         clearLine()
-        onMultilinePaste(lines)
+        hooks.multilinePaste(lines)
         insert(last)
         if !after.isEmpty {
             insert(after)
@@ -297,11 +230,6 @@ final class LineEditor {
         pendingInput += text.unicodeScalars.filter { $0 != "\n" }.map { wchar_t(bitPattern: $0.value) }
     }
 
-    /// Keys typed ahead: replayed to the next read as if typed there (Enter included).
-    func push(_ keys: String) {
-        pendingInput += keys.unicodeScalars.map { wchar_t(bitPattern: $0.value) }
-    }
-
     /// Repaints the prompt and line after something was printed above them.
     func refresh() {
         hark_el_refresh(editLine)
@@ -309,7 +237,7 @@ final class LineEditor {
 
     /// Starts dictation at the next read, as if its key were pressed.
     func requestListening() {
-        push(Self.listenSequence)
+        pendingInput += Self.listenSequence.unicodeScalars.map { wchar_t(bitPattern: $0.value) }
     }
 
     /// Changes the line (or the prompt) from within a bound function and repaints both in
@@ -317,10 +245,10 @@ final class LineEditor {
     /// clear, draw anew. `above` is printed on a line of its own first.
     func update(promptWidth: Int, above: String? = nil, _ change: () -> Void = {}) {
         let (before, _) = lineAroundCursor()
-        let columns = max(TerminalCapabilities.width(), 1)
+        let columns = max(terminal.size.columns, 1)
         let row = (promptWidth + TextWidth.of(before)) / columns
         change()
-        RawOutput.write("\r" + (row > 0 ? "\u{1B}[\(row)A" : "") + "\u{1B}[J" + (above.map { $0 + "\n" } ?? ""))
+        terminal.write("\r" + (row > 0 ? "\u{1B}[\(row)A" : "") + "\u{1B}[J" + (above.map { $0 + "\n" } ?? ""))
         hark_el_refresh(editLine)
     }
 
@@ -329,7 +257,7 @@ final class LineEditor {
     func endLine(promptWidth: Int) {
         let (_, after) = lineAroundCursor()
         if !after.isEmpty { update(promptWidth: promptWidth) { hark_el_cursor(editLine, Int32(after.unicodeScalars.count)) } }
-        RawOutput.write("\r\n")
+        terminal.write("\r\n")
     }
 
     /// Deletes `count` characters before the cursor.
@@ -353,23 +281,20 @@ final class LineEditor {
 
     private func completeWord() -> UInt8 {
         let (before, _) = lineAroundCursor()
-        let result = complete(before)
+        let result = hooks.complete(before)
         let word = String(Array(before)[min(result.start, before.count)...])
         guard !result.candidates.isEmpty else { return UInt8(CC_REFRESH_BEEP) }
         if result.candidates.count == 1, let only = result.candidates.first {
             replaceWord(word, with: only + (only.hasSuffix("/") ? "" : " "))
-            lastTabLine = nil
             return UInt8(CC_REFRESH)
         }
         let common = result.commonPrefix
         if common.count > word.count {
             replaceWord(word, with: common)
-            lastTabLine = nil
             return UInt8(CC_REFRESH)
         }
         // Ambiguous: list the candidates under the line, then redraw it.
-        RawOutput.write("\n" + Self.columns(result.candidates, width: TerminalCapabilities.width()) + "\n")
-        lastTabLine = before
+        terminal.write("\n" + Self.columns(result.candidates, width: terminal.size.columns) + "\n")
         return UInt8(CC_REDISPLAY)
     }
 

@@ -2,25 +2,12 @@ import FoundationEssentials
 import Glibc
 import HarkCore
 
-/// Voice in the shell: replies read aloud while they render, and dictation into the line
-/// (`hark-listen`: Ctrl-G, F5, /listen) with the words and a level meter shown as they come.
+/// Dictation in the shell, into the line (`hark-listen`: Ctrl-G, F5, /listen), with the words
+/// and a level meter shown as they come. (Replies read aloud are the presenter's.)
 extension Shell {
-    /// The observer for a reply: it also reads the reply aloud when its session speaks.
-    func speakingObserver(for job: ReplyJob, _ inner: ReplyObserver) -> ReplyObserver {
-        do {
-            let session = try workspace.session(named: job.session)
-            guard let speaker = try workspace.voice.replySpeaker(for: session, config: workspace.config,
-                                                                 paths: workspace.paths) else { return inner }
-            return SpeakingObserver(inner, speaker: speaker)
-        } catch {
-            showError(error)
-            return inner
-        }
-    }
-
     /// Dictates into the line being edited; returns when dictation ends. Runs inside libedit,
     /// so it redraws the line itself as words arrive.
-    func dictate() -> LineEditor.ListenEnd {
+    func dictate(in editor: LineEditor) -> ListenEnd {
         workspace.voice.stopSpeaking()
         let settings: VoiceSettings
         do {
@@ -30,8 +17,8 @@ extension Shell {
             editor.update(promptWidth: promptWidth, above: ansi.wrap("hark: " + error.userMessage, .error))
             return .keep
         }
-        let events = Inbox<DictationEvent>()
-        let handle = DictationHandle(events: events)
+        let inbox = loop.inbox
+        let handle = DictationHandle(inbox: inbox)
         let voice = workspace.voice
         let paths = workspace.paths
         if !voice.hasLoadedModel(for: settings, paths: paths) {
@@ -44,22 +31,20 @@ extension Shell {
                 let model = try voice.model(for: settings, paths: paths)
                 handle.begin(Dictation(model: model, grammar: settings.grammar, pause: settings.pause, devices: voice.devices))
             } catch {
-                events.post(.failed(error as? HarkError ?? .io(error.userMessage)))
+                inbox.post(.dictation(.failed(error as? HarkError ?? .io(error.userMessage))))
             }
         }
 
         var typed = DictatedText()
         var sendWhenDone = false
+        let interest = EventLoop.Interest(keys: true, signals: true, events: { if case .dictation = $0 { return true }; return false })
         while true {
-            var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: events.readFD, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: Signals.readFD, events: Int16(POLLIN), revents: 0)]
-            if poll(&fds, 3, -1) < 0 && errno != EINTR { handle.cancel() }
-            for signal in Signals.drain() where [SIGINT, SIGTERM, SIGHUP].contains(signal) {
+            let wake = loop.wait(interest)
+            for signal in wake.signals where [SIGINT, SIGTERM, SIGHUP].contains(signal) {
                 if signal != SIGINT { quitRequested = true }
                 handle.cancel()
             }
-            if fds[0].revents != 0 {
+            if wake.keys {
                 switch readKey() {
                 case .enter:
                     sendWhenDone = true
@@ -69,7 +54,7 @@ extension Shell {
                 case .none: break
                 }
             }
-            for event in events.take() {
+            for case .dictation(let event) in wake.events {
                 switch event {
                 case .listening:
                     editor.update(promptWidth: promptWidth) { listenIndicator = Self.meter(0) }
@@ -87,7 +72,7 @@ extension Shell {
                     }
                     return .keep
                 case .ended(let recognition, let reason):
-                    return finish(recognition, reason: reason, typed: &typed, settings: settings, send: sendWhenDone)
+                    return finish(recognition, reason: reason, typed: &typed, settings: settings, send: sendWhenDone, in: editor)
                 }
             }
         }
@@ -95,7 +80,7 @@ extension Shell {
 
     /// Dictation ended: a command word acts on the line, other words stay in it.
     private func finish(_ recognition: Recognition, reason: DictationEnd, typed: inout DictatedText,
-                        settings: VoiceSettings, send: Bool) -> LineEditor.ListenEnd {
+                        settings: VoiceSettings, send: Bool, in editor: LineEditor) -> ListenEnd {
         let spoken = settings.interpret(recognition.text)
         var note: String?
         if recognition.text.isEmpty && reason != .cancelled { note = ansi.wrap("(heard nothing)", .dim) }
@@ -136,18 +121,14 @@ extension Shell {
     /// A key pressed while dictating: Enter ends and sends, Ctrl-C or Esc drops what was
     /// dictated, any other key ends and keeps it.
     private func readKey() -> Key {
-        var byte: UInt8 = 0
-        guard read(STDIN_FILENO, &byte, 1) == 1 else { return .none }
-        switch byte {
+        guard let key = loop.takeKey() else { return .none }
+        switch key {
         case 0x0D, 0x0A: return .enter
         case 0x03: return .cancel
         case 0x1B:
             // Esc alone cancels; the rest of an arrow key's sequence is dropped with it.
-            var rest = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-            while poll(&rest, 1, 20) > 0 {
-                var discard: UInt8 = 0
-                guard read(STDIN_FILENO, &discard, 1) == 1 else { break }
-            }
+            _ = loop.takeKeys()
+            while !loop.inputEnded && loop.wait(EventLoop.Interest(keys: true, timeout: 20)).keys { _ = loop.takeKeys() }
             return .cancel
         default: return .other
         }
@@ -175,10 +156,10 @@ final class DictationHandle: @unchecked Sendable {
     private let lock = Lock()
     private var dictation: Dictation?
     private var ended = false
-    private let events: Inbox<DictationEvent>
+    private let inbox: Inbox<ShellEvent>
 
-    init(events: Inbox<DictationEvent>) {
-        self.events = events
+    init(inbox: Inbox<ShellEvent>) {
+        self.inbox = inbox
     }
 
     func begin(_ dictation: Dictation) {
@@ -187,7 +168,7 @@ final class DictationHandle: @unchecked Sendable {
             self.dictation = dictation
             return true
         }
-        if start { dictation.start { [events] event in events.post(event) } }
+        if start { dictation.start { [inbox] event in inbox.post(.dictation(event)) } }
     }
 
     func stop() { end { $0.stop() } }
@@ -197,7 +178,7 @@ final class DictationHandle: @unchecked Sendable {
         let running: Dictation? = lock.withLock {
             if dictation == nil && !ended {
                 ended = true
-                events.post(.ended(Recognition(), reason: .cancelled))
+                inbox.post(.dictation(.ended(Recognition(), reason: .cancelled)))
             }
             return dictation
         }

@@ -2,56 +2,62 @@ import FoundationEssentials
 import Glibc
 import HarkCore
 
-/// The interactive shell: reads lines with libedit, runs them through the workspace, and shows
-/// what comes back. The only place that does terminal I/O for the interactive mode.
+/// The interactive shell: reads lines from the terminal's line input, runs them through the
+/// workspace, and hands what comes back to the presenter. Reaches the screen and the keyboard
+/// only through its `Terminal`, and waits only in its `EventLoop`.
 public final class Shell {
     let workspace: Workspace
-    let capabilities: TerminalCapabilities
+    let terminal: Terminal
+    let loop: EventLoop
     let ansi: ANSI
-    let editor: LineEditor
-    let inbox = Inbox<ShellEvent>()
+    let editor: LineInput
+    private var presenter: OutcomePresenter!
     /// Lines kept by a trailing backslash or a multi-line paste, sent with the next Enter.
     var draft: [String] = []
     var historySession: String?
     var quitRequested = false
-    var typeAhead: [UInt8] = []
     var exitCode: Int32 = 0
     /// Shown before the prompt while dictating: "loading the model…" or the level meter.
     var listenIndicator: String?
     /// Columns the prompt last drawn takes (dictation redraws the line in place).
     var promptWidth = 0
+    /// A line holding a literal secret is not kept in the input history; said the first time.
+    var toldLineNotKept = false
+    /// `/edit last` without an editor: the next line entered replaces the message, through this.
+    var pendingEdit: (@Sendable (String) async throws -> CommandOutcome)?
 
-    public init(workspace: Workspace, capabilities: TerminalCapabilities = .detect()) throws {
+    public init(workspace: Workspace, terminal: Terminal) throws {
         self.workspace = workspace
-        self.capabilities = capabilities
-        ansi = ANSI(enabled: capabilities.colors)
-        editor = try LineEditor()
-        editor.prompt = { [unowned self] in prompt() }
-        editor.complete = { line in Completion.complete(line: line, workspace: workspace) }
-        editor.onMultilinePaste = { [unowned self] lines in
-            draft += lines
-            RawOutput.write("\r\u{1B}[K")
-            for line in lines { RawOutput.write(ansi.wrap("… ", .dim) + line + "\n") }
+        self.terminal = terminal
+        ansi = ANSI(enabled: terminal.capabilities.colors)
+        loop = EventLoop(terminal: terminal)
+        editor = try terminal.lineInput(loop: loop)
+        var hooks = LineHooks()
+        hooks.prompt = { [unowned self] in prompt() }
+        hooks.complete = { line in Completion.complete(line: line, workspace: workspace) }
+        hooks.multilinePaste = { [unowned self] lines in
+            terminal.write("\r\u{1B}[K")
+            keepInDraft(lines)
         }
-        editor.wakeDescriptors = [inbox.readFD, Signals.readFD].filter { $0 >= 0 }
-        editor.onWake = { [unowned self] in wakeAtPrompt() }
-        editor.onListen = { [unowned self] in dictate() }
-        workspace.interaction = TerminalInteraction()
-        let inbox = self.inbox
+        hooks.wake = { [unowned self] wake in wakeAtPrompt(wake) }
+        hooks.listen = { [unowned self] editor in dictate(in: editor) }
+        editor.hooks = hooks
+        workspace.interaction = TerminalInteraction(terminal: terminal, loop: loop)
+        let inbox = loop.inbox
         workspace.onBackgroundReplyEnded = { job in inbox.post(.backgroundEnded(job)) }
         workspace.voice.onSpeechEvent = { event in
             if case .failed(let error) = event { inbox.post(.speechFailed(error)) }
         }
+        presenter = OutcomePresenter(workspace: workspace, terminal: terminal, loop: loop, mode: .shell)
+        presenter.shell = self
     }
 
     public func run() -> Int32 {
-        TerminalModes.capture()
-        defer { TerminalModes.restore() }
         // Out of cooked mode before the first prompt shows: a Ctrl-D typed the moment it
         // appears would otherwise meet the kernel's line editing, not libedit, and be lost.
-        TerminalModes.streaming()
-        Signals.install()
-        editor.wakeDescriptors = [inbox.readFD, Signals.readFD]
+        terminal.setKeyMode(.keys)
+        defer { terminal.setKeyMode(.user) }
+        terminal.catchSignals([SIGINT, SIGTERM, SIGHUP, SIGWINCH])
         greet()
         while !quitRequested {
             syncHistory()
@@ -61,12 +67,16 @@ public final class Shell {
                     draft = []
                     continue
                 }
-                RawOutput.write("\n")
+                terminal.write("\n")
                 quitRequested = true
             case .interrupted:
                 if quitRequested { break }
-                RawOutput.write(ansi.wrap("^C", .dim) + "\n")
+                terminal.show("^C", .dim)
                 draft = []
+                if pendingEdit != nil {
+                    pendingEdit = nil
+                    terminal.show("not edited; your message stays as it was", .dim)
+                }
                 workspace.voice.stopSpeaking()
             case .action(let action, let line):
                 if action == "edit" { editAndSend(startingWith: (draft + [line]).joined(separator: "\n")) }
@@ -77,6 +87,11 @@ public final class Shell {
                 }
                 let message = (draft + [line]).joined(separator: "\n")
                 draft = []
+                if let edit = pendingEdit {
+                    pendingEdit = nil
+                    finishEdit(message, then: edit)
+                    continue
+                }
                 handle(message)
             }
         }
@@ -96,7 +111,7 @@ public final class Shell {
                 + "/help lists every command.", .dim))
         }
         for warning in workspace.warnings { lines.append(ansi.wrap("warning: " + warning, .warning)) }
-        RawOutput.write(lines.joined(separator: "\n") + "\n")
+        terminal.write(lines.joined(separator: "\n") + "\n")
     }
 
     /// Loads the input history of the session being typed in.
@@ -116,7 +131,7 @@ public final class Shell {
     }
 
     /// The prompt without the sequences bracketed by "\u{1}" (what takes columns).
-    static func visibleText(_ prompt: String) -> String {
+    public static func visibleText(_ prompt: String) -> String {
         prompt.split(separator: "\u{1}", omittingEmptySubsequences: false).enumerated()
             .filter { $0.offset % 2 == 0 }.map { String($0.element) }.joined()
     }
@@ -150,7 +165,7 @@ public final class Shell {
 
     /// Colour codes bracketed for libedit so it does not count them as columns.
     private func styled(_ text: String, _ style: Style) -> String {
-        guard capabilities.colors else { return text }
+        guard terminal.capabilities.colors else { return text }
         return visible(ansi.start(style)) + text + visible(ansi.end(style))
     }
 
@@ -160,9 +175,9 @@ public final class Shell {
 
     /// Something woke the line reader: signals, or a reply that ended in the background.
     /// Returns true to abandon the line being typed.
-    func wakeAtPrompt() -> Bool {
+    func wakeAtPrompt(_ wake: EventLoop.Wake) -> Bool {
         var interrupt = false
-        for signal in Signals.drain() {
+        for signal in wake.signals {
             switch signal {
             case SIGINT: interrupt = true
             case SIGTERM, SIGHUP:
@@ -172,15 +187,15 @@ public final class Shell {
             }
         }
         var notices: [String] = []
-        for event in inbox.take() {
+        for event in wake.events {
             switch event {
             case .backgroundEnded(let job): notices.append(notice(for: job))
             case .speechFailed(let error): notices.append(ansi.wrap("hark: " + error.userMessage, .error))
-            default: break
+            default: break  // events of a reply no longer watched, a dictation that ended
             }
         }
         if !notices.isEmpty {
-            RawOutput.write("\r\u{1B}[K" + notices.joined(separator: "\n") + "\n\u{7}")
+            terminal.write("\r\u{1B}[K" + notices.joined(separator: "\n") + "\n\u{7}")
             editor.refresh()
         }
         return interrupt
@@ -197,152 +212,84 @@ public final class Shell {
         guard !line.trimmed.isEmpty else { return }
         // A new message silences the reply still being read out; a command does not.
         if !line.hasPrefix("/") || line.hasPrefix("//") { workspace.voice.stopSpeaking() }
-        let session = workspace.currentSession
-        try? workspace.store.addInputLine(session: session, line: line)
-        editor.addHistory(line)
-        let workspace = self.workspace
-        do {
-            let outcome = try blocking { try await workspace.execute(line) }
-            perform(outcome)
-        } catch {
-            showError(error)
+        if InputRecording.mayRecord(line) {
+            try? workspace.store.addInputLine(session: workspace.currentSession, line: line)
+            editor.addHistory(line)
+        } else if !toldLineNotKept {
+            toldLineNotKept = true
+            terminal.show(InputRecording.note, .dim)
         }
+        presenter.run(line)
     }
 
-    func showError(_ error: Error) {
-        RawOutput.write(ansi.wrap("hark: " + error.userMessage, .error) + "\n", to: STDERR_FILENO)
-    }
-
-    func perform(_ outcome: CommandOutcome) {
-        switch outcome {
-        case .none, .events:
-            break
-        case .output(let document):
-            let text = document.map { ansi.render($0) }.joined(separator: "\n")
-            if !text.isEmpty { RawOutput.write(text + "\n") }
-        case .reply(let job):
-            watch(job)
-        case .editDraft(let text):
-            editAndSend(startingWith: text.isEmpty ? draft.joined(separator: "\n") : text)
-        case .editConfig:
-            TerminalModes.restore()
-            do {
-                try ExternalEditor.open(path: workspace.config.path)
-                try workspace.reloadConfig()
-                RawOutput.write(ansi.wrap("config reloaded", .success) + "\n")
-                for warning in workspace.warnings { RawOutput.write(ansi.wrap("warning: " + warning, .warning) + "\n") }
-            } catch {
-                showError(error)
-            }
-        case .prefill(let text):
-            // All but the last line become the draft (shown as continuation lines), the last
-            // line goes into the input line to edit.
-            var lines = text.lineSlices().map(String.init)
-            let last = lines.popLast() ?? ""
-            if !lines.isEmpty {
-                draft += lines
-                for line in lines { RawOutput.write(ansi.wrap("… ", .dim) + line + "\n") }
-            }
-            editor.prefill(last)
-        case .listen:
-            editor.requestListening()
-        case .page(let text):
-            Pager.show(text, capabilities: capabilities)
-        case .clearScreen:
-            RawOutput.write("\u{1B}[H\u{1B}[2J")
-        case .quit:
-            quitRequested = true
-        }
+    /// Lines that wait for the next Enter, shown as continuation lines.
+    func keepInDraft(_ lines: [String]) {
+        draft += lines
+        for line in lines { terminal.write(ansi.wrap("… ", .dim) + line + "\n") }
     }
 
     /// `/edit` and Ctrl-X Ctrl-E: the draft goes to $EDITOR; what comes back is sent. If the
     /// editor fails, the draft stays in the input line.
     func editAndSend(startingWith text: String) {
         draft = []
-        TerminalModes.restore()
         do {
-            let edited = try ExternalEditor.edit(text)
+            let edited = try terminal.edit(text)
             guard !edited.trimmed.isEmpty else {
-                RawOutput.write(ansi.wrap("empty message; nothing sent", .dim) + "\n")
+                terminal.show("empty message; nothing sent", .dim)
                 return
             }
-            RawOutput.write(ansi.wrap(edited, .dim) + "\n")
+            terminal.show(edited, .dim)
             handle(edited)
         } catch {
-            showError(error)
+            terminal.showError(error)
             let lines = text.lineSlices().map(String.init)
             draft = Array(lines.dropLast())
             editor.prefill(lines.last ?? "")
         }
     }
+}
 
-    // MARK: Watching a reply
+/// What only the interactive shell does with an outcome.
+extension Shell: ShellControls {
+    func prefill(_ text: String) {
+        // All but the last line become the draft (shown as continuation lines), the last
+        // line goes into the input line to edit.
+        var lines = text.lineSlices().map(String.init)
+        let last = lines.popLast() ?? ""
+        keepInDraft(lines)
+        editor.prefill(last)
+    }
 
-    /// Shows a reply until it ends. Ctrl-C stops it (keeping what arrived); Ctrl-Z lets it
-    /// finish in the background and returns to the prompt.
-    func watch(_ job: ReplyJob) {
-        let view = ReplyView(format: capabilities.isTTY ? .terminal : .plain, capabilities: capabilities,
-                             markdown: BackendRegistry.repliesAreMarkdown(kind: job.kind))
-        if job.session != workspace.currentSession { view.header(job.session) }
-        job.attach(speakingObserver(for: job, InboxObserver(inbox: inbox)))
-        TerminalModes.streaming()
-        var laterNotices: [ReplyJob] = []
-        var finished = false
-        var outcome: ReplyOutcome = .complete
-        while !finished {
-            var fds = [pollfd(fd: inbox.readFD, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: Signals.readFD, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)]
-            let count = isatty(STDIN_FILENO) == 1 ? 3 : 2
-            _ = poll(&fds, nfds_t(count), view.wantsSpinner ? 100 : -1)
-            for signal in Signals.drain() where signal == SIGINT || signal == SIGTERM || signal == SIGHUP {
-                if signal == SIGINT && job.interruptDetaches {
-                    job.detach()
-                    view.aside("↪ detached; \(job.session) goes on in the background")
-                    return
-                }
-                job.stop()
-                if signal != SIGINT { quitRequested = true }
-            }
-            if count == 3, fds[2].revents != 0 {
-                var byte: UInt8 = 0
-                if read(STDIN_FILENO, &byte, 1) == 1 {
-                    if byte == 0x03 && !job.interruptDetaches {
-                        job.stop()
-                    } else if byte == 0x1A || byte == 0x03 {
-                        job.detach()
-                        view.aside("↪ \(job.session) goes on in the background; you will hear when it is done")
-                        return
-                    } else {
-                        // Typed ahead while the reply streamed: it goes to the next prompt.
-                        typeAhead.append(byte)
-                    }
-                }
-            }
-            for event in inbox.take() {
-                switch event {
-                case .reply(let from, let replyEvent) where from === job:
-                    view.render(replyEvent)
-                case .replyEnded(let from, let ended) where from === job:
-                    outcome = ended
-                    finished = true
-                case .backgroundEnded(let other):
-                    laterNotices.append(other)
-                case .speechFailed(let error):
-                    view.aside("hark: " + error.userMessage)
-                default:
-                    break
-                }
-            }
-            view.tickSpinner()
+    func editDraft(_ text: String) {
+        editAndSend(startingWith: text.isEmpty ? draft.joined(separator: "\n") : text)
+    }
+
+    func listen() { editor.requestListening() }
+
+    func quit() { quitRequested = true }
+
+    /// `/edit last`: the message in $VISUAL or $EDITOR, or, when neither is set, in the input
+    /// line, where Enter hands it back (Ctrl-C leaves it as it was).
+    func editMessage(_ text: String, then: @escaping @Sendable (String) async throws -> CommandOutcome) {
+        guard terminal.hasEditor else {
+            pendingEdit = then
+            terminal.show("editing your last message: Enter sends it in place of the old one, "
+                + "Ctrl-C leaves it as it was", .dim)
+            prefill(text)
+            return
         }
-        view.end(outcome, messageID: job.replyMessageID)
-        if !typeAhead.isEmpty {
-            editor.push(String(decoding: typeAhead, as: UTF8.self))
-            typeAhead = []
+        do {
+            finishEdit(try terminal.edit(text), then: then)
+        } catch {
+            terminal.showError(error)
         }
-        if let id = job.replyMessageID { try? workspace.store.markRead(session: job.session, upTo: id) }
-        if case .failed(let error, _) = outcome { showError(error) }
-        for other in laterNotices { inbox.post(.backgroundEnded(other)) }
+    }
+
+    func finishEdit(_ edited: String, then: @escaping @Sendable (String) async throws -> CommandOutcome) {
+        do {
+            _ = presenter.present(try blocking { try await then(edited) })
+        } catch {
+            presenter.fail(error)
+        }
     }
 }

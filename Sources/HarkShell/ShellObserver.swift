@@ -3,16 +3,7 @@ import Glibc
 import Dispatch
 import HarkCore
 
-/// What reaches the shell thread from elsewhere.
-enum ShellEvent: Sendable {
-    case reply(ReplyJob, ReplyEvent)
-    case replyEnded(ReplyJob, ReplyOutcome)
-    case backgroundEnded(ReplyJob)
-    /// Speaking a reply failed (no audio output…): said once, above the prompt.
-    case speechFailed(HarkError)
-}
-
-/// Forwards a watched reply's events to the shell thread.
+/// Forwards a watched reply's events to the shell's thread.
 final class InboxObserver: ReplyObserver {
     let inbox: Inbox<ShellEvent>
 
@@ -24,35 +15,49 @@ final class InboxObserver: ReplyObserver {
     func replyEnded(_ job: ReplyJob, outcome: ReplyOutcome) { inbox.post(.replyEnded(job, outcome)) }
 }
 
-/// Questions from commands, answered on the terminal (a password without echo).
-struct TerminalInteraction: Interaction {
-    var isInteractive: Bool { isatty(STDIN_FILENO) == 1 }
+/// Renders on the job's own task and only reports the end through the inbox: the pipe's fast path.
+final class DirectObserver: ReplyObserver, @unchecked Sendable {
+    let view: ReplyView
+    let inbox: Inbox<ShellEvent>
+
+    init(view: ReplyView, inbox: Inbox<ShellEvent>) {
+        self.view = view
+        self.inbox = inbox
+    }
+
+    func reply(_ job: ReplyJob, event: ReplyEvent) { view.render(event) }
+    func replyEnded(_ job: ReplyJob, outcome: ReplyOutcome) { inbox.post(.replyEnded(job, outcome)) }
+}
+
+/// Questions from commands, answered at the terminal (a password without echo). Asked while
+/// the shell's thread waits for the command, so the keys come through the same event loop
+/// (keys typed ahead included).
+struct TerminalInteraction: Interaction, @unchecked Sendable {
+    let terminal: Terminal
+    let loop: EventLoop
+
+    var isInteractive: Bool { terminal.hasKeyboard }
 
     func ask(_ prompt: String, secret: Bool) async -> String? {
         guard isInteractive else { return nil }
-        TerminalModes.restore()
-        RawOutput.write(prompt, to: STDERR_FILENO)
-        var saved = termios()
-        let hide = secret && tcgetattr(STDIN_FILENO, &saved) == 0
-        if hide {
-            var quiet = saved
-            quiet.c_lflag &= ~tcflag_t(ECHO)
-            tcsetattr(STDIN_FILENO, TCSANOW, &quiet)
-        }
-        defer {
-            if hide {
-                tcsetattr(STDIN_FILENO, TCSANOW, &saved)
-                RawOutput.write("\n", to: STDERR_FILENO)
+        terminal.setKeyMode(secret ? .hidden : .user)
+        terminal.writeError(prompt)
+        defer { if secret { terminal.writeError("\n") } }
+        var bytes: [UInt8] = []
+        while true {
+            while let byte = loop.takeKey() {
+                if byte == 0x0A || byte == 0x0D { return String(decoding: bytes, as: UTF8.self) }
+                if byte == 0x03 { return nil }
+                bytes.append(byte)
+            }
+            if loop.inputEnded { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
+            let wake = loop.wait(EventLoop.Interest(keys: true, signals: true))
+            if wake.signals.contains(where: { [SIGINT, SIGTERM, SIGHUP].contains($0) }) {
+                // The question ends; the shell still hears a signal meant to end hark.
+                loop.putBack(signals: wake.signals.filter { $0 != SIGINT })
+                return nil
             }
         }
-        var bytes: [UInt8] = []
-        var byte: UInt8 = 0
-        while read(STDIN_FILENO, &byte, 1) == 1 {
-            if byte == 0x0A { return String(decoding: bytes, as: UTF8.self) }
-            if byte == 0x03 { return nil }
-            bytes.append(byte)
-        }
-        return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
     }
 }
 

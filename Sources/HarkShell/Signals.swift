@@ -7,23 +7,46 @@ import HarkCore
 public enum Signals {
     nonisolated(unsafe) static var writeFD: Int32 = -1
     nonisolated(unsafe) public private(set) static var readFD: Int32 = -1
+    /// Written once a signal that ends hark arrives (never read: it stays readable), so that a
+    /// `cmd:` secret being waited on stops at once (see Subprocess.terminationDescriptor).
+    nonisolated(unsafe) static var terminationWriteFD: Int32 = -1
+    /// The signal that is ending hark (SIGTERM, SIGQUIT, SIGHUP), 0 while none has come.
+    nonisolated(unsafe) public private(set) static var terminating: Int32 = 0
 
+    /// SIGQUIT is always handled as SIGTERM is: by default it dumps core and the Swift runtime
+    /// prints a crash report with registers and memory, which can hold secret bytes. It
+    /// reaches the loops as SIGTERM, so they stop the reply and quit the same way.
     public static func install(_ signals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGWINCH]) {
         if readFD < 0 {
             var fds: [Int32] = [0, 0]
-            guard pipe(&fds) == 0 else { return }
-            for fd in fds {
+            var ending: [Int32] = [0, 0]
+            guard pipe(&fds) == 0, pipe(&ending) == 0 else { return }
+            for fd in fds + ending {
                 _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
                 _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             }
             readFD = fds[0]
             writeFD = fds[1]
+            terminationWriteFD = ending[1]
+            Subprocess.terminationDescriptor = ending[0]
         }
-        for signal in signals {
+        let handled = Set(signals + (signals.contains(SIGTERM) ? [SIGQUIT] : []))
+        // A parent may have started hark with these blocked (a supervisor, a test runner's
+        // worker thread): they would wait, pending, until hark ended by itself.
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        for signal in handled { sigaddset(&unblocked, signal) }
+        sigprocmask(SIG_UNBLOCK, &unblocked, nil)
+        for signal in handled {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { number in
-                var byte = UInt8(truncatingIfNeeded: number)
                 let saved = errno
+                if number == SIGTERM || number == SIGQUIT || number == SIGHUP {
+                    if Signals.terminating == 0 { Signals.terminating = number }
+                    var one: UInt8 = 1
+                    _ = Glibc.write(Signals.terminationWriteFD, &one, 1)
+                }
+                var byte = UInt8(truncatingIfNeeded: number == SIGQUIT ? SIGTERM : number)
                 _ = Glibc.write(Signals.writeFD, &byte, 1)
                 errno = saved
             }
@@ -33,6 +56,25 @@ public enum Signals {
         }
         // A reader that goes away (hark | head) must not kill us mid-write.
         Glibc.signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// Until `install` takes over (and in subcommands, which never install): SIGQUIT ends hark
+    /// as SIGTERM does, without a core dump or the Swift runtime's crash report.
+    public static func quitEndsLikeTerm() {
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { _ in
+            Glibc.signal(SIGTERM, SIG_DFL)
+            Glibc.raise(SIGTERM)
+        }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = 0
+        sigaction(SIGQUIT, &action, nil)
+    }
+
+    /// The exit status for a run that a signal ended: 128 + its number (SIGTERM 143, SIGHUP
+    /// 129, SIGQUIT 131), as shells report; `status` otherwise.
+    public static func exitStatus(_ status: Int32) -> Int32 {
+        terminating != 0 ? 128 + terminating : status
     }
 
     /// Signals received since the last call, in order.

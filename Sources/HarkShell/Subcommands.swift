@@ -4,36 +4,36 @@ import HarkCore
 
 extension HarkCommandLine {
     /// Runs a subcommand, or its subcommand (`hark session add`), with its options parsed.
-    static func subcommand(_ command: CLICommand, _ arguments: [String], parent: String = "hark") throws -> Int32 {
+    func subcommand(_ command: CLICommand, _ arguments: [String], parent: String = "hark") throws -> Int32 {
         if let first = arguments.first, let sub = command.subcommands.first(where: { $0.name == first }) {
             return try subcommand(sub, Array(arguments.dropFirst()), parent: parent + " " + command.name)
         }
         if arguments.contains("-h") || arguments.contains("--help") {
-            RawOutput.write(CLICommands.help(for: command, parent: parent).joined(separator: "\n") + "\n")
+            terminal.write(CLICommands.help(for: command, parent: parent).joined(separator: "\n") + "\n")
             return 0
         }
         let place = parent + " " + command.name
-        return try command.run(try OptionParser.parse(arguments, options: command.options, place: place,
+        return try command.run(self)(try OptionParser.parse(arguments, options: command.options, place: place,
                                                       help: "hark help " + (parent == "hark" ? command.name : place)))
     }
 
-    static func completions(_ parsed: ParsedOptions) throws -> Int32 {
+    func completions(_ parsed: ParsedOptions) throws -> Int32 {
         guard let shell = parsed.words.first, let script = CompletionScripts.script(for: shell) else {
             throw HarkError.usage("usage: hark completions bash|zsh|fish")
         }
-        RawOutput.write(script)
+        terminal.write(script)
         return 0
     }
 
     /// The workspace for a subcommand, with `--session` checked.
-    static func workspace(_ parsed: ParsedOptions) throws -> (Workspace, String?) {
-        let workspace = try Workspace(paths: Paths.fromEnvironment())
+    func workspace(_ parsed: ParsedOptions) throws -> (Workspace, String?) {
+        let workspace = try openWorkspace()
         let session = parsed.value("--session")
         if let session { _ = try workspace.session(named: session) }
         return (workspace, session)
     }
 
-    static func history(_ parsed: ParsedOptions) throws -> Int32 {
+    func history(_ parsed: ParsedOptions) throws -> Int32 {
         let (store, session) = try readOnlyHistory(parsed)
         printMessages(try store.recentMessages(session: session, limit: try parsed.int("-n", default: 20)),
                       json: parsed.flag("--json"))
@@ -43,91 +43,109 @@ extension HarkCommandLine {
     /// `hark history` and `hark search` only read: they open the history read-only and skip
     /// the workspace (sessions, backends, the write that registers the current session), which
     /// would cost more than the query itself. The config is read only to check `--session`.
-    static func readOnlyHistory(_ parsed: ParsedOptions) throws -> (HistoryStore, String?) {
+    /// `searching`: a search needs every reply in the full-text index; when some text is not
+    /// yet (a hark was killed mid-reply), the history is opened writable and indexed first.
+    func readOnlyHistory(_ parsed: ParsedOptions, searching: Bool = false) throws -> (HistoryStore, String?) {
         let paths = Paths.fromEnvironment()
         let session = parsed.value("--session")
         if let session { _ = try ConfigFile.load(paths: paths).existingSession(named: session) }
-        return (try HistoryStore.openForReading(path: paths.historyDatabase) ?? HistoryStore(path: paths.historyDatabase), session)
+        return (try readableStore(paths, searching: searching), session)
     }
 
-    static func search(_ parsed: ParsedOptions) throws -> Int32 {
-        let (store, session) = try readOnlyHistory(parsed)
+    /// The history for a command that only reads it: read-only when its schema allows (one
+    /// from a newer hark too, which no other command may open), else opened the usual way,
+    /// which creates or migrates it. `searching`: also opened the usual way when some text is
+    /// not indexed yet, so that the search indexes it first.
+    func readableStore(_ paths: Paths, searching: Bool = false) throws -> HistoryStore {
+        if let store = HistoryStore.openForReading(path: paths.historyDatabase, searching: searching) { return store }
+        let store = try HistoryStore(path: paths.historyDatabase)
+        tell(store.notices)
+        return store
+    }
+
+    func search(_ parsed: ParsedOptions) throws -> Int32 {
+        let (store, session) = try readOnlyHistory(parsed, searching: true)
         let json = parsed.flag("--json")
         let query = parsed.words.joined(separator: " ")
         guard !query.isEmpty else { throw HarkError.usage("usage: hark search TEXT") }
         let hits = try store.search(query, session: session, limit: try parsed.int("-n", default: 20))
         var out = ""
         if json {
+            let full = parsed.flag("--full")
             for hit in hits {
-                var object = Export.messageJSON(hit.message).object ?? [:]
+                // The text only on request: a hit's message may be a 100 MB reply.
+                let message = full ? (try store.message(id: hit.message.id) ?? hit.message) : hit.message
+                var object = Export.messageJSON(message).object ?? [:]
+                if !full { object["text"] = nil }
                 object["thread_title"] = .string(hit.threadTitle)
+                object["length"] = .number(Double(hit.length))
                 object["snippet"] = .string(hit.snippet.replacingOccurrences(of: "\u{1}", with: "").replacingOccurrences(of: "\u{2}", with: ""))
                 out += JSON.object(object).encoded() + "\n"
             }
         } else {
-            let ansi = ANSI(enabled: TerminalCapabilities.detect().colors)
+            let ansi = ANSI(enabled: terminal.capabilities.colors)
             for line in MessageFormatting.searchDocument(hits) { out += ansi.render(line) + "\n" }
         }
-        RawOutput.write(out)  // one write, not one per line
+        terminal.write(out)  // one write, not one per line
         return hits.isEmpty ? 1 : 0
     }
 
-    static func help(_ parsed: ParsedOptions) throws -> Int32 {
+    func help(_ parsed: ParsedOptions) throws -> Int32 {
         guard let name = parsed.words.first else {
-            RawOutput.write(CLICommands.usage().joined(separator: "\n") + "\n")
+            terminal.write(CLICommands.usage().joined(separator: "\n") + "\n")
             return 0
         }
         if let command = CLICommands.command(named: name) {
-            RawOutput.write(CLICommands.help(for: command).joined(separator: "\n") + "\n")
+            terminal.write(CLICommands.help(for: command).joined(separator: "\n") + "\n")
             return 0
         }
         let slash = name.hasPrefix("/") ? String(name.dropFirst()) : name
         let specs = CommandTable.standard.specs.filter { $0.name == slash }
         guard !specs.isEmpty else {
             let names = CLICommands.commands.map(\.name) + CommandTable.standard.names
-            RawOutput.write("hark: no command \(name)" + (Suggest.closest(to: slash, in: names).map { "; did you mean \($0)?" } ?? "")
-                + "\n", to: STDERR_FILENO)
+            terminal.writeError("hark: no command \(name)" + (Suggest.closest(to: slash, in: names).map { "; did you mean \($0)?" } ?? "")
+                + "\n")
             return HarkError.ExitCode.usage.rawValue
         }
         for spec in specs {
-            RawOutput.write("\(spec.fullUsage)\n  \(spec.summary)\n" + (spec.kinds.map { "  for \($0.joined(separator: ", ")) sessions\n" } ?? ""))
+            terminal.write("\(spec.fullUsage)\n  \(spec.summary)\n" + (spec.kinds.map { "  for \($0.joined(separator: ", ")) sessions\n" } ?? ""))
         }
         return 0
     }
 
-    static func addSession(_ parsed: ParsedOptions) throws -> Int32 {
+    func addSession(_ parsed: ParsedOptions) throws -> Int32 {
         let paths = Paths.fromEnvironment()
         guard let name = parsed.words.first else { throw HarkError.usage("usage: hark session add NAME --kind KIND …") }
         let added = try SessionEditing.add(name: name, settings: Array(parsed.words.dropFirst()), options: parsed, paths: paths,
                                            config: try ConfigFile.load(paths: paths))
-        RawOutput.write("added session \(added.name) (\(added.kind)) to \(paths.configFile)\n")
+        terminal.write("added session \(added.name) (\(added.kind)) to \(paths.configFile)\n")
         return 0
     }
 
-    static func removeSession(_ parsed: ParsedOptions) throws -> Int32 {
+    func removeSession(_ parsed: ParsedOptions) throws -> Int32 {
         let paths = Paths.fromEnvironment()
         guard parsed.words.count == 1 else { throw HarkError.usage("usage: hark session rm NAME") }
         try SessionEditing.remove(name: parsed.words[0], paths: paths, config: try ConfigFile.load(paths: paths))
-        RawOutput.write("removed session \(parsed.words[0]) (its history stays)\n")
+        terminal.write("removed session \(parsed.words[0]) (its history stays)\n")
         return 0
     }
 
-    static func editSession(_ parsed: ParsedOptions) throws -> Int32 {
+    func editSession(_ parsed: ParsedOptions) throws -> Int32 {
         let paths = Paths.fromEnvironment()
         guard let name = parsed.words.first, parsed.words.count >= 2 else {
             throw HarkError.usage("usage: hark session edit NAME KEY=VALUE…")
         }
         let session = try ConfigFile.load(paths: paths).existingSession(named: name)
         try SessionEditing.set(Array(parsed.words.dropFirst()), session: session, paths: paths)
-        RawOutput.write("updated session \(name)\n")
+        terminal.write("updated session \(name)\n")
         return 0
     }
 
-    static func sessions(_ parsed: ParsedOptions) throws -> Int32 {
+    func sessions(_ parsed: ParsedOptions) throws -> Int32 {
         let (workspace, _) = try workspace(parsed)
         let json = parsed.flag("--json")
         if parsed.flag("--names") {
-            RawOutput.write(workspace.config.sessionNames.joined(separator: "\n") + "\n")
+            terminal.write(workspace.config.sessionNames.joined(separator: "\n") + "\n")
             return 0
         }
         let unread = try workspace.store.unreadCounts()
@@ -137,7 +155,7 @@ extension HarkCommandLine {
                                               "default": .bool(session.name == workspace.config.defaultSession),
                                               "unread": .number(Double(unread[session.name] ?? 0))]
                 if let url = session.url { object["url"] = .string(Workspace.displayURL(url)) }
-                RawOutput.write(JSON.object(object).encoded() + "\n")
+                terminal.write(JSON.object(object).encoded() + "\n")
             }
             return 0
         }
@@ -145,42 +163,46 @@ extension HarkCommandLine {
             [Span(session.name), Span(session.kind), Span(session.url.map(Workspace.displayURL) ?? "-"),
              Span(session.name == workspace.config.defaultSession ? "default" : "")]
         }
-        for line in Table.render(rows) { RawOutput.write(line.plainText.trimmingSpaces + "\n") }
+        for line in Table.render(rows) { terminal.write(line.plainText.trimmingSpaces + "\n") }
         return 0
     }
 
-    static func printMessages(_ messages: [Message], json: Bool) {
+    func printMessages(_ messages: [Message], json: Bool) {
         for message in messages {
             if json {
-                RawOutput.write(Export.messageJSON(message).encoded() + "\n")
+                terminal.write(Export.messageJSON(message).encoded() + "\n")
             } else {
                 let who = message.role == .user ? "you" : message.session
                 let status = message.status == .complete ? "" : " (\(message.status.rawValue))"
-                RawOutput.write("\(TimeFormat.format(message.createdAt)) [\(message.session)] \(who)\(status): \(message.text)\n")
+                terminal.write("\(TimeFormat.format(message.createdAt)) [\(message.session)] \(who)\(status): \(message.text)\n")
             }
         }
     }
 
-    static func export(_ parsed: ParsedOptions) throws -> Int32 {
-        let (workspace, session) = try workspace(parsed)
+    /// Reads only, as history and search do (a history from a newer hark can be exported):
+    /// the config for the sessions, the history read-only.
+    func export(_ parsed: ParsedOptions) throws -> Int32 {
+        let paths = Paths.fromEnvironment()
+        let config = try ConfigFile.load(paths: paths)
+        let session = parsed.value("--session")
+        if let session { _ = try config.existingSession(named: session) }
+        let store = try readableStore(paths)
         let format = parsed.value("--format") ?? "md"
         guard format == "md" || format == "json" else { throw HarkError.usage("--format is md or json") }
         var threads: [ChatThread] = []
-        let sessions = session.map { [$0] } ?? workspace.config.sessionNames
-        for name in sessions { threads += try workspace.store.threads(session: name) }
+        let sessions = session.map { [$0] } ?? config.sessionNames
+        for name in sessions { threads += try store.threads(session: name) }
         if let reference = parsed.value("--thread") {
             guard let name = session else { throw HarkError.usage("--thread needs -s SESSION") }
-            guard let thread = try workspace.store.findThread(session: name, reference) else { throw HarkError.unknownThread(reference) }
+            guard let thread = try store.findThread(session: name, reference) else { throw HarkError.unknownThread(reference) }
             threads = [thread]
         }
-        let contents = try threads.sorted { $0.id < $1.id }.map { ($0, try workspace.store.messages(threadID: $0.id)) }
+        let contents = try threads.sorted { $0.id < $1.id }.map { ($0, try store.messages(threadID: $0.id)) }
         let text = format == "json" ? Export.json(threads: contents) : Export.markdown(threads: contents, session: nil)
         if let path = parsed.value("--output") {
-            guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
-                throw HarkError.io("cannot write \(path)")
-            }
+            try PosixFile.writePrivately(Array(text.utf8), to: path)
         } else {
-            RawOutput.write(text)
+            terminal.write(text)
         }
         return 0
     }

@@ -7,8 +7,8 @@ import HarkCore
 /// never open the history.
 extension HarkCommandLine {
     /// The voice settings of `-s SESSION` (else the default session), with signals set up.
-    static func voiceSettings(_ parsed: ParsedOptions) throws -> (VoiceSettings, Config, Paths) {
-        Signals.install([SIGINT, SIGTERM, SIGHUP])
+    func voiceSettings(_ parsed: ParsedOptions) throws -> (VoiceSettings, Config, Paths) {
+        terminal.catchSignals([SIGINT, SIGTERM, SIGHUP])
         let paths = Paths.fromEnvironment()
         let config = try ConfigFile.load(paths: paths)
         let session = try config.existingSession(named: parsed.value("--session") ?? config.defaultSession)
@@ -16,19 +16,19 @@ extension HarkCommandLine {
     }
 
     /// The Vosk model of `--model` or the settings, and the words of `--grammar`.
-    static func vosk(_ parsed: ParsedOptions, _ settings: inout VoiceSettings, paths: Paths) throws -> (VoskModel, [String]) {
+    func vosk(_ parsed: ParsedOptions, _ settings: inout VoiceSettings, paths: Paths) throws -> (VoskModel, [String]) {
         if let model = parsed.value("--model") { settings.voskModel = paths.resolveUserPath(model) }
         try VoskLibrary.load(configured: settings.libvosk, paths: paths)
         let model = try VoskModel(path: try VoiceControl.modelPath(settings, paths: paths))
         return (model, parsed.values("--grammar").flatMap(VoiceSettings.phrases))
     }
 
-    static func doctor(_ parsed: ParsedOptions) throws -> Int32 {
+    func doctor(_ parsed: ParsedOptions) throws -> Int32 {
         let (_, config, paths) = try voiceSettings(parsed)
         return doctor(config: config, paths: paths)
     }
 
-    static func listen(_ parsed: ParsedOptions) throws -> Int32 {
+    func listen(_ parsed: ParsedOptions) throws -> Int32 {
         var (settings, _, paths) = try voiceSettings(parsed)
         let (model, grammar) = try vosk(parsed, &settings, paths: paths)
         if let pause = parsed.value("--pause") {
@@ -38,22 +38,23 @@ extension HarkCommandLine {
             settings.pause = seconds
         }
         if !grammar.isEmpty { settings.grammar = grammar }
-        guard let recognition = try CLIDictation.run(model: model, settings: settings, devices: AudioDevices()) else {
+        guard let recognition = try CLIDictation.run(model: model, settings: settings, devices: AudioDevices(),
+                                                     terminal: terminal) else {
             return HarkError.ExitCode.interrupted.rawValue
         }
-        RawOutput.write((parsed.flag("--json") ? recognitionJSON(recognition).encoded() : recognition.text) + "\n")
+        terminal.write((parsed.flag("--json") ? recognitionJSON(recognition).encoded() : recognition.text) + "\n")
         return 0
     }
 
     // MARK: speak
 
-    static func speak(_ parsed: ParsedOptions) throws -> Int32 {
+    func speak(_ parsed: ParsedOptions) throws -> Int32 {
         let (settings, _, _) = try voiceSettings(parsed)
         let espeak = Espeak.shared
         let rate = try espeak.load()
         if parsed.flag("--voices") {
             for voice in try espeak.voices.sorted(by: { $0.language < $1.language }) {
-                RawOutput.write("\(voice.language)\t\(voice.name)\n")
+                terminal.write("\(voice.language)\t\(voice.name)\n")
             }
             return 0
         }
@@ -64,8 +65,8 @@ extension HarkCommandLine {
             }
             parameters.voice = voice
         }
-        if let text = parsed.value("--rate") { parameters.rate = try number(text, "--rate", VoiceParameters.rateRange) }
-        if let text = parsed.value("--pitch") { parameters.pitch = try number(text, "--pitch", VoiceParameters.pitchRange) }
+        if let text = parsed.value("--rate") { parameters.rate = try Self.number(text, "--rate", VoiceParameters.rateRange) }
+        if let text = parsed.value("--pitch") { parameters.pitch = try Self.number(text, "--pitch", VoiceParameters.pitchRange) }
         let wav = parsed.value("--wav")
         // The output is opened first, so a missing sound server is one clear error up front.
         let sink: AudioSink = try wav.map { _ in PCMRecorder(sampleRate: rate) } ?? AudioDevices().openOutput(sampleRate: rate)
@@ -74,21 +75,21 @@ extension HarkCommandLine {
             if case .failed(let error) = event { failures.post(error) }
         })
         let reply = ReplySpeaker(output: speaker, parameters: parameters)
+        let loop = EventLoop(terminal: terminal)
         if parsed.words.isEmpty {
-            guard isatty(STDIN_FILENO) == 0 else { throw HarkError.usage("usage: hark speak TEXT, or pipe the text in") }
+            guard !terminal.hasKeyboard else { throw HarkError.usage("usage: hark speak TEXT, or pipe the text in") }
             // Sentences are spoken as lines arrive, so `tail -f log | hark speak` talks along.
-            var buffer = [UInt8](repeating: 0, count: 4096)
             var pending: [UInt8] = []
-            while true {
-                let count = read(STDIN_FILENO, &buffer, buffer.count)
-                if count < 0 && errno == EINTR {
-                    if !Signals.drain().isEmpty { speaker.stop(); return HarkError.ExitCode.interrupted.rawValue }
-                    continue
+            while !loop.inputEnded {
+                let wake = loop.wait(EventLoop.Interest(keys: true, signals: true))
+                if !wake.signals.isEmpty {
+                    speaker.stop()
+                    return HarkError.ExitCode.interrupted.rawValue
                 }
-                guard count > 0 else { break }
-                pending += buffer[0..<count]
+                pending += loop.takeKeys()
                 // Only whole UTF-8 characters: a multi-byte one may be cut between reads.
                 let complete = UTF8Prefix.completeLength(pending)
+                guard complete > 0 else { continue }
                 reply.feed(.text(String(decoding: pending[0..<complete], as: UTF8.self)))
                 pending.removeFirst(complete)
             }
@@ -97,7 +98,7 @@ extension HarkCommandLine {
             reply.feed(.text(parsed.words.joined(separator: " ")))
         }
         reply.finish()
-        guard waitForSpeech(speaker) else { return HarkError.ExitCode.interrupted.rawValue }
+        guard loop.waitForSpeech(speaker) else { return HarkError.ExitCode.interrupted.rawValue }
         if let error = failures.take().first { throw error }
         if let wav, let recorder = sink as? PCMRecorder {
             try WAVWriter.write(recorder.samples, sampleRate: rate, to: wav)
@@ -112,28 +113,9 @@ extension HarkCommandLine {
         return value
     }
 
-    /// Waits until everything queued has been heard; Ctrl-C silences it. False when interrupted.
-    static func waitForSpeech(_ speaker: SpeechOutput) -> Bool {
-        let done = Inbox<Bool>()
-        Threads.start(name: "hark-speech-wait") {
-            speaker.waitUntilDone()
-            done.post(true)
-        }
-        while done.isEmpty {
-            var fds = [pollfd(fd: done.readFD, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: Signals.readFD, events: Int16(POLLIN), revents: 0)]
-            _ = poll(&fds, 2, -1)
-            if !Signals.drain().isEmpty {
-                speaker.stop()
-                return false
-            }
-        }
-        return true
-    }
-
     // MARK: transcribe
 
-    static func transcribe(_ parsed: ParsedOptions) throws -> Int32 {
+    func transcribe(_ parsed: ParsedOptions) throws -> Int32 {
         var (settings, _, paths) = try voiceSettings(parsed)
         let (model, phrases) = try vosk(parsed, &settings, paths: paths)
         var grammar = phrases
@@ -147,11 +129,11 @@ extension HarkCommandLine {
             throw HarkError.usage("usage: hark transcribe FILE.wav [--model DIR] [--grammar WORD…] [--json]")
         }
         let recognition = try Transcriber.transcribe(file: file, model: model, grammar: grammar)
-        RawOutput.write((parsed.flag("--json") ? recognitionJSON(recognition).encoded() : recognition.text) + "\n")
+        terminal.write((parsed.flag("--json") ? recognitionJSON(recognition).encoded() : recognition.text) + "\n")
         return 0
     }
 
-    static func recognitionJSON(_ recognition: Recognition) -> JSON {
+    func recognitionJSON(_ recognition: Recognition) -> JSON {
         .object(["text": .string(recognition.text), "words": .array(recognition.words.map { word in
             ["word": .string(word.word), "start": .number(word.start), "end": .number(word.end),
              "confidence": .number(word.confidence)]
@@ -160,13 +142,13 @@ extension HarkCommandLine {
 
     // MARK: doctor
 
-    static func doctor(config: Config, paths: Paths) -> Int32 {
+    func doctor(config: Config, paths: Paths) -> Int32 {
         let parts = VoiceDoctor.check(config: config, paths: paths, devices: AudioDevices())
-        let ansi = ANSI(enabled: TerminalCapabilities.detect().colors)
+        let ansi = ANSI(enabled: terminal.capabilities.colors)
         let width = (parts.map(\.name.count).max() ?? 0) + 2
         for part in parts {
             let mark = part.ok ? ansi.wrap("ok     ", .success) : ansi.wrap("missing", .error)
-            RawOutput.write("\(mark)  \(part.name)\(String(repeating: " ", count: width - part.name.count))\(part.detail)\n")
+            terminal.write("\(mark)  \(part.name)\(String(repeating: " ", count: width - part.name.count))\(part.detail)\n")
         }
         return parts.allSatisfy(\.ok) ? 0 : 1
     }
@@ -176,29 +158,28 @@ extension HarkCommandLine {
 /// and the words as they come when stderr is a terminal), Ctrl-C cancels.
 enum CLIDictation {
     /// The words heard, or nil when cancelled.
-    static func run(model: VoskModel, settings: VoiceSettings, devices: AudioDevices) throws -> Recognition? {
-        Signals.install([SIGINT, SIGTERM, SIGHUP])
-        let live = isatty(STDERR_FILENO) == 1
-        let events = Inbox<DictationEvent>()
+    static func run(model: VoskModel, settings: VoiceSettings, devices: AudioDevices, terminal: Terminal) throws -> Recognition? {
+        terminal.catchSignals([SIGINT, SIGTERM, SIGHUP])
+        let live = terminal.errorCapabilities.isTTY
+        let loop = EventLoop(terminal: terminal)
+        let inbox = loop.inbox
         let dictation = Dictation(model: model, grammar: settings.grammar, pause: settings.pause, devices: devices)
-        dictation.start { events.post($0) }
+        dictation.start { inbox.post(.dictation($0)) }
+        let interest = EventLoop.Interest(signals: true, events: { if case .dictation = $0 { return true }; return false })
         while true {
-            var fds = [pollfd(fd: events.readFD, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: Signals.readFD, events: Int16(POLLIN), revents: 0)]
-            _ = poll(&fds, 2, -1)
-            if !Signals.drain().isEmpty { dictation.cancel() }
-            for event in events.take() {
+            let wake = loop.wait(interest)
+            if !wake.signals.isEmpty { dictation.cancel() }
+            for case .dictation(let event) in wake.events {
                 switch event {
                 case .listening:
-                    RawOutput.write("listening… (a pause of \(format(settings.pause)) s ends it; Ctrl-C cancels)\n",
-                                    to: STDERR_FILENO)
+                    terminal.writeError("listening… (a pause of \(format(settings.pause)) s ends it; Ctrl-C cancels)\n")
                 case .heard(let text, let level):
-                    if live { RawOutput.write("\r\u{1B}[K" + Shell.meter(level) + " " + text, to: STDERR_FILENO) }
+                    if live { terminal.writeError("\r\u{1B}[K" + Shell.meter(level) + " " + text) }
                 case .failed(let error):
-                    if live { RawOutput.write("\r\u{1B}[K", to: STDERR_FILENO) }
+                    if live { terminal.writeError("\r\u{1B}[K") }
                     throw error
                 case .ended(let recognition, let reason):
-                    if live { RawOutput.write("\r\u{1B}[K", to: STDERR_FILENO) }
+                    if live { terminal.writeError("\r\u{1B}[K") }
                     return reason == .cancelled ? nil : recognition
                 }
             }

@@ -4,7 +4,9 @@ import TestSupport
 
 // A loopback server for benchmarks. Prints its port, then serves until stdin closes:
 //   POST /v1/chat/completions  OpenAI SSE; the reply size comes from the last message:
-//                              "bytes=N" streams N bytes of token-sized chunks, else "Hello!"
+//                              "bytes=N" streams N bytes of token-sized chunks, "line=N" one
+//                              chunk whose content is N bytes (one huge SSE line), "text=N" N
+//                              bytes of text in chunks of 16 KB (little but text), else "Hello!"
 //   POST /webhook/bench/chat   n8n streaming NDJSON, sized the same way
 // Replies are generated once per size and written in large blocks, so the server is never
 // the bottleneck it would be with one write per event.
@@ -26,18 +28,44 @@ final class Cache: @unchecked Sendable {
 let cache = Cache()
 let words = ["The ", "quick ", "brown ", "fox ", "jumps ", "over ", "the ", "lazy ", "dog; ", "**bold** ", "`code` ", "and\n", "- a list item\n", "# A heading\n", "ünïcödé ", "😀 "]
 
-func requestedBytes(_ body: JSON) -> Int? {
+func requestedBytes(_ body: JSON, prefix: String = "bytes=") -> Int? {
     let text = body["messages"]?.array?.last?["content"]?.string ?? body["chatInput"]?.string ?? ""
-    guard text.hasPrefix("bytes=") else { return nil }
-    return Int(text.dropFirst(6))
+    guard text.hasPrefix(prefix) else { return nil }
+    return Int(text.dropFirst(prefix.count))
 }
 
-func sse(bytes: Int) -> [UInt8] {
+/// One event whose content is `bytes` long: a reply written in one piece, as a server that
+/// does not stream sends it.
+func sseLine(bytes: Int) -> [UInt8] {
+    var content = ""
+    content.reserveCapacity(bytes + 16)
+    var index = 0
+    while content.utf8.count < bytes {
+        content += words[index % words.count]
+        index += 1
+    }
+    let chunk: JSON = ["id": "b", "object": "chat.completion.chunk", "model": "bench",
+                       "choices": [["index": 0, "delta": ["content": .string(content)], "finish_reason": nil]]]
+    return Array("data: \(chunk.encoded())\n\ndata: [DONE]\n\n".utf8)
+}
+
+/// About 16 KB of the words, for replies that are nearly all text.
+let block: String = {
+    var text = ""
+    var index = 0
+    while text.utf8.count < 16_000 {
+        text += words[index % words.count]
+        index += 1
+    }
+    return text
+}()
+
+func sse(bytes: Int, piece: (Int) -> String = { words[$0 % words.count] }) -> [UInt8] {
     var out: [UInt8] = []
     out.reserveCapacity(bytes + 200)
     var index = 0
     while out.count < bytes {
-        let word = words[index % words.count]
+        let word = piece(index)
         index += 1
         let chunk: JSON = ["id": "b", "object": "chat.completion.chunk", "model": "bench",
                            "choices": [["index": 0, "delta": ["content": .string(word)], "finish_reason": nil]]]
@@ -47,12 +75,12 @@ func sse(bytes: Int) -> [UInt8] {
     return out
 }
 
-func ndjson(bytes: Int) -> [UInt8] {
+func ndjson(bytes: Int, piece: (Int) -> String = { words[$0 % words.count] }) -> [UInt8] {
     let metadata = #"{"nodeId":"a1","nodeName":"AI Agent","itemIndex":0,"runIndex":0,"timestamp":1}"#
     var out = Array("{\"type\":\"begin\",\"metadata\":\(metadata)}\n".utf8)
     var index = 0
     while out.count < bytes {
-        let item: JSON = ["type": "item", "content": .string(words[index % words.count])]
+        let item: JSON = ["type": "item", "content": .string(piece(index))]
         index += 1
         out += Array((item.encoded().dropLast() + ",\"metadata\":\(metadata)}\n").utf8)
     }
@@ -73,20 +101,29 @@ let server = try TestHTTPServer { request, response in
     let body = (try? JSON.parse(request.body)) ?? .null
     if request.path.hasSuffix("/chat/completions") {
         let bytes = requestedBytes(body)
+        let line = requestedBytes(body, prefix: "line=")
+        let text = requestedBytes(body, prefix: "text=")
         let payload = bytes.map { size in cache.body("sse\(size)") { sse(bytes: size) } }
+            ?? line.map { size in cache.body("line\(size)") { sseLine(bytes: size) } }
+            ?? text.map { size in cache.body("text\(size)") { sse(bytes: size, piece: { _ in block }) } }
             ?? Array("data: {\"choices\":[{\"delta\":{\"content\":\"Hello!\"}}]}\n\ndata: [DONE]\n\n".utf8)
         response.startChunked(headers: [("Content-Type", "text/event-stream")])
         writeBlocks(payload, to: response)
     } else if request.path.hasPrefix("/webhook/") {
-        let size = requestedBytes(body) ?? 64
-        let payload = cache.body("nd\(size)") { ndjson(bytes: size) }
+        let payload: [UInt8]
+        if let size = requestedBytes(body, prefix: "text=") {
+            payload = cache.body("ndtext\(size)") { ndjson(bytes: size, piece: { _ in block }) }
+        } else {
+            let size = requestedBytes(body) ?? 64
+            payload = cache.body("nd\(size)") { ndjson(bytes: size) }
+        }
         response.startChunked(headers: [("Content-Type", "application/json; charset=utf-8")])
         writeBlocks(payload, to: response)
     } else {
         response.send(status: 404, text: "not found")
     }
 }
-RawOutput.write("\(server.port)\n")
+FileHandle.standardOutput.write(Data("\(server.port)\n".utf8))
 // Serve until whoever started us closes our stdin.
 while let _ = readLine() {}
 server.stop()

@@ -11,12 +11,7 @@ struct BadInputTests {
     let home = TestHome()
 
     func start(editor: String? = nil) async throws -> TerminalDriver {
-        var environment = home.environment
-        environment["TERM"] = "xterm-256color"
-        environment["EDITRC"] = home.directory.write("editrc", "")
-        environment["EDITOR"] = editor
-        environment["VISUAL"] = nil
-        let terminal = try TerminalDriver([BuiltProducts.hark], environment: environment, columns: 120)
+        let terminal = try home.terminal(environment: ["EDITOR": editor, "VISUAL": nil], columns: 120)
         try await terminal.waitFor(text: "local ›")
         return terminal
     }
@@ -29,8 +24,7 @@ struct BadInputTests {
     /// between the line typed and the next prompt.
     func expectOneLineError(_ terminal: TerminalDriver, typing line: String, error: String) async throws {
         try terminal.press("C-l")
-        try terminal.type(line)
-        try terminal.press("Enter")
+        try terminal.enter(line)
         // Rows without the spaces that pad them: the prompt waiting for input ends in "›".
         func rows(_ screen: String) -> [String] {
             screen.split(separator: "\n").map { row in
@@ -51,16 +45,14 @@ struct BadInputTests {
 
     @Test func mistakesAreOneLineEachAndTheShellCarriesOn() async throws {
         let terminal = try await start()
-        try terminal.type("a first note")
-        try terminal.press("Enter")
+        try terminal.enter("a first note")
         try await terminal.waitFor(text: "local · a first note ›")
         try await expectOneLineError(terminal, typing: "/frobnicate", error: "unknown command /frobnicate; /help lists them")
         try await expectOneLineError(terminal, typing: "/sesions", error: "did you mean /sessions?")
         try await expectOneLineError(terminal, typing: "/session nosuch", error: "no session named \"nosuch\"")
         try await expectOneLineError(terminal, typing: "/thread 424242", error: "no thread \"424242\"")
         try await expectOneLineError(terminal, typing: "/export one two", error: "usage: /export [md|json] [FILE]")
-        try terminal.type("still here")
-        try terminal.press("Enter")
+        try terminal.enter("still here")
         try await terminal.waitFor(text: "local · a first note ›")
         try terminal.press("C-d")
         #expect(try await terminal.waitForExit() == 0)
@@ -86,8 +78,7 @@ struct BadInputTests {
         try terminal.paste(big)
         try await terminal.waitFor(text: "line \(number - 1) ")
         try terminal.press("Enter")
-        try terminal.type("typed after")
-        try terminal.press("Enter")
+        try terminal.enter("typed after")
         try await terminal.waitFor(text: "› typed after")
         try terminal.press("C-d")
         #expect(try await terminal.waitForExit() == 0)
@@ -104,8 +95,7 @@ struct BadInputTests {
         // A longer line first: its tail must not creep into the draft given back.
         try await expectOneLineError(terminal, typing: "/export one two a-longer-argument",
                                      error: "usage: /export [md|json] [FILE]")
-        try terminal.type("first line \\")
-        try terminal.press("Enter")
+        try terminal.enter("first line \\")
         try terminal.type("keep me")
         try terminal.press("C-x", "C-e")
         try await terminal.waitFor(text: "set $EDITOR to one that works")
@@ -113,8 +103,7 @@ struct BadInputTests {
         try await terminal.waitFor(text: "local · first line")
         try expectNoDraftLost()
         // /edit alone, the same way.
-        try terminal.type("/edit")
-        try terminal.press("Enter")
+        try terminal.enter("/edit")
         try await terminal.waitFor("a second editor error") { $0.components(separatedBy: "set $EDITOR to one that works").count == 3 }
         try terminal.press("C-d")
         #expect(try await terminal.waitForExit() == 0)

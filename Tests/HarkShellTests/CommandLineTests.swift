@@ -101,6 +101,28 @@ import TestSupport
         #expect(gateway.streamBodies.last?["fileIds"] == [], "a file goes with one message only")
     }
 
+    /// A reply cut by max_tokens: the note on stderr, `done` with its finish_reason.
+    @Test func jsonDoneCarriesTheFinishReason() throws {
+        let server = try TestOpenAIServer { _ in [.text("Once upon"), .finish("length"), .done] }
+        let run = try hark(["-s", "bot", "--json", "q"], home: openAIHome(server))
+        #expect(run.status == 0)
+        let events = try run.stdout.split(separator: "\n").map { try JSON.parse(String($0)) }
+        #expect(events.contains { $0["type"]?.string == "notice" && $0["text"]?.string == ChatCompletionDecoder.cutOffNote })
+        #expect(events.last?["finish_reason"]?.string == "length")
+        let plain = try hark(["-s", "bot", "q"], home: openAIHome(server))
+        #expect(plain.stdout == "Once upon")
+        #expect(plain.stderr == "hark: \(ChatCompletionDecoder.cutOffNote)\n")
+    }
+
+    /// llama.cpp's mid-stream `error:` line: exit 6, the server's message on one line.
+    @Test func anOldLlamaCppErrorLineExitsSix() throws {
+        let server = try TestOpenAIServer { _ in [.text("par"), .llamaError("the slot crashed"), .done] }
+        let run = try hark(["-s", "bot", "q"], home: openAIHome(server))
+        #expect(run.status == 6)
+        #expect(run.stdout == "par")
+        #expect(run.stderr == "hark: the slot crashed\n")
+    }
+
     @Test func exitCodesTellWhatWentWrong() throws {
         let refusing = try RefusingPort()
         let home = TestHome(config: """
@@ -139,7 +161,13 @@ import TestSupport
         #expect(threads.stdout.contains("first note about zebras"))
         let search = try hark(["search", "zebras", "--json"], home: home)
         #expect(search.status == 0)
-        #expect(try JSON.parse(search.stdout.trimmingCharacters(in: .newlines))["text"]?.string == "first note about zebras")
+        let hit = try JSON.parse(search.stdout.trimmingCharacters(in: .newlines))
+        #expect(hit["text"] == nil, "a hit is its snippet and size, not the text")
+        #expect(hit["snippet"]?.string == "first note about zebras")
+        #expect(hit["length"]?.int == "first note about zebras".utf8.count)
+        #expect(hit["id"]?.int != nil && hit["thread"]?.int != nil)
+        let full = try hark(["search", "zebras", "--json", "--full"], home: home)
+        #expect(try JSON.parse(full.stdout.trimmingCharacters(in: .newlines))["text"]?.string == "first note about zebras")
         #expect(try hark(["search", "unicorns"], home: home).status == 1)
         let history = try hark(["history", "-n", "1"], home: home)
         #expect(history.stdout.hasSuffix("[notes] you: second note\n"))

@@ -72,6 +72,40 @@ import TestSupport
         #expect(try store.database.scalar("SELECT count(*) FROM messages WHERE writer_pid IS NOT NULL").int == 0)
     }
 
+    /// Killed in the middle of a long reply, before its segments were all indexed: the next
+    /// start (here a search) indexes what was left, and search finds the reply.
+    @Test func aReplyKilledMidStreamIsFoundByTheNextSearch() async throws {
+        let gate = Gate()
+        // 40 pieces of about 10 KB: several segments are written before the stream stops.
+        let pieces = (0..<40).map { piece in (0..<1000).map { "p\(piece)w\($0) " }.joined() }
+        let server = try TestOpenAIServer { _ in pieces.map { TestOpenAIServer.Step.text($0) } + [.wait(gate), .done] }
+        let home = TestHome(config: "[session bot]\nkind = openai\nurl = \(server.baseURL)\n")
+        let process = try RunningProcess([BuiltProducts.hark, "-s", "bot", "--new-thread", "long one"],
+                                         environment: home.environment)
+        let all = pieces.joined().utf8.count
+        let status = try await offThePool {
+            _ = process.readStdout(atLeast: all)
+            process.kill(SIGKILL)
+            return process.wait()
+        }
+        gate.open()
+        #expect(status == 128 + SIGKILL)
+        let search = try await offThePool {
+            try Subprocess.run([BuiltProducts.hark, "search", "--json", "p39w999"], environment: home.environment,
+                               streams: .captured(input: Data()))
+        }
+        let hit = try JSON.parse(String(decoding: search.stdout, as: UTF8.self).trimmingCharacters(in: .newlines))
+        #expect(hit["snippet"]?.string?.contains("p39w999") == true)
+        #expect(hit["length"]?.int == all)
+        #expect(hit["status"]?.string == "partial")
+        let store = try HistoryStore(path: home.paths.historyDatabase)
+        #expect(try store.database.scalar("""
+            SELECT (SELECT count(*) FROM message_more WHERE unindexed IS NOT NULL)
+                 + (SELECT count(*) FROM messages WHERE unindexed IS NOT NULL)
+            """).int == 0, "nothing is left unindexed")
+        #expect(try store.search("p0w0").count == 1, "the first segment is in the index too")
+    }
+
     @Test func fourProcessesSendingAtOnceStoreExactlyEveryMessage() async throws {
         let server = try TestOpenAIServer(script: TestOpenAIServer.streaming(["fine"]))
         let home = TestHome(config: "[session bot]\nkind = openai\nurl = \(server.baseURL)\n")

@@ -15,20 +15,14 @@ struct InteractiveShellTests {
         }
         defer { hold.open() }
         let home = TestHome(config: "[hark]\ndefault = llama\n\n[session llama]\nkind = openai\nurl = \(server.baseURL)\n")
-        var environment = home.environment
-        environment["TERM"] = "xterm-256color"
-        environment["NO_COLOR"] = nil  // colours on: Markdown is rendered
-        environment["EDITRC"] = home.directory.write("editrc", "")
-        let terminal = try TerminalDriver([BuiltProducts.hark], environment: environment)
+        let terminal = try home.terminal(colors: true)  // colours on: Markdown is rendered
 
         try await terminal.waitFor(text: "llama ›")
-        try terminal.type("hi")
-        try terminal.press("Enter")
+        try terminal.enter("hi")
         try await terminal.waitFor(text: "Hello there, you said hi")
 
         // Ctrl-C during a reply stops it and keeps what arrived.
-        try terminal.type("long one")
-        try terminal.press("Enter")
+        try terminal.enter("long one")
         try await terminal.waitFor(text: "Counting: one, two,")
         try terminal.press("C-c")
         try await terminal.waitFor(text: "(stopped; what arrived is kept)")
@@ -48,10 +42,8 @@ struct InteractiveShellTests {
         try await terminal.waitFor("a fresh prompt after ^C") { $0.hasSuffix("^C\nllama · hi › ") || $0.contains("^C\nllama · hi ›") }
 
         // A trailing backslash continues the message on the next line.
-        try terminal.type("first line \\")
-        try terminal.press("Enter")
-        try terminal.type("second line")
-        try terminal.press("Enter")
+        try terminal.enter("first line \\")
+        try terminal.enter("second line")
         try await terminal.waitFor(text: "you said first line \nsecond line")
 
         try terminal.press("C-d")

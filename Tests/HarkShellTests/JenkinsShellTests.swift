@@ -15,21 +15,14 @@ struct JenkinsShellTests {
         server.addBuild("big", result: "SUCCESS", log: (1...80).map { "line \($0) of the big log\n" }.joined(), duration: 1_000)
         let home = TestHome(config: "[hark]\ndefault = ci\n\n[session ci]\nkind = jenkins\nurl = \(server.url)\n"
             + "auth = basic:ann:\(TestJenkinsServer.token)\npoll_interval = 0.02\n\n[session notes]\nkind = local\n")
-        var environment = home.environment
-        environment["TERM"] = "xterm-256color"
-        environment["NO_COLOR"] = nil
-        environment["EDITRC"] = home.directory.write("editrc", "")
-        let terminal = try TerminalDriver([BuiltProducts.hark], environment: environment)
+        let terminal = try home.terminal(colors: true)
 
         try await terminal.waitFor(text: "ci ›")
-        try terminal.type("build deploy")
-        try terminal.press("Enter")
+        try terminal.enter("build deploy")
         try await terminal.waitFor(text: "TICKET (string; Enter keeps the default): ")
-        try terminal.type("CHG-9")
-        try terminal.press("Enter")
+        try terminal.enter("CHG-9")
         try await terminal.waitFor(text: "TOKEN (password; Enter keeps the default): ")
-        try terminal.type("zebra-42")
-        try terminal.press("Enter")
+        try terminal.enter("zebra-42")
         try await terminal.waitFor(text: "waiting: In the quiet period")
         #expect(try !terminal.screen().contains("zebra-42"), "the password is not echoed")
 
@@ -39,21 +32,18 @@ struct JenkinsShellTests {
 
         try terminal.press("C-c")
         try await terminal.waitFor(text: "ci goes on in the background")
-        try terminal.type("/session notes")
-        try terminal.press("Enter")
+        try terminal.enter("/session notes")
         try await terminal.waitFor(text: "notes ›")
         server.finish("deploy", number, "SUCCESS", duration: 65_000)
         try await terminal.waitFor(text: "↩ ci · /build deploy TICKET=CHG-9 TOKEN=***: deploy #1 SUCCESS in 1m05s")
         #expect(server.parameters("deploy", number) == ["TICKET": "CHG-9", "TOKEN": "zebra-42"])
         // What arrived is shown as the console was, not as Markdown.
-        try terminal.type("/session ci")
-        try terminal.press("Enter")
+        try terminal.enter("/session ci")
         try await terminal.waitFor(text: "1 new reply in ci:")
         try await terminal.waitFor(text: "\n+ make deploy **now**\nFinished: SUCCESS")
 
         // A finished log longer than the screen opens in the pager; q returns to the prompt.
-        try terminal.type("/log big")
-        try terminal.press("Enter")
+        try terminal.enter("/log big")
         try await terminal.waitFor("the log in less") { $0.contains("line 1 of the big log") && !$0.contains("line 80 of") }
         try terminal.press("q")
         try await terminal.waitFor("the prompt after the pager") {
@@ -77,13 +67,10 @@ struct JenkinsShellTests {
         server.addJob("app")
         let home = TestHome(config: "[hark]\ndefault = notes\n\n[session ci]\nkind = jenkins\nurl = \(server.url)\n"
             + "auth = basic:ann:\(TestJenkinsServer.token)\npoll_interval = 0.02\n\n[session notes]\nkind = local\n")
-        var environment = home.environment
-        environment["EDITRC"] = home.directory.write("editrc", "")
-        let terminal = try TerminalDriver([BuiltProducts.hark], environment: environment)
+        let terminal = try home.terminal()
 
         try await terminal.waitFor(text: "notes ›")
-        try terminal.type("@ci build app")
-        try terminal.press("Enter")
+        try terminal.enter("@ci build app")
         try await terminal.waitFor(text: "waiting: In the quiet period")
         let number = server.start(try #require(server.lastQueueID))
         server.append("app", number, "+ make app\n")

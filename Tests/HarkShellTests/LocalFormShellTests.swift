@@ -42,15 +42,11 @@ import TestSupport
 struct LocalFormTerminalTests {
     @Test func theFirstMinuteFormsAPromptAndAResumeAfterQuitting() async throws {
         let home = TestHome(sharedPrompts: [TestHome.shippedPrompts])
-        var environment = home.environment
-        environment["TERM"] = "xterm-256color"
-        environment["EDITRC"] = home.directory.write("editrc", "")
         do {
-            let terminal = try TerminalDriver([BuiltProducts.hark], environment: environment)
+            let terminal = try home.terminal()
             try await terminal.waitFor(text: "/forms lists forms to fill in, /prompts ready-made prompts.")
             try await terminal.waitFor(text: "/help lists every command.")
-            try terminal.type("/forms")
-            try terminal.press("Enter")
+            try terminal.enter("/forms")
             try await terminal.waitFor(text: "travel-expense  Travel expense claim")
             try terminal.type("/form new")
             try terminal.press("Tab")
@@ -58,15 +54,12 @@ struct LocalFormTerminalTests {
             try terminal.press("Enter")
             try await terminal.waitFor(text: "1/9 Name: What is the person's full name?")
             try await terminal.waitFor(text: "local · New contact form 0/8 ›")
-            try terminal.type("Ann Lee")
-            try terminal.press("Enter")
+            try terminal.enter("Ann Lee")
             try await terminal.waitFor(text: "local · New contact form 1/8 ›")
 
             // A multi-line prompt goes into the draft and the input line; Enter sends it.
-            try terminal.type("/thread new")
-            try terminal.press("Enter")
-            try terminal.type("/prompt translate language=German text=Hallo")
-            try terminal.press("Enter")
+            try terminal.enter("/thread new")
+            try terminal.enter("/prompt translate language=German text=Hallo")
             try await terminal.waitFor(text: "… Translate the text below into German.")
             try await terminal.waitFor(text: "… Hallo")
             try terminal.press("Enter")
@@ -80,14 +73,12 @@ struct LocalFormTerminalTests {
         #expect(note.text.hasSuffix("\n\nHallo"))
 
         // After quitting, /form resume brings the form back with its question.
-        let terminal = try TerminalDriver([BuiltProducts.hark], environment: environment)
+        let terminal = try home.terminal()
         try await terminal.waitFor(text: "local · Translate")
-        try terminal.type("/form resume")
-        try terminal.press("Enter")
+        try terminal.enter("/form resume")
         try await terminal.waitFor(text: "Back to New contact: 1 of 8 answered.")
         try await terminal.waitFor(text: "local · New contact form 1/8 ›")
-        try terminal.type("ann@x.org")
-        try terminal.press("Enter")
+        try terminal.enter("ann@x.org")
         try await terminal.waitFor(text: "3/9 Phone: What is their phone number?")
         try terminal.press("C-d")
         #expect(try await terminal.waitForExit() == 0)

@@ -20,40 +20,30 @@ struct NylaTerminalTests {
             }
         }
         let home = TestHome(config: "[hark]\ndefault = acme\n\n[session acme]\nkind = nyla\nurl = \(gateway.url)\nlanguage = en\n")
-        var environment = home.environment
-        environment["TERM"] = "xterm-256color"
-        environment["EDITRC"] = home.directory.write("editrc", "")
-        let terminal = try TerminalDriver([BuiltProducts.hark], environment: environment)
+        let terminal = try home.terminal()
 
         try await terminal.waitFor(text: "acme ›")
-        try terminal.type("/login")
-        try terminal.press("Enter")
+        try terminal.enter("/login")
         try await terminal.waitFor(text: "user: ")
-        try terminal.type("ann")
-        try terminal.press("Enter")
+        try terminal.enter("ann")
         try await terminal.waitFor(text: "password for ann: ")
-        try terminal.type("s3cret pass")
-        try terminal.press("Enter")
+        try terminal.enter("s3cret pass")
         let loggedIn = try await terminal.waitFor(text: "logged in to 127.0.0.1:\(gateway.http.port) as Ann Example")
         #expect(!loggedIn.contains("s3cret"), "the password is typed without echo")
 
-        try terminal.type("/instance ws1")
-        try terminal.press("Enter")
+        try terminal.enter("/instance ws1")
         try await terminal.waitFor(text: "acme now talks to Team workspace")
-        try terminal.type("long task")
-        try terminal.press("Enter")
+        try terminal.enter("long task")
         try await terminal.waitFor(text: "Working on it: step one,")
         try terminal.press("C-c")
         try await terminal.waitFor(text: "(stopped; what arrived is kept)")
         let workflow = try #require(gateway.workflowIDs(instance: "ws1").first)
         #expect(gateway.stops.map(\.workflow) == [workflow])
 
-        try terminal.type("fix the notes")
-        try terminal.press("Enter")
+        try terminal.enter("fix the notes")
         try await terminal.waitFor(text: "1 pending edit; /edits shows it")
         try await terminal.waitFor(text: "1 edit ›")
-        try terminal.type("/accept all")
-        try terminal.press("Enter")
+        try terminal.enter("/accept all")
         try await terminal.waitFor(text: "accepted the pending edit")
         #expect(gateway.fileContent("file-notes") == "# Notes\nfixed\n")
 

@@ -124,10 +124,7 @@ import TestSupport
         // The interactive shell: the same refusals, /info and /export on screen.
         var screens: [String] = []
         if TerminalDriver.isAvailable {
-            var interactive = environment
-            interactive["EDITRC"] = home.directory.write("editrc", "")
-            interactive["TERM"] = "xterm-256color"
-            let terminal = try TerminalDriver([BuiltProducts.hark, "-s", "echo"], environment: interactive)
+            let terminal = try home.terminal(["-s", "echo"], base: environment)
             try await terminal.waitFor(text: "/help for commands")
             // Each line waits for its answer: the screen is read after every step.
             let steps = [("hi", "refused the credentials"), ("/info", "bearer:env:HARK_TEST_SECRET"),
@@ -135,8 +132,7 @@ import TestSupport
                          ("/session bot", "\nbot · "), ("/export json " + home.directory.file("shell.json"), "wrote ")]
             for (line, answer) in steps {
                 try terminal.press("C-l")
-                try terminal.type(line)
-                try terminal.press("Enter")
+                try terminal.enter(line)
                 screens.append(try await terminal.waitFor(text: answer))
             }
             try terminal.press("C-d")

@@ -8,11 +8,8 @@ import TestSupport
 /// keeps working when a voice part is missing.
 @Suite(.serialized, .enabled(if: TerminalDriver.isAvailable, "needs tmux; scripts/setup.sh --test installs it"))
 struct VoiceShellTests {
-    func environment(_ home: TestHome, pulse: TestPulseAudio?, editrc: String = "") -> [String: String] {
-        var environment = pulse?.environment(home.environment) ?? home.environment
-        environment["TERM"] = "xterm-256color"
-        environment["EDITRC"] = home.directory.write("editrc", editrc)
-        return environment
+    func terminal(_ home: TestHome, pulse: TestPulseAudio?, editrc: String = "") throws -> TerminalDriver {
+        try home.terminal(editrc: editrc, base: pulse?.environment(home.environment))
     }
 
     /// Starts dictation with `start` and waits for the meter. Dictation ends by itself after 10 s
@@ -68,13 +65,12 @@ struct VoiceShellTests {
             """)
         let helloWAV = try VoiceTestAssets.koreanWAV(hello, in: home.directory, name: "hello.wav")
         let thanksWAV = try VoiceTestAssets.koreanWAV(thanks, in: home.directory, name: "thanks.wav")
-        let terminal = try TerminalDriver([BuiltProducts.hark], environment: environment(home, pulse: pulse))
+        let terminal = try self.terminal(home, pulse: pulse)
         try await terminal.waitFor(text: "bot ›")
 
         // "◌ loading the Vosk model…" shows while the model loads; then the meter: listening.
         try await startListening(terminal) {
-            try terminal.type("/listen")
-            try terminal.press("Enter")
+            try terminal.enter("/listen")
         }
         try await pulse.play(helloWAV)
         // The word shows in the line while dictation still listens (the meter is there)…
@@ -106,16 +102,14 @@ struct VoiceShellTests {
             return [.text(String(repeating: sentence, count: 8) + "That was \(message)."), .done]
         }
         let home = TestHome(config: "[hark]\ndefault = bot\n\n[session bot]\nkind = openai\nurl = \(server.baseURL)\n")
-        let terminal = try TerminalDriver([BuiltProducts.hark], environment: environment(home, pulse: pulse))
+        let terminal = try self.terminal(home, pulse: pulse)
         try await terminal.waitFor(text: "bot ›")
-        try terminal.type("/speak on")
-        try terminal.press("Enter")
+        try terminal.enter("/speak on")
         try await terminal.waitFor(text: "replies in bot are read aloud (voice en, rate 175, pitch 50)")
 
         /// Sends `message`, hears its reply, does `silence`, and hears nothing after it.
         func talk(_ message: String, then what: String, _ silence: () async throws -> Void) async throws {
-            try terminal.type(message)
-            try terminal.press("Enter")
+            try terminal.enter(message)
             try await terminal.waitFor(text: "That was \(message).")
             let speaking = try await recordLevels(pulse, seconds: 1.5)
             #expect(speaking.filter { $0 > -40 }.count >= 5, "\(message): the reply is heard: \(speaking.map { Int($0) })")
@@ -124,8 +118,7 @@ struct VoiceShellTests {
             #expect(after.dropFirst(4).allSatisfy { $0 < -60 }, "silence after \(what): \(after.map { Int($0) })")
         }
         try await talk("talk to me", then: "/mute") {
-            try terminal.type("/mute")
-            try terminal.press("Enter")
+            try terminal.enter("/mute")
             try await terminal.waitFor(text: "speech stopped")
         }
         try await talk("talk again", then: "Ctrl-C") {
@@ -133,13 +126,11 @@ struct VoiceShellTests {
             try await terminal.waitFor(text: "^C")
         }
         try await talk("one more time", then: "a new message") {
-            try terminal.type("quiet")
-            try terminal.press("Enter")
+            try terminal.enter("quiet")
             try await terminal.waitFor("the quiet reply") { $0.contains("› quiet\n…\n") }
         }
 
-        try terminal.type("/speak off")
-        try terminal.press("Enter")
+        try terminal.enter("/speak off")
         try await terminal.waitFor(text: "replies in bot are no longer read aloud")
         try terminal.press("C-d")
         #expect(try await terminal.waitForExit() == 0)
@@ -164,7 +155,7 @@ struct VoiceShellTests {
             auto_send = on
             """)
         let helloWAV = try VoiceTestAssets.koreanWAV(hello, in: home.directory, name: "hello.wav")
-        let terminal = try TerminalDriver([BuiltProducts.hark], environment: environment(home, pulse: pulse))
+        let terminal = try self.terminal(home, pulse: pulse)
         try await terminal.waitFor(text: "bot ›")
         try await startListening(terminal) { try terminal.press("F5") }
         try await pulse.play(helloWAV)
@@ -187,12 +178,10 @@ struct VoiceShellTests {
             url = \(server.baseURL)
             """)
         // hark-listen rebound in ~/.editrc (on top of Ctrl-G and F5).
-        let terminal = try TerminalDriver([BuiltProducts.hark],
-                                          environment: environment(home, pulse: nil, editrc: "hark:bind ^T hark-listen\n"))
+        let terminal = try self.terminal(home, pulse: nil, editrc: "hark:bind ^T hark-listen\n")
         try await terminal.waitFor(text: "bot ›")
         let message = "hark: dictation needs libvosk, which is not at /nonexistent/libvosk.so (libvosk in [hark]); install"
-        try terminal.type("/listen")
-        try terminal.press("Enter")
+        try terminal.enter("/listen")
         try await terminal.waitFor(text: message)
         try terminal.type("draft")
         try terminal.press("C-t")
@@ -200,8 +189,7 @@ struct VoiceShellTests {
             screen.components(separatedBy: message).count == 3 && screen.contains("bot › draft")
         }
         try terminal.press("C-u")
-        try terminal.type("hi")
-        try terminal.press("Enter")
+        try terminal.enter("hi")
         try await terminal.waitFor(text: "got: hi")
         try terminal.press("C-d")
         #expect(try await terminal.waitForExit() == 0)

@@ -43,11 +43,30 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        // Nothing else of ours goes along: a socket another test has open (libcurl's are not
+        // close-on-exec) would stay open as long as this program runs, and that test's server
+        // would not see it close. glibc has the call since 2.34, not in Swift's Glibc module.
+        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") {
+            typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+        }
+        // As a shell starts a program: no signal blocked, none ignored. The test runner's thread
+        // may block some (SIGINT among them), and a child inherits that mask.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        var all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
-        let code = posix_spawn(&pid, arguments[0], &actions, nil, argv, envp)
+        let code = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp)
         close(outPipe[1])
         close(errPipe[1])
         guard code == 0 else {
@@ -71,6 +90,12 @@ public final class ChildProcess: @unchecked Sendable {
     public func waitFor(stderr text: String, seconds: Double = 120) async throws {
         try await wait("stderr \"\(text)\"", seconds: seconds) { $0.stderr.contains(text) || $0.status != nil }
         guard stderr.contains(text) else { throw Failure.timeout("stderr \"\(text)\" (it exited)", stdout: stdout, stderr: stderr) }
+    }
+
+    /// Waits until stdout holds `text`.
+    public func waitFor(stdout text: String, seconds: Double = 120) async throws {
+        try await wait("stdout \"\(text)\"", seconds: seconds) { $0.stdout.contains(text) || $0.status != nil }
+        guard stdout.contains(text) else { throw Failure.timeout("stdout \"\(text)\" (it exited)", stdout: stdout, stderr: stderr) }
     }
 
     /// Waits for the program to end; its exit status.

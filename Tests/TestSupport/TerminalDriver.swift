@@ -24,7 +24,10 @@ public final class TerminalDriver: @unchecked Sendable {
 
     /// Starts `arguments` in a fresh terminal of the given size. A small shell wrapper prints
     /// `[exited N]` when the program ends (tmux's own pane status was seen to be empty).
-    public init(_ arguments: [String], environment: [String: String], columns: Int = 100, rows: Int = 30) throws {
+    /// `clipboard`: tmux takes what a program copies with OSC 52 into its paste buffer
+    /// (`set-clipboard on`), read back by `pasteBuffer()`.
+    public init(_ arguments: [String], environment: [String: String], columns: Int = 100, rows: Int = 30,
+                clipboard: Bool = false) throws {
         guard Self.isAvailable else { throw Failure.tmuxMissing }
         socket = "hark-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         var command = ["env", "-i"]
@@ -36,7 +39,8 @@ public final class TerminalDriver: @unchecked Sendable {
         // One client call: the pane must keep its screen (and exit status) when the program ends.
         try tmux(["new-session", "-d", "-s", session, "-x", String(columns), "-y", String(rows)]
             + [command.map(Self.quote).joined(separator: " ")]
-            + [";", "set-option", "-w", "-t", session, "remain-on-exit", "on"])
+            + [";", "set-option", "-w", "-t", session, "remain-on-exit", "on"]
+            + (clipboard ? [";", "set-option", "-s", "set-clipboard", "on"] : []))
     }
 
     deinit { _ = try? tmux(["kill-server"]) }
@@ -63,6 +67,12 @@ public final class TerminalDriver: @unchecked Sendable {
     /// Types literal text (no Enter).
     public func type(_ text: String) throws { try tmux(["send-keys", "-t", session, "-l", text]) }
 
+    /// Types a line and presses Enter.
+    public func enter(_ text: String) throws {
+        try type(text)
+        try press("Enter")
+    }
+
     /// Presses keys by tmux name: "Enter", "C-c", "Tab", "Up", "C-d".
     public func press(_ keys: String...) throws { try tmux(["send-keys", "-t", session] + keys) }
 
@@ -80,6 +90,9 @@ public final class TerminalDriver: @unchecked Sendable {
         try tmux(["load-buffer", "-b", "paste", path])
         try tmux(["paste-buffer", "-p", "-b", "paste", "-t", session])
     }
+
+    /// tmux's newest paste buffer: what the program last copied through OSC 52.
+    public func pasteBuffer() throws -> String { try tmux(["show-buffer"], capture: true) }
 
     public func screen() throws -> String {
         try tmux(["capture-pane", "-p", "-J", "-t", session, "-S", "-200"], capture: true)
@@ -133,5 +146,22 @@ public enum BuiltProducts {
         }
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         return root.path + "/.build/debug/hark"
+    }
+}
+
+extension TestHome {
+    /// The built hark in a real terminal on this home, as the terminal tests start it: TERM
+    /// set, an ~/.editrc of its own (empty unless given: the user's bindings must not change
+    /// the keys), colours off unless asked for, and `environment` on top of `base` (the home's
+    /// own by default; nil removes a variable).
+    public func terminal(_ arguments: [String] = [], colors: Bool = false, editrc: String = "",
+                         environment extra: [String: String?] = [:], base: [String: String]? = nil,
+                         columns: Int = 100) throws -> TerminalDriver {
+        var environment = base ?? self.environment
+        environment["TERM"] = "xterm-256color"
+        environment["EDITRC"] = directory.write("editrc", editrc)
+        if colors { environment["NO_COLOR"] = nil }
+        for (key, value) in extra { environment[key] = value }
+        return try TerminalDriver([BuiltProducts.hark] + arguments, environment: environment, columns: columns)
     }
 }

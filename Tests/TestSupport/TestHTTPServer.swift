@@ -104,6 +104,13 @@ public final class ResponseWriter: @unchecked Sendable {
         chunked = false
     }
 
+    /// Hands the connection to the caller (a WebSocket after its handshake): the server reads
+    /// no further requests from it and closes it when the handler returns.
+    public func takeOver() -> Int32 {
+        closeAfter = true
+        return socket
+    }
+
     /// Drops the connection without finishing the response (a reset mid-stream).
     public func abort() {
         closeAfter = true

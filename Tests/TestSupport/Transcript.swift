@@ -1,5 +1,6 @@
 import Foundation
 import HarkCore
+import HarkShell
 
 /// A private XDG home for one test: its own config file and history database.
 public final class TestHome: @unchecked Sendable {
@@ -48,110 +49,119 @@ public final class TestHome: @unchecked Sendable {
     }
 }
 
-/// Drives a Workspace with typed lines and records what a user would read, without colours:
-/// the golden-transcript harness. Replies are rendered by the same ReplyView the shell uses.
+/// The golden-transcript harness: the shipped `Shell` runs on a thread of its own with a
+/// `FakeTerminal`, and the test types lines at it and reads what a user would read (no
+/// colours; a typed line shows as "> line"). Everything between the keys and the screen is
+/// the shell's own: the presenter, the reply watch, Ctrl-C and Ctrl-Z, the notices of replies
+/// that ended in the background.
 public final class Transcript: @unchecked Sendable {
     public let workspace: Workspace
-    public private(set) var text = ""
+    public let terminal: FakeTerminal
+    private let shell: Shell
+    /// The shell's own questions at the terminal (the test chooses: `answerAtTheTerminal`).
+    private let terminalInteraction: Interaction
     private let lock = NSLock()
+    private var start: Int?
 
-    private var notices: [String] = []
+    /// Questions a command asks go to the interaction the test put on the workspace
+    /// (`ScriptedInteraction`, a person answering; `NonInteractive` by default, as in a pipe)
+    /// unless the test calls `answerAtTheTerminal`.
+    /// What the user leaves in the editor when a command opens it (`/edit last`); nil keeps the
+    /// text as it was.
+    public var editorText: String? {
+        didSet {
+            let text = editorText
+            terminal.editor = { text ?? $0 }
+        }
+    }
 
-    public init(_ workspace: Workspace) {
+    public init(_ workspace: Workspace, size: TerminalSize = TerminalSize(columns: 100, rows: 30)) {
         self.workspace = workspace
-        workspace.onBackgroundReplyEnded = { [weak self] job in
-            guard let self else { return }
-            lock.withLock { notices.append(job.endNotice) }
+        terminal = FakeTerminal(size: size)
+        let chosen = workspace.interaction
+        // The fake terminal's line input cannot fail to load, as libedit can.
+        shell = try! Shell(workspace: workspace, terminal: terminal)
+        terminalInteraction = workspace.interaction
+        workspace.interaction = chosen
+        // Handed to its own thread, which alone uses it from here on.
+        nonisolated(unsafe) let shell = self.shell
+        let terminal = self.terminal
+        Threads.start(name: "hark-test-shell") {
+            _ = shell.run()
+            terminal.shellEnded()
         }
     }
 
-    private func append(_ piece: String) { lock.withLock { text += piece } }
+    deinit { terminal.closeKeyboard() }
 
-    /// Notices of replies that ended in the background, shown where the shell shows them:
-    /// above the next prompt.
-    private func flushNotices() {
-        lock.withLock {
-            for notice in notices { text += notice + "\n" }
-            notices.removeAll()
+    /// What the shell showed before its first prompt: the greeting and the config's warnings.
+    public var greeting: String {
+        get async {
+            await started()
+            return String(terminal.text.prefix(lock.withLock { start ?? 0 }))
         }
     }
 
-    /// Waits for every reply still running in the background, then shows their notices.
+    /// Everything shown since the first prompt.
+    public var text: String { String(terminal.text.dropFirst(lock.withLock { start ?? 0 })) }
+
+    private func started() async {
+        await terminal.until { $0.prompts > 0 || $0.ended }
+        lock.withLock { if start == nil { start = terminal.text.count } }
+    }
+
+    /// Types one line (pastes it when it has several) and presses Enter, then waits until the
+    /// shell is back at the prompt; returns what it showed meanwhile. `whileStreaming` runs once the shell watches the reply the line started
+    /// (with the reply, to wait for its text), e.g. to press Ctrl-C or Ctrl-Z.
+    @discardableResult
+    public func type(_ line: String, whileStreaming: (@Sendable (ReplyJob) async -> Void)? = nil) async -> String {
+        await started()
+        let before = terminal.current
+        let mark = terminal.text.count
+        let earlier = Set(workspace.runningJobs.map(\.id))
+        // A message of several lines is pasted, then sent with Enter.
+        terminal.type(line.contains("\n") ? "\u{1B}[200~" + line + "\u{1B}[201~\n" : line + "\n")
+        if let whileStreaming {
+            await terminal.until { $0.keyModes > before.keyModes || $0.prompts > before.prompts || $0.ended }
+            if let job = workspace.runningJobs.first(where: { !earlier.contains($0.id) }) { await whileStreaming(job) }
+        }
+        await terminal.until { $0.prompts > before.prompts || $0.ended }
+        return String(terminal.text.dropFirst(mark))
+    }
+
+    /// Keys a person presses at the terminal.
+    public enum Key: UInt8, Sendable {
+        case ctrlC = 0x03, ctrlD = 0x04, ctrlU = 0x15, ctrlZ = 0x1A
+    }
+
+    /// Presses a key (Ctrl-C during a reply stops it, Ctrl-Z sends it to the background; at
+    /// the prompt Ctrl-C drops the line and the draft) and waits until the shell is back at
+    /// the prompt.
+    public func press(_ key: Key) async {
+        await started()
+        let before = terminal.current
+        terminal.type(String(UnicodeScalar(key.rawValue)))
+        await terminal.until { $0.prompts > before.prompts || $0.ended }
+    }
+
+    /// Questions from here on are asked at the terminal, as the shell asks them, and answered
+    /// with these lines typed as each question shows.
+    public func answerAtTheTerminal(_ answers: [String]) {
+        workspace.interaction = terminalInteraction
+        terminal.answer(answers)
+    }
+
+    /// Waits for every reply still running in the background and for the shell to have shown
+    /// their notices above the prompt.
     public func settle() async {
+        await started()
         for job in workspace.runningJobs { _ = await job.wait() }
         // The end is announced just after the waiters are resumed.
         while !workspace.isIdle { await Task.yield() }
-        flushNotices()
+        // The notices are posted to the shell by now; a no-op key typed after them passes the
+        // line input only once the shell has taken them.
+        let before = terminal.current.syncs
+        terminal.type("\u{0}")
+        await terminal.until { $0.syncs > before || $0.ended }
     }
-
-    /// Types one line and waits until its output (including a streamed reply) is complete.
-    /// `whileStreaming` runs once the reply has started, e.g. to stop it.
-    @discardableResult
-    public func type(_ line: String, whileStreaming: (@Sendable (ReplyJob) async -> Void)? = nil) async -> String {
-        flushNotices()
-        let before = lock.withLock { text.count }
-        append("> \(line)\n")
-        do {
-            let outcome = try await workspace.execute(line)
-            await render(outcome, whileStreaming: whileStreaming)
-        } catch {
-            append("error: \(error.userMessage)\n")
-        }
-        return lock.withLock { String(text.dropFirst(before)) }
-    }
-
-    func render(_ outcome: CommandOutcome, whileStreaming: (@Sendable (ReplyJob) async -> Void)?) async {
-        switch outcome {
-        case .none, .events:
-            break
-        case .output(let document):
-            let ansi = ANSI(enabled: false)
-            for line in document { append(ansi.render(line) + "\n") }
-        case .reply(let job):
-            let view = ReplyView(format: .terminal, capabilities: .plain, output: { [weak self] in self?.append($0) },
-                                 errorOutput: { [weak self] in self?.append($0) })
-            if job.session != workspace.currentSession { view.header(job.session) }
-            let observer = CollectingObserver(view: view)
-            job.attach(observer)
-            if let whileStreaming { await whileStreaming(job) }
-            if !job.isWatched && job.isRunning {
-                observer.drain()
-                view.aside("[continues in the background]")
-                return
-            }
-            let outcome = await job.wait()
-            observer.drain()
-            view.end(outcome, messageID: job.replyMessageID)
-            if let id = job.replyMessageID { try? workspace.store.markRead(session: job.session, upTo: id) }
-            if case .failed(let error, _) = outcome { append("error: \(error.message)\n") }
-        case .editDraft(let draft):
-            append("[editor opens on: \(draft)]\n")
-        case .editConfig:
-            append("[editor opens on the config]\n")
-        case .prefill(let line):
-            append("[input line: \(line)]\n")
-        case .listen:
-            append("[listening]\n")
-        case .page(let text):
-            append(text)
-        case .clearScreen:
-            append("[screen cleared]\n")
-        case .quit:
-            append("[quit]\n")
-        }
-    }
-}
-
-/// Renders events in order as they come, on the job's task.
-final class CollectingObserver: ReplyObserver, @unchecked Sendable {
-    private let view: ReplyView
-    private let lock = NSLock()
-
-    init(view: ReplyView) {
-        self.view = view
-    }
-
-    func reply(_ job: ReplyJob, event: ReplyEvent) { lock.withLock { view.render(event) } }
-    func replyEnded(_ job: ReplyJob, outcome: ReplyOutcome) {}
-    func drain() { lock.withLock {} }
 }

@@ -4,9 +4,12 @@
   pty_run.py prompt RUNS TEXT -- CMD...   time until TEXT appears (then sends Ctrl-D); median, ms
   pty_run.py drain RUNS -- CMD...          time until the command exits, reading all output; median, s
   pty_run.py rss TEXT -- CMD...            peak and current RSS (kB) once TEXT appears
+  pty_run.py stamps -- CMD...              for every " s<ns>e" the command draws (ns: the server's
+                                           CLOCK_MONOTONIC when it wrote the event), the time from
+                                           that write until the bytes were read here; list, ms
 Prints one JSON object.
 """
-import json, os, pty, select, signal, statistics, sys, time
+import json, os, pty, re, select, signal, statistics, sys, time
 
 def spawn(cmd):
     pid, fd = pty.fork()
@@ -90,6 +93,31 @@ def rss(text, cmd):
     finish(pid, fd)
     return {"rss_kb": fields.get("VmRSS"), "peak_rss_kb": fields.get("VmHWM")}
 
+STAMP = re.compile(rb"s(\d{6,})e")
+
+def stamps(cmd):
+    """Reads as a terminal would, as soon as bytes are there; a stamp counts when its closing
+    `e` has been read."""
+    pid, fd = spawn(cmd)
+    delays, carry = [], b""
+    while True:
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except OSError:
+            break
+        if not chunk:
+            break
+        now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+        carry += chunk
+        last = 0
+        for match in STAMP.finditer(carry):
+            delays.append((now - int(match.group(1))) / 1e6)
+            last = match.end()
+        carry = carry[last:][-64:]
+    os.waitpid(pid, 0)
+    os.close(fd)
+    return {"delays_ms": delays}
+
 mode = sys.argv[1]
 split = sys.argv.index("--")
 args, cmd = sys.argv[2:split], sys.argv[split + 1:]
@@ -97,5 +125,7 @@ if mode == "prompt":
     print(json.dumps(prompt(int(args[0]), args[1], cmd)))
 elif mode == "drain":
     print(json.dumps(drain(int(args[0]), cmd)))
+elif mode == "stamps":
+    print(json.dumps(stamps(cmd)))
 elif mode == "rss":
     print(json.dumps(rss(args[0], cmd)))

@@ -5,11 +5,12 @@ import json, os, platform, shutil, subprocess, sys, tempfile, time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BENCH = os.path.join(ROOT, ".bench")
-HARK = os.path.join(ROOT, ".build/release/hark")
+# HARK_BIN times another build with the same harness (an earlier commit's, for a before/after).
+HARK = os.environ.get("HARK_BIN") or os.path.join(ROOT, ".build/release/hark")
 SERVER = os.path.join(ROOT, ".build/release/hark-bench-server")
 LLM = os.path.join(BENCH, "venv/bin/llm")
 HERE = os.path.dirname(__file__)
-SECTIONS = sys.argv[1:] or ["startup", "roundtrip", "throughput", "history", "memory"]
+SECTIONS = sys.argv[1:] or ["startup", "roundtrip", "throughput", "history", "memory", "growth", "latency", "a2a"]
 results = {}
 
 def run(command, **kwargs):
@@ -34,8 +35,13 @@ def machine():
             "llm": run([LLM, "--version"]).strip(), "sqlite3": run(["sqlite3", "--version"]).split()[0]}
 
 class Server:
+    """hark-bench-server, or with `python=True` scripts/bench/sse_server.py (the stdlib server
+    that writes one event per write + flush and closes the connection)."""
+    def __init__(self, python=False):
+        self.command = [sys.executable, os.path.join(HERE, "sse_server.py")] if python else [SERVER]
+
     def __enter__(self):
-        self.process = subprocess.Popen([SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.process = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.port = int(self.process.stdout.readline())
         return self
 
@@ -43,11 +49,12 @@ class Server:
         self.process.stdin.close()
         self.process.wait(timeout=10)
 
-def home(port):
+def home(port, context=None):
     path = tempfile.mkdtemp(prefix="home-", dir=BENCH)
     os.makedirs(f"{path}/config/hark")
     with open(f"{path}/config/hark/config", "w") as config:
-        config.write(f"[session bench]\nkind = openai\nurl = http://127.0.0.1:{port}/v1\nmodel = bench\n\n"
+        config.write(f"[session bench]\nkind = openai\nurl = http://127.0.0.1:{port}/v1\nmodel = bench\n"
+                     + (f"context = {context}\n" if context is not None else "") + "\n"
                      f"[session n8n]\nkind = webhook\nurl = http://127.0.0.1:{port}/webhook/bench/chat\n")
     os.chmod(f"{path}/config/hark/config", 0o600)
     os.makedirs(f"{path}/llm")
@@ -72,6 +79,9 @@ def startup():
     results["startup"] = {"hark_version_ms": hark, "llm_version_ms": llm, "true_ms": median_ms(found["/bin/true"]),
                           "first_prompt_ms": prompt["median_ms"], "ratio_llm_over_hark": llm / hark}
 
+def load():
+    return round(os.getloadavg()[0], 2)
+
 def roundtrip():
     with Server() as server:
         _, env = home(server.port)
@@ -79,6 +89,16 @@ def roundtrip():
         found = hyperfine("roundtrip", commands, runs=30, env=env)
         hark, curl, llm = (median_ms(found[c]) for c in commands)
         results["roundtrip"] = {"hark_ms": hark, "curl_ms": curl, "llm_ms": llm, "hark_over_curl": hark / curl}
+    # The same against the stdlib Python server (one write per event, Connection: close),
+    # hark and curl interleaved run by run, 60 runs each.
+    with Server(python=True) as server:
+        _, env = home(server.port)
+        commands = [f"{HARK} -s bench --new-thread hi", curl_chat(server.port, "hi")]
+        found = hyperfine("roundtrip-python", commands, runs=60, warmup=5, env=env)
+        hark, curl = (median_ms(found[c]) for c in commands)
+        results["roundtrip"].update({"python_hark_ms": hark, "python_curl_ms": curl, "python_hark_over_curl": hark / curl,
+                                     "python_hark_user_ms": found[commands[0]]["user"] * 1000,
+                                     "python_curl_user_ms": found[commands[1]]["user"] * 1000})
 
 def throughput():
     size = 50_000_000
@@ -143,6 +163,40 @@ def history():
                               "p50_ratio": hark["p50_ms"] / cli["p50_ms"], "stream_50mb_into_1m_db_s": stream_s,
                               "one_shot_message_ms": per_message_ms, "first_new_id": before + 1}
 
+class Agent:
+    """The A2A test agents (Tests/Fixtures/a2a/agent.py), served by the official SDK."""
+    def __enter__(self):
+        python = os.path.join(ROOT, ".local/venv/bin/python")
+        self.process = subprocess.Popen([python, os.path.join(ROOT, "Tests/Fixtures/a2a/agent.py")],
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.port = int(self.process.stdout.readline().split()[1])
+        return self
+
+    def __exit__(self, *error):
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+def a2a():
+    with Agent() as agent:
+        path, env = home(0)
+        with open(f"{path}/config/hark/config", "a") as config:
+            config.write(f"\n[session agent]\nkind = a2a\nurl = http://127.0.0.1:{agent.port}/echo\n")
+        # The first message fetches the agent card, which hark then keeps (five minutes, or the
+        # card's Cache-Control) as a client keeps a discovery document; the runs time messages.
+        subprocess.run([HARK, "-s", "agent", "hi"], env=env, check=True, capture_output=True)
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
+                           "params": {"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}})
+        curl = (f"curl -sN -o /dev/null -H 'Content-Type: application/json' -H 'Accept: text/event-stream' "
+                f"-H 'A2A-Version: 1.0' -d '{body}' http://127.0.0.1:{agent.port}/echo/")
+        commands = [f"{HARK} -s agent --new-thread hi", curl]
+        found = hyperfine("a2a", commands, runs=30, env=env)
+        hark, reference = (median_ms(found[c]) for c in commands)
+        # And with the card fetched first, as the first message of a session (or after five minutes).
+        cold = hyperfine("a2a-card", commands[:1], runs=20, env=env,
+                         extra=["--prepare", f"rm -f {path}/data/hark/a2a/agent.json"])
+        results["a2a"] = {"hark_ms": hark, "curl_ms": reference, "hark_over_curl": hark / reference,
+                          "hark_with_card_fetch_ms": median_ms(cold[commands[0]])}
+
 def memory():
     with Server() as server:
         _, env = home(server.port)
@@ -150,17 +204,79 @@ def memory():
         idle = json.loads(run([sys.executable, f"{HERE}/pty_run.py", "rss", "›", "--", "env",
                                *[f"{k}={v}" for k, v in env.items() if k.startswith(("XDG_", "TERM", "NO_COLOR"))], HARK]))
         def peak_kb(size):
-            timed = subprocess.run(["/usr/bin/time", "-f", "%M", HARK, "-s", "bench", "--new-thread", f"bytes={size}"],
-                                   env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            return int(timed.stderr.strip().splitlines()[-1])
+            message = size if isinstance(size, str) else f"bytes={size}"
+            return peak_rss(env, "-s", "bench", "--new-thread", message)[0]
+        # The server makes each reply once before it is timed.
+        for size in ("line=30000000", "bytes=200000000"):
+            subprocess.run(curl_chat(server.port, size), shell=True, check=True)
         results["memory"] = {"idle_rss_kb": idle["rss_kb"], "idle_peak_kb": idle["peak_rss_kb"],
-                             "reply_10mb_peak_kb": peak_kb(10_000_000), "reply_100mb_peak_kb": peak_kb(100_000_000)}
+                             "reply_10mb_peak_kb": peak_kb(10_000_000), "reply_100mb_peak_kb": peak_kb(100_000_000),
+                             "reply_200mb_peak_kb": peak_kb(200_000_000), "line_30mb_peak_kb": peak_kb("line=30000000")}
+
+def peak_rss(env, *arguments):
+    """Peak RSS (kB) of one hark run, its stdout thrown away; and the bytes it printed."""
+    timed = subprocess.run(["/usr/bin/time", "-f", "%M", HARK, *arguments], env=env, check=True,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return int(timed.stderr.decode().strip().splitlines()[-1]), len(timed.stdout)
+
+def growth():
+    """Cost that must not grow with the history: three replies of 100 MB of text in one thread
+    (`text=N`: 16 KB per event), and after
+    each a one-line message in the same thread (peak RSS), through a kind that sends no history
+    (n8n) and one that sends the last two messages (openai, context = 2); then `hark search`
+    and `--json` with those replies stored."""
+    size = 100_000_000
+    with Server() as server:
+        path, env = home(server.port, context=2)
+        subprocess.run(curl_chat(server.port, f"text={size}"), shell=True, check=True, stdout=subprocess.DEVNULL)
+        figures = {}
+        for session in ("n8n", "bench"):
+            peaks = [peak_rss(env, "-s", session, "--new-thread", "hello")[0]]
+            for _ in range(3):
+                subprocess.run([HARK, "-s", session, f"text={size}"], env=env, check=True, stdout=subprocess.DEVNULL)
+                peaks.append(peak_rss(env, "-s", session, "hello")[0])
+            figures[f"{session}_one_line_peak_kb"] = peaks
+        # Few runs: before this round one search took about a minute.
+        search = hyperfine("search-large", [f"{HARK} search fox", f"{HARK} search --json fox"],
+                           runs=int(os.environ.get("SEARCH_RUNS", "10")), warmup=1, env=env, extra=["--output", "null"])
+        figures["search_ms"] = median_ms(search[f"{HARK} search fox"])
+        figures["search_json_ms"] = median_ms(search[f"{HARK} search --json fox"])
+        figures["search_peak_kb"], figures["search_json_bytes"] = peak_rss(env, "search", "--json", "fox")
+        figures["stored_bytes"] = os.path.getsize(f"{path}/data/hark/history.db")
+        results["growth"] = figures
+
+def latency():
+    """From a server's write of an event to the bytes on a pseudo-terminal, for hark and llm in
+    the same run: the Python server stamps each event with CLOCK_MONOTONIC; pty_run.py reads the
+    stamps as they are drawn. 300 events 4 ms apart per run, three runs each, interleaved."""
+    with Server(python=True) as server:
+        _, env = home(server.port)
+        env = dict(env)
+        env.pop("NO_COLOR", None)
+        pass_env = [f"{k}={v}" for k, v in env.items() if k.startswith(("XDG_", "TERM", "LLM_"))]
+        delays = {"hark": [], "llm": []}
+        for _ in range(3):
+            for name, command in (("hark", [HARK, "-s", "bench", "--new-thread", "stamp=300"]),
+                                  ("llm", [LLM, "-m", "bench", "stamp=300"])):
+                out = json.loads(run([sys.executable, f"{HERE}/pty_run.py", "stamps", "--", "env", "-u", "NO_COLOR",
+                                      *pass_env, *command]))
+                delays[name] += out["delays_ms"]
+        figures = {}
+        for name, values in delays.items():
+            ordered = sorted(values)
+            pick = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+            figures[name] = {"events": len(values), "p50_ms": pick(0.5), "p99_ms": pick(0.99), "max_ms": ordered[-1]}
+        results["latency"] = figures
 
 os.makedirs(BENCH, exist_ok=True)
 results["machine"] = machine()
+results["load"] = {}
 for section in SECTIONS:
-    print(f"== {section}", file=sys.stderr)
+    print(f"== {section} (load {load()})", file=sys.stderr)
+    results["load"][section] = load()
     globals()[section]()
+    with open(os.path.join(BENCH, "results.json"), "w") as out:  # what is done so far
+        json.dump(results, out, indent=1)
 with open(os.path.join(BENCH, "results.json"), "w") as out:
     json.dump(results, out, indent=1)
 print(json.dumps(results, indent=1))

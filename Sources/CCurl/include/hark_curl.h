@@ -19,6 +19,11 @@ CURLcode hark_curl_setopt_xferinfo_function(CURL *handle,
                                             int (*fn)(void *, curl_off_t, curl_off_t, curl_off_t, curl_off_t));
 CURLcode hark_curl_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode hark_curl_getinfo_double(CURL *handle, CURLINFO info, double *value);
+CURLcode hark_curl_getinfo_socket(CURL *handle, CURLINFO info, curl_socket_t *value);
+/// CONNECT_ONLY connections (a WebSocket over TLS): connect, then raw bytes both ways.
+CURLcode hark_curl_easy_perform(CURL *handle);
+CURLcode hark_curl_easy_send(CURL *handle, const void *buffer, size_t length, size_t *sent);
+CURLcode hark_curl_easy_recv(CURL *handle, void *buffer, size_t length, size_t *received);
 const char *hark_curl_easy_strerror(CURLcode code);
 
 struct curl_slist *hark_curl_slist_append(struct curl_slist *list, const char *value);

@@ -11,8 +11,18 @@ public enum CommandOutcome: Sendable {
     /// With `detachOnInterrupt`, Ctrl-C leaves it running in the background (a Jenkins build's
     /// console) instead of stopping it.
     case events(AsyncThrowingStream<ReplyEvent, Error>, recordAs: String?, detachOnInterrupt: Bool = false)
+    /// A summary of `thread`'s turns up to `throughMessageID` (`/compact`), streamed: shown as
+    /// a reply, kept as the thread's summary instead of a message. The workspace turns this
+    /// into `.reply`.
+    case summary(AsyncThrowingStream<ReplyEvent, Error>, thread: ChatThread, throughMessageID: Int64, turns: Int)
     /// Open $EDITOR on this text, then send what comes back.
     case editDraft(String)
+    /// Open $EDITOR on this text (the input line when no editor is set) and hand what comes
+    /// back to `then`, whose outcome is acted on (`/edit last`).
+    case editMessage(String, then: @Sendable (String) async throws -> CommandOutcome)
+    /// Put this text on the clipboard: OSC 52 on a terminal, else wl-copy, xclip or xsel.
+    /// `what` names it in the line that says where it went ("the last reply").
+    case copy(String, what: String)
     /// Open the config file in $EDITOR, then reload it.
     case editConfig
     /// Put this text in the input line for the user to edit and send.

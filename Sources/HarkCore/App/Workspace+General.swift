@@ -60,10 +60,29 @@ extension Workspace {
         if let backend = try? backend(for: session.name) {
             for (label, value) in await backend.info() { rows.append([Span(label, .dim), Span(value)]) }
         }
+        rows += try usageRows(session: session.name, thread: try context.history.currentThread())
         rows += voiceInfo(session)
         rows.append([Span("history", .dim), Span(store.database.path)])
         rows.append([Span("config", .dim), Span(config.path)])
         return .output(Table.render(rows))
+    }
+
+    /// What the session and its thread have cost and how fast the replies came, as recorded.
+    func usageRows(session: String, thread: ChatThread?) throws -> [[Span]] {
+        var rows: [[Span]] = []
+        if let thread {
+            let stats = try store.stats(threadID: thread.id)
+            var text = stats.summary
+            if let last = stats.lastPromptTokens { text += " · last prompt \(last) tokens" }
+            rows.append([Span("this thread", .dim), Span(text)])
+        }
+        let stats = try store.stats(session: session)
+        guard stats.messages > 0 else { return rows }
+        rows.append([Span("this session", .dim), Span(stats.summary)])
+        if let speed = stats.speed {
+            rows.append([Span("last replies", .dim), Span(speed + " (median of the last \(UsageStats.recent))")])
+        }
+        return rows
     }
 
     /// A URL fit to show: no credentials, no query string (either may carry a secret).

@@ -11,14 +11,19 @@ extension Workspace {
         guard let thread = try context.history.currentThread() else {
             return .output([StyledLine("no messages in this thread yet", .dim)])
         }
-        let messages = try context.history.messages(threadID: thread.id, limit: count)
+        let all = context.arguments.flag("--all")
+        let messages = try context.history.messages(threadID: thread.id, limit: count, superseded: all)
         guard !messages.isEmpty else { return .output([StyledLine("no messages in this thread yet", .dim)]) }
         var attachments: [Int64: [Attachment]] = [:]
         for message in messages where message.role == .user {
             let files = try store.attachments(messageID: message.id)
             if !files.isEmpty { attachments[message.id] = files }
         }
-        return .output(MessageFormatting.document(messages, session: context.session, attachments: attachments))
+        // Numbered by place among the thread's messages (those /edit last replaced have none):
+        // the N of /thread fork.
+        let shown = messages.filter { $0.supersededBy == nil }.count
+        return .output(MessageFormatting.document(messages, session: context.session, firstNumber: thread.messageCount - shown + 1,
+                                                  attachments: attachments))
     }
 
     func searchCommand(_ context: CommandContext) async throws -> CommandOutcome {
@@ -39,9 +44,7 @@ extension Workspace {
             return .output(lines)
         }
         let path = file.expandingTildeInPath
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
-            throw HarkError.io("cannot write \(path)")
-        }
+        try PosixFile.writePrivately(Array(text.utf8), to: path)
         return .output([StyledLine("wrote \(messages.count) messages to \(path)", .success)])
     }
 }

@@ -39,7 +39,7 @@ extension Workspace {
     func pipe(_ context: CommandContext) async throws -> CommandOutcome {
         let command = context.arguments["COMMAND"] ?? ""
         let reply = try lastReply()
-        let output = try ShellCommand.run(command, input: Data(reply.text.utf8))
+        let output = try await ShellCommand.output(command, input: Data(reply.text.utf8))
         var lines: Document = String(decoding: output.stdout, as: UTF8.self)
             .lineSlices().map { StyledLine(String($0)) }
         if lines.last?.plainText.isEmpty == true { lines.removeLast() }
@@ -62,7 +62,8 @@ extension Workspace {
         let reply = try lastReply()
         let path = (context.arguments["FILE"] ?? "").expandingTildeInPath
         let text = reply.text.hasSuffix("\n") ? reply.text : reply.text + "\n"
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
+        // Private when new, as an export is: the reply comes from the private history.
+        do { try PosixFile.writePrivately(Array(text.utf8), to: path) } catch {
             throw HarkError.io("cannot write \(path); check that its folder exists and is writable")
         }
         return .output([StyledLine("wrote the last reply (\(text.utf8.count) bytes) to \(path)", .success)])

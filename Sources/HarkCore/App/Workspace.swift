@@ -169,7 +169,7 @@ public final class Workspace: @unchecked Sendable {
             return .reply(try send(message, to: name))
         }
         if trimmed.hasPrefix("!") {
-            return .reply(try send(try commandOutput(String(trimmed.dropFirst())), to: currentSession))
+            return .reply(try send(try await commandOutput(String(trimmed.dropFirst())), to: currentSession))
         }
         let message = line.trimmingNewlines
         if let invocation = try await backend(for: currentSession).command(forMessage: message) {
@@ -179,10 +179,10 @@ public final class Workspace: @unchecked Sendable {
     }
 
     /// The output of `!COMMAND`, to be sent as a message.
-    func commandOutput(_ command: String) throws -> String {
+    func commandOutput(_ command: String) async throws -> String {
         let command = command.trimmingSpaces
         guard !command.isEmpty else { throw HarkError.usage("type a shell command after !, e.g. !git diff") }
-        let output = try ShellCommand.run(command, input: nil)
+        let output = try await ShellCommand.output(command, input: nil)
         let text = String(decoding: output.stdout, as: UTF8.self).trimmingNewlines
         guard output.status == 0 || !text.isEmpty else {
             let reason = String(decoding: output.stderr, as: UTF8.self).lineSlices(keepingEmpty: false).first.map(String.init) ?? ""
@@ -205,20 +205,23 @@ public final class Workspace: @unchecked Sendable {
             thread = try store.createThread(session: name, title: Self.title(from: text),
                                             backendID: (backend as? RemoteThreads)?.newThreadID())
         }
-        let history: [Turn]
+        let context: ThreadContext
         let userMessageID: Int64
         let attachments: [Attachment]
         if let userMessage {
-            history = try store.turns(threadID: thread.id, before: userMessage.id)
+            context = try store.context(threadID: thread.id, session: name, before: userMessage.id,
+                                        window: backend.historyWindow)
             userMessageID = userMessage.id
             attachments = try store.attachments(messageID: userMessage.id)
         } else {
-            history = try store.turns(threadID: thread.id)
-            userMessageID = try store.addMessage(threadID: thread.id, session: name, role: .user, text: text)
+            context = try store.context(threadID: thread.id, session: name, window: backend.historyWindow)
+            userMessageID = try store.addMessage(threadID: thread.id, session: name, role: .user, text: text,
+                                                 indexWithReply: true)
             attachments = try store.claimPendingAttachments(session: name, messageID: userMessageID)
         }
         let job = makeJob(session: name, kind: session.kind, thread: thread, userMessageID: userMessageID)
-        let request = ChatRequest(text: text, thread: thread, history: history, attachments: attachments)
+        let request = ChatRequest(text: text, thread: thread, history: context.turns, summary: context.summary, notLoaded: context.notLoaded,
+                                  estimator: context.estimator, attachments: attachments)
         launch(job, events: backend.send(request), backend: backend, model: session.model)
         return job
     }
@@ -249,8 +252,16 @@ public final class Workspace: @unchecked Sendable {
         return outcome
     }
 
-    /// Turns a command's event stream into a reply recorded in the history.
+    /// Turns a command's event stream into a reply recorded in the history (a summary into
+    /// the thread's summary).
     func recordIfNeeded(_ outcome: CommandOutcome, session name: String) throws -> CommandOutcome {
+        if case .summary(let events, let thread, let throughMessageID, let turns) = outcome {
+            let session = try self.session(named: name)
+            let job = makeJob(session: name, kind: session.kind, thread: thread, userMessageID: nil)
+            job.summaryOf = (throughMessageID, turns)
+            launch(job, events: events, backend: nil, model: nil)
+            return .reply(job)
+        }
         guard case .events(let events, let recordAs, let detachOnInterrupt) = outcome else { return outcome }
         let session = try self.session(named: name)
         try store.ensureSession(name, kind: session.kind)

@@ -23,15 +23,34 @@ public struct Attachment: Sendable, Equatable {
 public struct ChatRequest: Sendable {
     public var text: String
     public var thread: ChatThread
-    /// Earlier turns of the thread, oldest first, without this message.
+    /// Earlier turns of the thread, oldest first, without this message: those after the
+    /// summary when the thread has one, as many as the backend's `historyWindow` allows.
     public var history: [Turn]
+    /// The thread's summary of its older turns (`/compact`), sent in their place.
+    public var summary: ThreadSummary?
+    /// Older turns (after the summary) the history does not hold: not read from the store.
+    public var notLoaded: Int
+    /// The token guess, corrected by the server's count of the thread's last prompt.
+    public var estimator: TokenEstimator
     public var attachments: [Attachment]
+    /// What the reply is for: a message of the conversation, or the summary `/compact` asks for.
+    public var purpose: Purpose
 
-    public init(text: String, thread: ChatThread, history: [Turn] = [], attachments: [Attachment] = []) {
+    public enum Purpose: Sendable, Equatable {
+        case message
+        case summary
+    }
+
+    public init(text: String, thread: ChatThread, history: [Turn] = [], summary: ThreadSummary? = nil, notLoaded: Int = 0,
+                estimator: TokenEstimator = TokenEstimator(), attachments: [Attachment] = [], purpose: Purpose = .message) {
         self.text = text
         self.thread = thread
         self.history = history
+        self.summary = summary
+        self.notLoaded = notLoaded
+        self.estimator = estimator
         self.attachments = attachments
+        self.purpose = purpose
     }
 }
 
@@ -110,6 +129,10 @@ public protocol Backend: AnyObject, Sendable {
     /// Cancelling the stream has already closed the connection when this is called.
     func stop(thread: ChatThread) async
 
+    /// How much of the thread goes with each message in `ChatRequest.history`; only that much
+    /// is read from the history. None by default: most kinds' servers keep the conversation.
+    var historyWindow: TurnWindow { get }
+
     /// Facts for `/info`: label and value pairs. No secrets.
     func info() async -> [(String, String)]
 
@@ -128,6 +151,7 @@ public protocol Backend: AnyObject, Sendable {
 
 extension Backend {
     public func stop(thread: ChatThread) async {}
+    public var historyWindow: TurnWindow { .none }
     public func info() async -> [(String, String)] { [] }
     public func promptBadge() -> String? { nil }
     public func completions(for key: String) -> [String] { [] }
@@ -176,6 +200,7 @@ public enum CommonSettings {
         SettingSpec("connect_timeout", "seconds to wait for a connection (default 10)"),
         SettingSpec("first_byte_timeout", "seconds to wait for the reply to start (default 300)"),
         SettingSpec("idle_timeout", "seconds of silence mid-reply before giving up (default 120)"),
+        SettingSpec("secret_timeout", "seconds a cmd: secret may take before it is stopped (default 10)"),
         SettingSpec("insecure", "on to skip TLS certificate checks (marked in the prompt)"),
         SettingSpec("ca", "a PEM file of CA certificates to trust for this server (a private CA)"),
         SettingSpec("pin", "sha256//BASE64: the server's public key must have this SHA-256 (several joined by ;)"),

@@ -7,6 +7,7 @@ public enum BackendRegistry {
         NylaBackend.self,
         JenkinsBackend.self,
         MonicaBackend.self,
+        A2ABackend.self,
     ]
 
     public static func kind(named name: String) -> (any BackendKind.Type)? {

@@ -98,32 +98,20 @@ private final class ReplyPump<Decoder: ReplyDecoder>: @unchecked Sendable {
             if head?.isSuccess == true {
                 try decoder.feed(bytes, into: &produced)
                 body?.recycle(bytes)
+                // What arrived meanwhile goes into the same events: a server that writes one
+                // event per packet would otherwise cost a history commit and a terminal write
+                // for each. Only what is already there (no waiting), up to about a megabyte,
+                // so the first of it is not held back.
+                var taken = bytes.count
+                while taken < 1 << 20, let more = body?.nextIfReady() {
+                    guard case .body(let next) = more else { break }
+                    try decoder.feed(next, into: &produced)
+                    body?.recycle(next)
+                    taken += next.count
+                }
             } else if errorBody.count < 65536 {
                 errorBody += bytes.prefix(65536 - errorBody.count)
             }
         }
     }
-}
-
-/// Resolves a session's auth header once (a `cmd:` secret may run a password manager) and
-/// keeps it in memory only.
-public final class AuthHeaderCache: @unchecked Sendable {
-    private let spec: AuthSpec?
-    private let lock = Lock()
-    private var resolved: (name: String, value: String)?
-
-    public init(_ spec: AuthSpec?) {
-        self.spec = spec
-    }
-
-    public func headers() throws -> [(name: String, value: String)] {
-        guard let spec else { return [] }
-        if let resolved = lock.withLock({ resolved }) { return [resolved] }
-        let header = try spec.header()
-        lock.withLock { resolved = header }
-        return [header]
-    }
-
-    /// Forget the value (after a 401, the secret may have changed).
-    public func reset() { lock.withLock { resolved = nil } }
 }

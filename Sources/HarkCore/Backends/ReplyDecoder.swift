@@ -11,6 +11,19 @@ public protocol ReplyDecoder: Sendable {
     mutating func finish(into events: inout [ReplyEvent]) throws
 }
 
+/// A reply that failed on something that arrived but cannot be shown as text (a webhook's
+/// 200 with an image): what arrived is kept in the history as the failed reply's text, and
+/// the error is what the user reads; none of it is printed.
+public struct UnshowableReply: Error, Sendable, Equatable {
+    public var received: String
+    public var error: HarkError
+
+    public init(received: String, error: HarkError) {
+        self.received = received
+        self.error = error
+    }
+}
+
 extension ReplyDecoder {
     /// The events of one feed, for tests (a throw loses them; the pipeline uses `into:`).
     public mutating func feed(_ bytes: [UInt8]) throws -> [ReplyEvent] {

@@ -22,11 +22,24 @@ public struct SessionConfig: Sendable, Equatable {
         set { values[key] = newValue }
     }
 
-    public var url: String? { self["url"] }
+    /// The URL to send to, without a password written into it (that goes as Basic auth).
+    public var url: String? {
+        guard let written = self["url"] else { return nil }
+        return URLCredentials(in: written)?.url ?? written
+    }
+
     public var model: String? { self["model"] }
 
+    /// `auth`, or the user and password written into the URL as Basic auth.
     public func auth() throws -> AuthSpec? {
-        guard let text = self["auth"] else { return nil }
+        let inURL = self["url"].flatMap { URLCredentials(in: $0) }
+        guard let text = self["auth"] else {
+            return inURL.map { .basic(user: $0.user, password: .literal($0.password)) }
+        }
+        guard inURL == nil else {
+            throw HarkError.usage("session \(name): the url holds a password and auth is set too; keep auth "
+                + "and take user:password@ out of the url")
+        }
         do { return try AuthSpec(parsing: text) } catch {
             throw HarkError.usage("session \(name): \(error.userMessage)")
         }
@@ -58,8 +71,22 @@ public struct SessionConfig: Sendable, Equatable {
     }
 
     /// Keys whose values are credentials: they must be references unless the file is private.
+    /// (The webhook's `input_key` and `session_key` name JSON keys; they are not secrets.)
     public static func holdsSecret(_ key: String) -> Bool {
-        key == "auth" || key.hasSuffix("token") || key.hasSuffix("password") || key.hasSuffix("key")
+        guard key != "input_key" && key != "session_key" else { return false }
+        return key == "auth" || key.hasSuffix("token") || key.hasSuffix("password") || key.hasSuffix("key")
+    }
+
+    /// Where the session holds a literal secret, by key: a credential key whose value is not
+    /// an `env:`, `file:` or `cmd:` reference, or a URL with a password in it.
+    public var literalSecretKeys: [String] {
+        values.keys.sorted().filter { key in
+            let value = values[key] ?? ""
+            if key == "url" { return URLCredentials(in: value) != nil }
+            guard Self.holdsSecret(key), !value.isEmpty else { return false }
+            if key == "auth" { return (try? AuthSpec(parsing: value))?.secret.isLiteral ?? false }
+            return SecretReference(value).isLiteral
+        }
     }
 }
 

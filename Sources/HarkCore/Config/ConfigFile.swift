@@ -46,7 +46,7 @@ public enum ConfigFile {
                     let name = String(words[1])
                     guard isValidSessionName(name) else {
                         throw HarkError.config(path: path, line: number,
-                                               reason: "session name \"\(name)\" may use letters, digits, _ . and - only")
+                                               reason: "session name \"\(MessageLine.name(name))\" may use letters, digits, _ . and - only")
                     }
                     guard !sessions.contains(where: { $0.name == name }) else {
                         throw HarkError.config(path: path, line: number, reason: "session \"\(name)\" is defined twice")
@@ -164,26 +164,39 @@ public enum ConfigFile {
     }
 
     static func checkPermissions(_ config: Config, path: String) throws {
+        guard isReadableByOthers(path), let (session, key) = firstLiteralSecret(in: config) else { return }
+        throw HarkError.config(path: path, line: session.line, reason: "session \(session.name) has "
+            + literalSecretHint(key: key, path: path, doing: "but the file is readable by others"))
+    }
+
+    /// Refuses to write a config holding a literal secret over a file that group or others
+    /// can read (one the user made by hand, say): hark would then refuse to load it, and the
+    /// secret would already be exposed. The mode is the user's to change, not hark's behind
+    /// their back; a file hark creates is private (0600) and takes anything.
+    public static func checkBeforeWriting(_ config: Config, path: String) throws {
+        guard isReadableByOthers(path), let (session, key) = firstLiteralSecret(in: config) else { return }
+        throw HarkError.config(path: path, line: nil, reason: "not written: session \(session.name) would have "
+            + literalSecretHint(key: key, path: path, doing: "and others can read the file"))
+    }
+
+    static func isReadableByOthers(_ path: String) -> Bool {
         var info = stat()
-        guard stat(path, &info) == 0 else { return }
-        let readableByOthers = info.st_mode & 0o044 != 0
-        guard readableByOthers else { return }
+        return stat(path, &info) == 0 && info.st_mode & 0o044 != 0
+    }
+
+    static func firstLiteralSecret(in config: Config) -> (SessionConfig, String)? {
         for session in config.sessions {
-            for (key, value) in session.values where SessionConfig.holdsSecret(key) {
-                let literal: Bool
-                if key == "auth" {
-                    literal = (try? AuthSpec(parsing: value))?.secret.isLiteral ?? false
-                } else {
-                    literal = SecretReference(value).isLiteral
-                }
-                if literal {
-                    throw HarkError.config(
-                        path: path, line: session.line,
-                        reason: "session \(session.name) has a literal secret in \(key) but the file is readable by others; "
-                            + "run chmod 600 \(path) or use env:VAR, file:PATH or cmd:COMMAND")
-                }
-            }
+            if let key = session.literalSecretKeys.first { return (session, key) }
         }
+        return nil
+    }
+
+    static func literalSecretHint(key: String, path: String, doing: String) -> String {
+        if key == "url" {
+            return "a password in its url \(doing); put it in auth = basic:USER:env:VAR (or file:PATH, cmd:COMMAND) "
+                + "and take it out of the url, or run chmod 600 \(path)"
+        }
+        return "a literal secret in \(key) \(doing); run chmod 600 \(path) or use env:VAR, file:PATH or cmd:COMMAND"
     }
 
     // MARK: Editing
@@ -308,7 +321,9 @@ public enum ConfigFile {
         # A model's session (below) that reads several form answers out of one free-text answer:
         # llm = llama
 
-        # An n8n agent behind a Chat Trigger node (copy its Chat URL):
+        # An n8n agent behind a Chat Trigger node (copy its Chat URL). What n8n sends is set by
+        # the trigger's response mode ("Streaming", "When last node finishes", "Using Response
+        # Nodes"), not by hark: `stream` only asks (Accept header) and hark reads any of them.
         # [session helpdesk]
         # kind = webhook
         # url  = https://n8n.example.com/webhook/4f1c0000-0000-0000-0000-000000000000/chat

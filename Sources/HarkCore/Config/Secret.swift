@@ -31,14 +31,21 @@ public enum SecretReference: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The value, remembered so that error lines never show it (see `SecretValues`).
-    public func resolve(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
-        let value = try resolveValue(environment: environment)
+    /// How long a `cmd:` secret may run unless the session says otherwise (`secret_timeout`):
+    /// a password manager waiting for a locked keyring must not hold hark for minutes.
+    public static let defaultCommandTimeout = 10.0
+
+    /// The value, remembered so that error lines never show it (see `SecretValues`). A file's
+    /// or a command's value is its first line (blank lines before it skipped), as documented:
+    /// what follows must not reach a request as extra header lines.
+    public func resolve(environment: [String: String] = ProcessInfo.processInfo.environment,
+                        commandTimeout: Double = defaultCommandTimeout) throws -> String {
+        let value = try resolveValue(environment: environment, commandTimeout: commandTimeout)
         SecretValues.remember(value)
         return value
     }
 
-    private func resolveValue(environment: [String: String]) throws -> String {
+    private func resolveValue(environment: [String: String], commandTimeout: Double) throws -> String {
         switch self {
         case .literal(let value):
             return value
@@ -49,21 +56,44 @@ public enum SecretReference: Sendable, Equatable, CustomStringConvertible {
             return value
         case .file(let path):
             let expanded = path.expandingTildeInPath
-            guard let data = FileManager.default.contents(atPath: expanded) else {
+            // PosixFile, not FileManager.contents: that one leaks its buffer for some files
+            // (LeakSanitizer, in the secrets fuzzer).
+            guard let file = PosixFile(readingAtPath: expanded) else {
                 throw HarkError.secret(reference: description, reason: "cannot read \(expanded)")
             }
-            return String(decoding: data, as: UTF8.self).trimmingNewlines
+            let value = Self.firstLine(of: file.readToEnd())
+            guard !value.isEmpty else { throw HarkError.secret(reference: description, reason: "\(expanded) is empty") }
+            return value
         case .command(let command):
-            let output = try ShellCommand.run(command, input: nil)
+            let output: ShellCommand.Output
+            do {
+                output = try ShellCommand.run(command, input: nil, timeout: commandTimeout)
+            } catch is Subprocess.TimedOut {
+                throw HarkError.secret(reference: description, reason: "the command did not finish within "
+                    + "\(Self.seconds(commandTimeout)) s and was stopped; raise the session's secret_timeout if it needs longer")
+            }
             guard output.status == 0 else {
                 throw HarkError.secret(reference: description, reason: "the command exited with status \(output.status)")
             }
-            let value = String(decoding: output.stdout, as: UTF8.self).trimmingNewlines
+            let value = Self.firstLine(of: [UInt8](output.stdout))
             guard !value.isEmpty else {
                 throw HarkError.secret(reference: description, reason: "the command printed nothing")
             }
             return value
         }
+    }
+
+    /// The first line of a file or of a command's output, without its CR or LF; line breaks
+    /// before it are skipped.
+    static func firstLine(of bytes: [UInt8]) -> String {
+        let isBreak: (UInt8) -> Bool = { $0 == 0x0A || $0 == 0x0D }
+        guard let start = bytes.firstIndex(where: { !isBreak($0) }) else { return "" }
+        let end = bytes[start...].firstIndex(where: isBreak) ?? bytes.endIndex
+        return String(decoding: bytes[start..<end], as: UTF8.self)
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value.rounded() == value ? String(Int(value)) : String(value)
     }
 }
 
@@ -87,11 +117,17 @@ public enum AuthSpec: Sendable, Equatable, CustomStringConvertible {
             guard !rest.isEmpty else { throw Self.invalid(text) }
             self = .bearer(SecretReference(rest))
         case "basic", "header":
-            let inner = rest.split(separator: separator, maxSplits: 1).map { $0.trimmingSpaces }
+            let inner = rest.split(separator: separator, maxSplits: 1, omittingEmptySubsequences: false).map { $0.trimmingSpaces }
             guard inner.count == 2, !inner[0].isEmpty, !inner[1].isEmpty else { throw Self.invalid(text) }
-            self = parts[0].lowercased() == "basic"
-                ? .basic(user: inner[0], password: SecretReference(inner[1]))
-                : .header(name: inner[0], value: SecretReference(inner[1]))
+            if parts[0].lowercased() == "header" {
+                guard HTTPRequest.isHeaderName(inner[0]) else {
+                    throw HarkError.usage("auth's header name \"\(MessageLine.name(inner[0]))\" is not a valid HTTP header name "
+                        + "(letters, digits and - as in X-N8N-Key)")
+                }
+                self = .header(name: inner[0], value: SecretReference(inner[1]))
+            } else {
+                self = .basic(user: inner[0], password: SecretReference(inner[1]))
+            }
         default:
             throw Self.invalid(text)
         }
@@ -117,17 +153,31 @@ public enum AuthSpec: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The header to send. Resolves the secret (which may run a command) each call; callers cache.
-    public func header() throws -> (name: String, value: String) {
+    /// The header to send. Resolves the secret (which may run a command) each call; callers
+    /// cache. A value holding CR, LF or NUL is refused, naming the reference and never the
+    /// value: sent, it would end the header line and start others of the secret's choosing.
+    public func header(environment: [String: String] = ProcessInfo.processInfo.environment,
+                       commandTimeout: Double = SecretReference.defaultCommandTimeout) throws -> (name: String, value: String) {
+        let value = try secret.resolve(environment: environment, commandTimeout: commandTimeout)
+        if let problem = HTTPRequest.headerValueProblem(value) {
+            throw HarkError.secret(reference: secret.description,
+                                   reason: "its value holds \(problem), which cannot go in a header (a header is one line)")
+        }
         switch self {
-        case .basic(let user, let password):
-            let token = Data("\(user):\(try password.resolve())".utf8).base64EncodedString()
+        case .basic(let user, _):
+            if let problem = HTTPRequest.headerValueProblem(user) {
+                throw HarkError.usage("auth's user name holds \(problem)")
+            }
+            let token = Data("\(user):\(value)".utf8).base64EncodedString()
             SecretValues.remember(token)
             return ("Authorization", "Basic \(token)")
-        case .header(let name, let value):
-            return (name, try value.resolve())
-        case .bearer(let token):
-            return ("Authorization", "Bearer \(try token.resolve())")
+        case .header(let name, _):
+            guard HTTPRequest.isHeaderName(name) else {
+                throw HarkError.usage("auth's header name \"\(MessageLine.name(name))\" is not a valid HTTP header name")
+            }
+            return (name, value)
+        case .bearer:
+            return ("Authorization", "Bearer \(value)")
         }
     }
 }

@@ -19,7 +19,7 @@ public enum SessionEditing {
                            config: Config) throws -> SessionConfig {
         guard !name.hasPrefix("-") else { throw HarkError.usage("session add needs a NAME first, then --kind KIND") }
         guard ConfigFile.isValidSessionName(name) else {
-            throw HarkError.usage("session name \"\(name)\" may use letters, digits, _ . and - only")
+            throw HarkError.usage("session name \"\(MessageLine.name(name))\" may use letters, digits, _ . and - only")
         }
         guard config.session(named: name) == nil || (name == "local" && !sessionBlockExists("local", paths: paths)) else {
             throw HarkError.usage("session \(name) exists already; use session edit \(name) KEY=VALUE")
@@ -32,12 +32,12 @@ public enum SessionEditing {
             let (key, setting) = try assignment(text)
             if key == "kind" { session.kind = setting } else { session[key] = setting }
         }
-        if let auth = session["auth"] { _ = try AuthSpec(parsing: auth) }
+        _ = try session.auth()
         let problems = try BackendRegistry.validate(session)
         if let problem = problems.first { throw HarkError.usage(problem) }
         let text = currentText(paths)
         let updated = ConfigFile.adding(session, to: text)
-        _ = try ConfigFile.parse(updated, path: paths.configFile)
+        try ConfigFile.checkBeforeWriting(try ConfigFile.parse(updated, path: paths.configFile), path: paths.configFile)
         try ConfigFile.write(updated, to: paths.configFile)
         return session
     }
@@ -78,10 +78,10 @@ public enum SessionEditing {
             changes.append((key, value.isEmpty ? nil : value))
             edited[key] = value.isEmpty ? nil : value
         }
-        if let auth = edited["auth"] { _ = try AuthSpec(parsing: auth) }
+        _ = try edited.auth()
         if let problem = try BackendRegistry.validate(edited).first { throw HarkError.usage(problem) }
         let updated = ConfigFile.setting(changes, session: session.name, kind: session.kind, in: currentText(paths))
-        _ = try ConfigFile.parse(updated, path: paths.configFile)
+        try ConfigFile.checkBeforeWriting(try ConfigFile.parse(updated, path: paths.configFile), path: paths.configFile)
         try ConfigFile.write(updated, to: paths.configFile)
     }
 }

@@ -64,28 +64,13 @@ final class CurlTransfer: @unchecked Sendable {
         }
 
         let unmanaged = Unmanaged.passUnretained(self).toOpaque()
-        hark_curl_setopt_string(easy, CURLOPT_URL, request.url)
-        hark_curl_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
-        hark_curl_setopt_string(easy, CURLOPT_USERAGENT, userAgent)
+        Self.setConnectionOptions(easy, request: request, userAgent: userAgent)
         hark_curl_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")  // every encoding curl can decode
-        hark_curl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(request.timeouts.connect * 1000))
         hark_curl_setopt_long(easy, CURLOPT_BUFFERSIZE, 128 * 1024)
-        hark_curl_setopt_long(easy, CURLOPT_TCP_NODELAY, 1)
-        // Proxies from the environment apply, but never to loopback.
-        let noProxy = ["127.0.0.1", "localhost", "::1", ProcessInfo.processInfo.environment["no_proxy"],
-                       ProcessInfo.processInfo.environment["NO_PROXY"]].compactMap { $0 }.filter { !$0.isEmpty }
-        hark_curl_setopt_string(easy, CURLOPT_NOPROXY, noProxy.joined(separator: ","))
         if request.followRedirects {
             hark_curl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1)
             hark_curl_setopt_long(easy, CURLOPT_MAXREDIRS, 5)
         }
-        if request.tls.insecure {
-            hark_curl_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 0)
-            hark_curl_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 0)
-        }
-        if let bundle = request.tls.caFile { hark_curl_setopt_string(easy, CURLOPT_CAINFO, bundle) }
-        // Checked by libcurl during the handshake, before a byte of the request is sent.
-        if let pins = request.tls.pinnedKeys { hark_curl_setopt_string(easy, CURLOPT_PINNEDPUBLICKEY, pins) }
         hark_curl_setopt_write_function(easy, CURLOPT_WRITEFUNCTION, curlWrite)
         hark_curl_setopt_pointer(easy, CURLOPT_WRITEDATA, unmanaged)
         hark_curl_setopt_write_function(easy, CURLOPT_HEADERFUNCTION, curlHeader)
@@ -210,7 +195,31 @@ final class CurlTransfer: @unchecked Sendable {
         }
     }
 
+    /// How any libcurl connection of hark's reaches its server: the URL, timeouts, proxies
+    /// (never for loopback) and TLS checks. Shared with WebSocket connections over TLS.
+    static func setConnectionOptions(_ easy: UnsafeMutableRawPointer, request: HTTPRequest, userAgent: String) {
+        hark_curl_setopt_string(easy, CURLOPT_URL, request.url)
+        hark_curl_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+        hark_curl_setopt_string(easy, CURLOPT_USERAGENT, userAgent)
+        hark_curl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(request.timeouts.connect * 1000))
+        hark_curl_setopt_long(easy, CURLOPT_TCP_NODELAY, 1)
+        let noProxy = ["127.0.0.1", "localhost", "::1", ProcessInfo.processInfo.environment["no_proxy"],
+                       ProcessInfo.processInfo.environment["NO_PROXY"]].compactMap { $0 }.filter { !$0.isEmpty }
+        hark_curl_setopt_string(easy, CURLOPT_NOPROXY, noProxy.joined(separator: ","))
+        if request.tls.insecure {
+            hark_curl_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 0)
+            hark_curl_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 0)
+        }
+        if let bundle = request.tls.caFile { hark_curl_setopt_string(easy, CURLOPT_CAINFO, bundle) }
+        // Checked by libcurl during the handshake, before a byte of the request is sent.
+        if let pins = request.tls.pinnedKeys { hark_curl_setopt_string(easy, CURLOPT_PINNEDPUBLICKEY, pins) }
+    }
+
     private func describe(_ code: CURLcode) -> HarkError {
+        Self.describe(code, request: request, sawFirstByte: sawFirstByte)
+    }
+
+    static func describe(_ code: CURLcode, request: HTTPRequest, sawFirstByte: Bool) -> HarkError {
         let host = request.displayHost
         switch code {
         case CURLE_COULDNT_CONNECT: return .network(host: host, reason: NetworkReason.refused)
@@ -236,7 +245,7 @@ final class CurlTransfer: @unchecked Sendable {
         case CURLE_RECV_ERROR, CURLE_PARTIAL_FILE, CURLE_SEND_ERROR:
             return .network(host: host, reason: sawFirstByte ? "the connection broke mid-reply" : NetworkReason.reset)
         case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT:
-            return .usage("the URL \(request.url.prefix(80)) is not a valid http(s) URL")
+            return .usage("the URL \(MessageLine.make(request.url, limit: 80)) is not a valid http(s) URL")
         case CURLE_BAD_CONTENT_ENCODING: return .protocolViolation("\(host) sent a body that does not decode (bad gzip)")
         case CURLE_WEIRD_SERVER_REPLY: return .protocolViolation("\(host) did not answer in HTTP")
         default:

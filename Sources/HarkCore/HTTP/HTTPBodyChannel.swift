@@ -100,22 +100,37 @@ final class HTTPBodyChannel: @unchecked Sendable {
         if !alreadyCancelled { handler?() }
     }
 
+    /// The next queued event if one is there now, else nil at once (never waits, never reports
+    /// the end): lets a consumer take in one step what arrived while it was busy.
+    func nextIfReady() -> HTTPEvent? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard head < queue.count, !cancelled else { return nil }
+        return dequeue()
+    }
+
+    /// Takes the queued event at the head; with the lock held and the queue not empty.
+    private func dequeue() -> HTTPEvent {
+        let event = queue[head]
+        // Not kept in the queue: a body handed back (recycle) must be the only reference to be
+        // reused in place.
+        queue[head] = .body([])
+        head += 1
+        if head > 64 && head * 2 > queue.count {
+            queue.removeFirst(head)
+            head = 0
+        }
+        bufferedBytes -= Self.size(of: event)
+        condition.signal()
+        return event
+    }
+
     func next() async throws -> HTTPEvent? {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPEvent?, Error>) in
                 condition.lock()
                 if head < queue.count {
-                    let event = queue[head]
-                    // Not kept in the queue: a body handed back (recycle) must be the only
-                    // reference to be reused in place.
-                    queue[head] = .body([])
-                    head += 1
-                    if head > 64 && head * 2 > queue.count {
-                        queue.removeFirst(head)
-                        head = 0
-                    }
-                    bufferedBytes -= Self.size(of: event)
-                    condition.signal()
+                    let event = dequeue()
                     condition.unlock()
                     continuation.resume(returning: event)
                 } else if finished || cancelled {

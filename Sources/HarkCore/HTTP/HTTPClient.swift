@@ -22,6 +22,7 @@ public final class HTTPClient: Sendable {
     /// Plain http goes over hark's own transport; https, proxies, redirects and uploads over
     /// libcurl (see NativeTransfer for why).
     public func stream(_ request: HTTPRequest) throws -> HTTPStream {
+        try request.checkHeaders()
         BrokenPipes.ignore()
         let channel = HTTPBodyChannel()
         if transport == .automatic && NativeTransfer.canCarry(request) {
@@ -80,6 +81,9 @@ public struct HTTPStream: AsyncSequence, Sendable {
     let channel: HTTPBodyChannel
 
     public func cancel() { channel.cancel() }
+
+    /// The next event if it has already arrived, else nil without waiting.
+    func nextIfReady() -> HTTPEvent? { channel.nextIfReady() }
 
     /// Hands back a body the consumer has finished reading, for the transfer to reuse.
     func recycle(_ bytes: [UInt8]) { channel.recycle(bytes) }

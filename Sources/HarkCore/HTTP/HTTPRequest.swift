@@ -77,6 +77,64 @@ public struct HTTPRequest: Sendable {
                     body: .bytes(JSONEncoding.bytes(body)), timeouts: timeouts)
     }
 
+    // MARK: Header fields fit for the wire
+
+    /// A field name is an RFC 9110 token: letters, digits and ``!#$%&'*+-.^_`|~``.
+    public static func isHeaderName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+
+    /// What makes a value unfit for a header line ("a line break", "a NUL"), nil when it is fit.
+    /// CR and LF would end the line and let the rest be read as headers of their own (many
+    /// servers end a line at a bare LF); NUL cuts C strings short. RFC 9110 §5.5 forbids all
+    /// three in a field value.
+    public static func headerValueProblem(_ value: String) -> String? {
+        for byte in value.utf8 {
+            if byte == 0x0A || byte == 0x0D { return "a line break" }
+            if byte == 0 { return "a NUL character" }
+        }
+        return nil
+    }
+
+    /// Refuses a request any of whose header fields would not be one line of its own: checked
+    /// where every request goes out (HTTPClient), whoever built the headers. Names the field,
+    /// never its value (it may be a secret).
+    public func checkHeaders() throws {
+        for header in headers {
+            guard Self.isHeaderName(header.name) else {
+                throw HarkError.usage("refusing to send a header named \"\(MessageLine.name(header.name))\": "
+                    + "not a valid HTTP header name")
+            }
+            if let problem = Self.headerValueProblem(header.value) {
+                throw HarkError.usage("refusing to send the \(header.name) header: its value holds \(problem)")
+            }
+        }
+    }
+
+    /// The request line and header lines as hark's own transport writes them (headers checked
+    /// by `checkHeaders` first). Headers with empty values are left out, as curl does.
+    public func head(target: String, host: String, userAgent: String) -> [UInt8] {
+        var text = "\(method) \(target) HTTP/1.1\r\n"
+        let explicit = Set(headers.map { $0.name.lowercased() })
+        if !explicit.contains("host") { text += "Host: \(host)\r\n" }
+        if !explicit.contains("user-agent") { text += "User-Agent: \(userAgent)\r\n" }
+        if !explicit.contains("accept") { text += "Accept: */*\r\n" }
+        if !explicit.contains("accept-encoding") { text += "Accept-Encoding: gzip, deflate\r\n" }
+        text += "Connection: close\r\n"
+        for header in headers where !header.value.isEmpty {
+            text += "\(header.name): \(header.value)\r\n"
+        }
+        if case .bytes(let bytes) = body {
+            text += "Content-Length: \(bytes.count)\r\n"
+        } else if method == "POST" || method == "PUT" || method == "PATCH" {
+            text += "Content-Length: 0\r\n"
+        }
+        return Array((text + "\r\n").utf8)
+    }
+
     /// Host and port for messages: never the path, query or credentials, which may hold secrets.
     public var displayHost: String { HTTPRequest.displayHost(of: url) }
 

@@ -63,7 +63,7 @@ final class NativeTransfer: @unchecked Sendable {
         }
         do {
             guard let components = URLComponents(string: request.url), let hostName = components.host else {
-                throw HarkError.usage("the URL \(request.url.prefix(80)) is not a valid http URL")
+                throw HarkError.usage("the URL \(MessageLine.make(request.url, limit: 80)) is not a valid http URL")
             }
             socket = try connect(to: hostName, port: components.port ?? 80)
             try send(head(components: components) + body(), on: socket)
@@ -77,40 +77,9 @@ final class NativeTransfer: @unchecked Sendable {
     // MARK: Connecting
 
     private func connect(to hostName: String, port: Int) throws -> Int32 {
-        var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = AI_NUMERICSERV | AI_ADDRCONFIG
-        var results: UnsafeMutablePointer<addrinfo>?
-        let lookup = getaddrinfo(String(hostName.drop(while: { $0 == "[" }).reversed().drop(while: { $0 == "]" }).reversed()), String(port), &hints, &results)
-        guard lookup == 0, let first = results else { throw HarkError.network(host: host, reason: "unknown host") }
-        defer { freeaddrinfo(results) }
-        let deadline = Self.now() + request.timeouts.connect
-        var lastError = ECONNREFUSED
-        var address: UnsafeMutablePointer<addrinfo>? = first
-        while let candidate = address {
-            address = candidate.pointee.ai_next
-            let fd = Glibc.socket(candidate.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-                | Int32(SOCK_NONBLOCK.rawValue), 0)
-            guard fd >= 0 else { continue }
-            if Glibc.connect(fd, candidate.pointee.ai_addr, candidate.pointee.ai_addrlen) == 0 || errno == EINPROGRESS {
-                if try wait(fd, for: Int16(POLLOUT), until: deadline, phase: .connect) {
-                    var code: Int32 = 0
-                    var length = socklen_t(MemoryLayout<Int32>.size)
-                    getsockopt(fd, SOL_SOCKET, SO_ERROR, &code, &length)
-                    if code == 0 {
-                        var on: Int32 = 1
-                        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-                        return fd
-                    }
-                    lastError = code
-                }
-            } else {
-                lastError = errno
-            }
-            close(fd)
+        try TCPConnect.connect(to: hostName, port: port, host: host, timeout: request.timeouts.connect) { fd, events, deadline in
+            try wait(fd, for: events, until: deadline, phase: .connect)
         }
-        throw HarkError.network(host: host, reason: lastError == ECONNREFUSED ? NetworkReason.refused
-            : String(cString: strerror(lastError)))
     }
 
     // MARK: Sending
@@ -118,22 +87,7 @@ final class NativeTransfer: @unchecked Sendable {
     private func head(components: URLComponents) -> [UInt8] {
         var target = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         if let query = components.percentEncodedQuery { target += "?" + query }
-        var text = "\(request.method) \(target) HTTP/1.1\r\n"
-        let explicit = Set(request.headers.map { $0.name.lowercased() })
-        if !explicit.contains("host") { text += "Host: \(host)\r\n" }
-        if !explicit.contains("user-agent") { text += "User-Agent: \(userAgent)\r\n" }
-        if !explicit.contains("accept") { text += "Accept: */*\r\n" }
-        if !explicit.contains("accept-encoding") { text += "Accept-Encoding: gzip, deflate\r\n" }
-        text += "Connection: close\r\n"
-        for header in request.headers where !header.value.isEmpty {
-            text += "\(header.name): \(header.value)\r\n"
-        }
-        if case .bytes(let bytes) = request.body {
-            text += "Content-Length: \(bytes.count)\r\n"
-        } else if request.method == "POST" || request.method == "PUT" || request.method == "PATCH" {
-            text += "Content-Length: 0\r\n"
-        }
-        return Array((text + "\r\n").utf8)
+        return request.head(target: target, host: host, userAgent: userAgent)
     }
 
     private func body() -> [UInt8] {
@@ -242,6 +196,55 @@ final class NativeTransfer: @unchecked Sendable {
     }
 
     static func now() -> Double { Double(CurlTransfer.monotonicNanoseconds()) / 1e9 }
+}
+
+/// Opening a TCP connection without blocking past a deadline, shared by the HTTP transport
+/// and the WebSocket client.
+enum TCPConnect {
+    /// Tries each address of `hostName` in turn; `wait` polls the connecting socket until the
+    /// deadline (it may throw to cancel). Returns a non-blocking socket with TCP_NODELAY.
+    static func connect(to hostName: String, port: Int, host: String, timeout: Double,
+                        wait: (Int32, Int16, Double) throws -> Bool) throws -> Int32 {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_NUMERICSERV | AI_ADDRCONFIG
+        var results: UnsafeMutablePointer<addrinfo>?
+        let lookup = getaddrinfo(String(hostName.drop(while: { $0 == "[" }).reversed().drop(while: { $0 == "]" }).reversed()), String(port), &hints, &results)
+        guard lookup == 0, let first = results else { throw HarkError.network(host: host, reason: "unknown host") }
+        defer { freeaddrinfo(results) }
+        let deadline = NativeTransfer.now() + timeout
+        var lastError = ECONNREFUSED
+        var address: UnsafeMutablePointer<addrinfo>? = first
+        while let candidate = address {
+            address = candidate.pointee.ai_next
+            let fd = Glibc.socket(candidate.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+                | Int32(SOCK_NONBLOCK.rawValue), 0)
+            guard fd >= 0 else { continue }
+            do {
+                if Glibc.connect(fd, candidate.pointee.ai_addr, candidate.pointee.ai_addrlen) == 0 || errno == EINPROGRESS {
+                    if try wait(fd, Int16(POLLOUT), deadline) {
+                        var code: Int32 = 0
+                        var length = socklen_t(MemoryLayout<Int32>.size)
+                        getsockopt(fd, SOL_SOCKET, SO_ERROR, &code, &length)
+                        if code == 0 {
+                            var on: Int32 = 1
+                            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+                            return fd
+                        }
+                        lastError = code
+                    }
+                } else {
+                    lastError = errno
+                }
+            } catch {
+                close(fd)
+                throw error
+            }
+            close(fd)
+        }
+        throw HarkError.network(host: host, reason: lastError == ECONNREFUSED ? NetworkReason.refused
+            : String(cString: strerror(lastError)))
+    }
 }
 
 /// Which requests the environment's proxy settings (http_proxy, all_proxy, no_proxy) route

@@ -57,9 +57,10 @@ public enum ServerMessage {
         return nil
     }
 
+    /// Masked before it is cut: a secret the server echoes across the cut would otherwise
+    /// keep its start unmasked.
     static func clip(_ text: String) -> String {
-        let single = text.replacingOccurrences(of: "\n", with: " ")
-        return single.count > 200 ? String(single.prefix(199)) + "…" : single
+        MessageLine.quote(text, 200)
     }
 
     /// Control characters from a hostile body must not reach the terminal.

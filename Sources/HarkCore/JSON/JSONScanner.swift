@@ -134,9 +134,12 @@ public struct JSONScanner {
     /// to `text`. Throws, leaving `text` as it was, when an escape is invalid.
     static func appendText(of quoted: UnsafeBufferPointer<UInt8>, escaped: Bool, to text: inout [UInt8]) throws {
         let raw = UnsafeBufferPointer(rebasing: quoted.dropFirst().dropLast())
+        // A long string (a whole reply in one chunk) gets its room at once: growing by
+        // doubling would hold one and a half times its size while copying.
+        if raw.count > 1 << 16 { text.reserveCapacity(text.count + raw.count) }
         if escaped {
             try JSONParser.appendString(quoted, to: &text)
-        } else if isASCII(raw) {
+        } else if isASCII(raw) || UTF8Validation.isValid(raw) {
             text.append(contentsOf: raw)
         } else {
             text.append(contentsOf: String(decoding: raw, as: UTF8.self).utf8)

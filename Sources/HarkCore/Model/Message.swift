@@ -35,10 +35,20 @@ public struct Message: Sendable, Equatable {
     public var usage: Usage?
     public var error: String?
     public var model: String?
+    /// What the reply came with besides its text, one line each ("AI Agent failed: …").
+    public var notes: [String]
+    /// The message that replaced this one (`/edit last`): kept, shown by `/history --all`,
+    /// never sent again.
+    public var supersededBy: Int64?
+    /// hark's guess of the prompt this reply answered, before calibration.
+    public var promptEstimate: Int?
+    /// How long this reply took to start and to stream.
+    public var timing: ReplyTiming?
 
     public init(id: Int64, threadID: Int64, session: String, role: MessageRole, text: String,
                 status: MessageStatus, createdAt: Date, backendID: String? = nil, usage: Usage? = nil,
-                error: String? = nil, model: String? = nil) {
+                error: String? = nil, model: String? = nil, notes: [String] = [], supersededBy: Int64? = nil,
+                promptEstimate: Int? = nil, timing: ReplyTiming? = nil) {
         self.id = id
         self.threadID = threadID
         self.session = session
@@ -50,6 +60,27 @@ public struct Message: Sendable, Equatable {
         self.usage = usage
         self.error = error
         self.model = model
+        self.notes = notes
+        self.supersededBy = supersededBy
+        self.promptEstimate = promptEstimate
+        self.timing = timing
+    }
+}
+
+/// How long a reply took: from sending to its first byte, then from there to its end.
+public struct ReplyTiming: Sendable, Equatable {
+    public var firstByteMilliseconds: Int
+    public var streamMilliseconds: Int
+
+    public init(firstByteMilliseconds: Int, streamMilliseconds: Int) {
+        self.firstByteMilliseconds = firstByteMilliseconds
+        self.streamMilliseconds = streamMilliseconds
+    }
+
+    /// Tokens a second while it streamed; nil for a reply too short to time.
+    public func tokensPerSecond(_ tokens: Int?) -> Double? {
+        guard let tokens, tokens > 0, streamMilliseconds > 0 else { return nil }
+        return Double(tokens) * 1000 / Double(streamMilliseconds)
     }
 }
 
@@ -90,8 +121,26 @@ public struct Turn: Sendable, Equatable {
 }
 
 /// A search hit: the message and a snippet with the match marked.
+/// One message a search found. `message.text` is empty: a hit holds the snippet, and the size
+/// of the text in bytes (`length`); `HistoryStore.message(id:)` reads the whole text.
 public struct SearchHit: Sendable, Equatable {
     public var message: Message
     public var threadTitle: String
     public var snippet: String
+    public var length: Int
+}
+
+/// How many of a thread's newest turns go with a message: at most `messages` of them, and at
+/// most `bytes` of text together when a budget is given.
+public struct TurnWindow: Sendable, Equatable {
+    public var messages: Int
+    public var bytes: Int?
+
+    public init(messages: Int, bytes: Int? = nil) {
+        self.messages = messages
+        self.bytes = bytes
+    }
+
+    /// No history at all: for kinds whose server keeps the conversation, or that need none.
+    public static let none = TurnWindow(messages: 0)
 }

@@ -15,6 +15,9 @@ public enum ReplyEvent: Sendable, Equatable {
     case backendMessageID(String)
     /// The backend's id for the thread, learned during the reply (a new Nyla workflow).
     case backendThreadID(String)
+    /// A named piece of the answer begins (an A2A artifact); its text follows as `.text`.
+    /// Shown only in `--json`, so scripts can tell the pieces apart.
+    case artifact(id: String, name: String?)
     /// The model that answered.
     case model(String)
     /// The reply ended normally; the reason is the backend's (`stop`, `length`, `SUCCESS`…).
@@ -22,4 +25,7 @@ public enum ReplyEvent: Sendable, Equatable {
     /// The reply goes on whether or not anyone watches (a Jenkins build): Ctrl-C leaves it
     /// running in the background instead of stopping it. Sent before the reply's text.
     case detachable
+    /// hark's guess of the prompt's tokens (before calibration), sent before the request: kept
+    /// with the reply, so the server's `prompt_tokens` for it calibrates the next guess.
+    case promptEstimate(Int)
 }

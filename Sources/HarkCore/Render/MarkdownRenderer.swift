@@ -18,6 +18,9 @@ public struct MarkdownRenderer {
         self.ansi = ansi
     }
 
+    /// Ends every style; nothing when colours are off.
+    private var reset: String { ansi.enabled ? ANSI.reset : "" }
+
     public mutating func feed(_ text: String) -> String {
         var out = ""
         for character in text { consume(character, into: &out) }
@@ -37,7 +40,7 @@ public struct MarkdownRenderer {
             out += "*"
             pendingStar = false
         }
-        if bold || code || inHeading || inFence { out += ANSI.reset }
+        if bold || code || inHeading || inFence { out += reset }
         bold = false
         code = false
         inHeading = false
@@ -77,6 +80,9 @@ public struct MarkdownRenderer {
         if "```".hasPrefix(body) || "~~~".hasPrefix(body) { return true }
         if body == "-" || body == "*" || body == "+" || body == ">" { return true }
         if body.allSatisfy({ $0.isNumber }) && body.count <= 3 { return true }
+        // "12." or "3)": a numbered item once the space comes.
+        if let last = body.last, last == "." || last == ")", body.count >= 2, body.count <= 4,
+           body.dropLast().allSatisfy({ $0.isNumber }) { return true }
         return false
     }
 
@@ -133,7 +139,7 @@ public struct MarkdownRenderer {
         }
         if character == "`" && !pendingStar {
             code.toggle()
-            out += code ? ansi.start(.code) : ANSI.reset + restoreStyles()
+            out += code ? ansi.start(.code) : reset + restoreStyles()
             return
         }
         if code {
@@ -144,7 +150,7 @@ public struct MarkdownRenderer {
             if pendingStar {
                 pendingStar = false
                 bold.toggle()
-                out += bold ? ansi.start(.bold) : ANSI.reset + restoreStyles()
+                out += bold ? ansi.start(.bold) : reset + restoreStyles()
             } else {
                 pendingStar = true
             }
@@ -171,7 +177,7 @@ public struct MarkdownRenderer {
             pendingStar = false
         }
         if inHeading || bold || code || inFence || fenceLine {
-            out += ANSI.reset
+            out += reset
         }
         inHeading = false
         bold = false

@@ -5,7 +5,7 @@ import Glibc
 /// first byte, Markdown when colours are on, reasoning dim, status lines apart from the text.
 /// In a pipe: the reply text exactly as received on stdout and nothing else; notices go to
 /// stderr. With --json: one JSON object per event per line. Writes through the given
-/// sinks (stdout and stderr by default; a string in tests).
+/// sinks (the terminal's output and error streams; a string in tests).
 public final class ReplyView {
     public enum Format: Sendable { case terminal, plain, json }
 
@@ -20,6 +20,7 @@ public final class ReplyView {
     private var spinnerFrame = 0
     private let started = Date()
     private var usage: Usage?
+    private var finishReason: String?
     private var wroteText = false
 
     private let output: (String) -> Void
@@ -27,8 +28,7 @@ public final class ReplyView {
 
     /// `markdown: false` shows the text as it comes even on a colour terminal (a console).
     public init(format: Format, capabilities: TerminalCapabilities, markdown: Bool = true,
-                output: @escaping (String) -> Void = { RawOutput.write($0) },
-                errorOutput: @escaping (String) -> Void = { RawOutput.write($0, to: STDERR_FILENO) }) {
+                output: @escaping (String) -> Void, errorOutput: @escaping (String) -> Void) {
         self.format = format
         self.output = output
         self.errorOutput = errorOutput
@@ -64,8 +64,11 @@ public final class ReplyView {
         if format == .json {
             if let line = Self.json(for: event) { out(line.encoded() + "\n") }
             if case .usage(let reported) = event { usage = reported }
+            if case .finished(let reason) = event { finishReason = reason }
             return
         }
+        // hark's own note of what it sent is no sign of the reply: the spinner goes on.
+        if case .promptEstimate = event { return }
         if !sawFirstEvent {
             sawFirstEvent = true
             clearSpinner()
@@ -103,7 +106,7 @@ public final class ReplyView {
             }
         case .usage(let reported):
             usage = reported
-        case .backendMessageID, .backendThreadID, .model, .finished, .detachable:
+        case .backendMessageID, .backendThreadID, .model, .finished, .detachable, .artifact, .promptEstimate:
             break
         }
     }
@@ -134,6 +137,7 @@ public final class ReplyView {
         case .json:
             var done: [String: JSON] = ["type": "done", "status": .string(outcome.status.rawValue)]
             if let messageID { done["message_id"] = .number(Double(messageID)) }
+            if let finishReason { done["finish_reason"] = .string(finishReason) }
             if let usage {
                 done["usage"] = ["prompt_tokens": JSON(usage.promptTokens), "completion_tokens": JSON(usage.completionTokens),
                                  "total_tokens": JSON(usage.totalTokens)]
@@ -165,7 +169,8 @@ public final class ReplyView {
                     "completion_tokens": JSON(usage.completionTokens), "total_tokens": JSON(usage.totalTokens)]
         case .backendThreadID(let id): return ["type": "thread", "server_id": .string(id)]
         case .model(let name): return ["type": "model", "model": .string(name)]
-        case .backendMessageID, .finished, .detachable: return nil
+        case .artifact(let id, let name): return ["type": "artifact", "id": .string(id), "name": JSON(name)]
+        case .backendMessageID, .finished, .detachable, .promptEstimate: return nil
         }
     }
 

@@ -25,13 +25,6 @@ public struct TerminalCapabilities: Sendable, Equatable {
     }
 
     public static let plain = TerminalCapabilities(isTTY: false, colors: false)
-
-    /// Columns of the terminal, 80 when unknown.
-    public static func width(fd: Int32 = STDOUT_FILENO) -> Int {
-        var size = winsize()
-        if ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
-        return 80
-    }
 }
 
 /// ANSI sequences for styles; empty strings when colours are off, so callers never branch.
@@ -83,29 +76,5 @@ public struct ANSI: Sendable {
             }
         }
         return out
-    }
-}
-
-/// Writes to a file descriptor without Foundation's buffering surprises; EINTR and short
-/// writes are retried, EPIPE (the reader went away) is reported.
-public enum RawOutput {
-    @discardableResult
-    public static func write(_ text: String, to fd: Int32 = STDOUT_FILENO) -> Bool {
-        var text = text
-        return text.withUTF8 { write($0, to: fd) }
-    }
-
-    @discardableResult
-    public static func write(_ bytes: UnsafeBufferPointer<UInt8>, to fd: Int32) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                return false
-            }
-            offset += written
-        }
-        return true
     }
 }

@@ -9,6 +9,10 @@ public final class Database: @unchecked Sendable {
     let handle: OpaquePointer
     public let path: String
     private let lock = Lock(recursive: true)
+    /// Held by whichever of this process's connections to the file is writing (see WriteGate).
+    let gate: WriteGate
+    /// Writes of this connection give way to the foreground's (the indexer's connection).
+    var writesInBackground = false
 
     /// `readOnly` opens an existing file for reading only (it is never created).
     public init(path: String, readOnly: Bool = false, busyTimeoutMilliseconds: Int32 = 10_000) throws {
@@ -22,6 +26,7 @@ public final class Database: @unchecked Sendable {
         }
         self.handle = connection
         self.path = path
+        self.gate = WriteGate.shared(for: path)
         sqlite3_extended_result_codes(connection, 1)
         // The last connection to close would checkpoint the WAL into the database and delete
         // it, with three or four fdatasyncs: paid by every one-shot `hark -s bot "…"` and
@@ -81,7 +86,19 @@ public final class Database: @unchecked Sendable {
         try locked {
             let statement = try Statement(database: self, sql: sql)
             try statement.bind(values)
-            while try statement.step() {}
+            try stepWriting(statement)
+        }
+    }
+
+    /// Steps a statement to its end; one that writes outside a transaction takes the write
+    /// gate, as a transaction does.
+    func stepWriting(_ statement: Statement) throws {
+        try locked {
+            if sqlite3_get_autocommit(handle) != 0 && !statement.isReadOnly {
+                try gate.withLock(background: writesInBackground) { while try statement.step() {} }
+            } else {
+                while try statement.step() {}
+            }
         }
     }
 
@@ -97,6 +114,18 @@ public final class Database: @unchecked Sendable {
             var rows: [Row] = []
             while try statement.step() { rows.append(statement.row()) }
             return rows
+        }
+    }
+
+    /// The rows of `SELECT <decoder's columns> <rest>`, decoded.
+    public func rows<Value>(_ decoder: RowDecoder<Value>, _ rest: String, values: [SQLValue] = []) throws -> [Value] {
+        try locked {
+            let statement = try Statement(database: self, sql: "SELECT " + decoder.columns + " " + rest)
+            try statement.bind(values)
+            let names = statement.columnNames
+            var decoded: [Value] = []
+            while try statement.step() { decoded.append(decoder.decode(NamedRow(values: statement.row(), names: names))) }
+            return decoded
         }
     }
 
@@ -119,16 +148,26 @@ public final class Database: @unchecked Sendable {
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         try locked {
             if sqlite3_get_autocommit(handle) == 0 { return try body() }
-            try execute("BEGIN IMMEDIATE")
-            do {
-                let result = try body()
-                try execute("COMMIT")
-                return result
-            } catch {
-                try? execute("ROLLBACK")
-                throw error
+            return try gate.withLock(background: writesInBackground) {
+                try execute("BEGIN IMMEDIATE")
+                do {
+                    let result = try body()
+                    try execute("COMMIT")
+                    return result
+                } catch {
+                    try? execute("ROLLBACK")
+                    throw error
+                }
             }
         }
+    }
+
+    /// Another connection to the same file, sharing this one's write gate: for work on a
+    /// thread of its own (the full-text indexer) that must not wait on this connection's lock.
+    public func sibling(inBackground: Bool = true) throws -> Database {
+        let database = try Database(path: path)
+        database.writesInBackground = inBackground
+        return database
     }
 
     var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
@@ -137,5 +176,55 @@ public final class Database: @unchecked Sendable {
         if code != SQLITE_OK && code != SQLITE_ROW && code != SQLITE_DONE {
             throw SQLiteError(code: code, message: lastErrorMessage, sql: sql)
         }
+    }
+}
+
+/// One lock per database file for this process's connections to it. SQLite lets one connection
+/// write at a time and makes the others wait in its busy handler, which sleeps in steps of
+/// milliseconds; connections of one process that take this lock before they write wait on a
+/// condition instead. A background connection (the indexer's) also lets every foreground
+/// writer waiting go first, so a reply's commit waits at most for one indexing transaction.
+/// Other processes still meet SQLite's busy timeout.
+final class WriteGate: @unchecked Sendable {
+    private let condition = Condition()
+    private var owner: pthread_t?
+    private var depth = 0
+    private var foregroundWaiting = 0
+    private nonisolated(unsafe) static var gates: [(path: String, gate: WriteGate)] = []
+    private static let registry = Lock()
+
+    static func shared(for path: String) -> WriteGate {
+        registry.withLock {
+            if let known = gates.first(where: { $0.path == path }) { return known.gate }
+            let gate = WriteGate()
+            gates.append((path, gate))
+            return gate
+        }
+    }
+
+    /// Runs `body` holding the gate; the thread holding it may take it again.
+    func withLock<T>(background: Bool = false, _ body: () throws -> T) rethrows -> T {
+        let me = pthread_self()
+        condition.lock()
+        if let owner, pthread_equal(owner, me) != 0 {
+            depth += 1
+        } else {
+            if !background { foregroundWaiting += 1 }
+            while owner != nil || (background && foregroundWaiting > 0) { condition.wait() }
+            if !background { foregroundWaiting -= 1 }
+            owner = me
+            depth = 1
+        }
+        condition.unlock()
+        defer {
+            condition.lock()
+            depth -= 1
+            if depth == 0 {
+                owner = nil
+                condition.broadcast()
+            }
+            condition.unlock()
+        }
+        return try body()
     }
 }

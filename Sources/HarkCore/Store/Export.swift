@@ -13,6 +13,7 @@ public enum Export {
                 var heading = "## \(who) · \(TimeFormat.format(message.createdAt))"
                 if message.status != .complete { heading += " (\(message.status.rawValue))" }
                 out += heading + "\n\n" + message.text + "\n\n"
+                for note in message.notes { out += "> " + note + "\n\n" }
             }
         }
         return out
@@ -38,6 +39,7 @@ public enum Export {
         if let id = message.backendID { object["server_id"] = .string(id) }
         if let model = message.model { object["model"] = .string(model) }
         if let error = message.error { object["error"] = .string(error) }
+        if !message.notes.isEmpty { object["notes"] = .array(message.notes.map(JSON.string)) }
         if let usage = message.usage {
             object["usage"] = ["prompt_tokens": JSON(usage.promptTokens), "completion_tokens": JSON(usage.completionTokens),
                                "total_tokens": JSON(usage.totalTokens)]

@@ -6,21 +6,30 @@ import Glibc
 /// it streams (see ReplyWriter), so a crash loses nothing that had arrived.
 public final class HistoryStore: @unchecked Sendable {
     public let database: Database
+    /// Indexes stored text for search on a thread of its own (nil when opened read-only).
+    public let indexer: FullTextIndexer!
     private let now: @Sendable () -> Date
+    let writerLocks: WriterLocks
+    /// Said to the user once (by the command line): the data folder was made private.
+    public private(set) var notices: [String] = []
 
     public init(path: String, now: @escaping @Sendable () -> Date = Date.init) throws {
-        let directory = path.deletingLastPathComponent
-        if !directory.isEmpty {
-            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                     attributes: [.posixPermissions: 0o700])
-        }
+        if let note = HistoryFiles.makePrivate(databasePath: path) { notices.append(note) }
+        writerLocks = WriterLocks(databasePath: path)
         do {
             database = try Database(path: path)
+            indexer = FullTextIndexer(database: database)
             self.now = now
+            if let reason = try Migrations.newerSchema(database) {
+                throw HarkError.storage("\(path) was made by a newer hark (\(reason)); upgrade hark, "
+                    + "or read it with hark history, search or export, which open it read-only")
+            }
             try Self.retryingBusy { try database.execute("PRAGMA journal_mode=WAL") }
-            try database.execute("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON")
+            try database.execute("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA wal_autocheckpoint=\(Self.checkpointPages)")
             try Self.retryingBusy { try Migrations.migrate(database) }
             try recoverInterruptedReplies()
+            // What a killed process left unindexed is indexed now, in the background.
+            if try FullTextIndexer.hasPending(database) { indexer.kick() }
         } catch let error as SQLiteError {
             throw HarkError.storage(error.description)
         }
@@ -29,19 +38,32 @@ public final class HistoryStore: @unchecked Sendable {
     private init(database: Database, now: @escaping @Sendable () -> Date) {
         self.database = database
         self.now = now
+        indexer = nil
+        writerLocks = WriterLocks(databasePath: database.path)
     }
 
-    /// The history opened for reading only, for `hark search` and `hark history`: no
-    /// migration check, no crash recovery, no write lock, so a search costs what its query
-    /// costs (BENCHMARKS.md). Nil when there is no file yet or its schema is not exactly this
-    /// version's; the caller then opens it the usual way, which creates or migrates it.
-    public static func openForReading(path: String) -> HistoryStore? {
+    /// The history opened for reading only, for `hark search`, `hark history` and `hark
+    /// export`: no migration check, no crash recovery, no write lock, so a search costs what
+    /// its query costs (BENCHMARKS.md). Nil when there is no file yet or it lacks a step of
+    /// this version's schema; the caller then opens it the usual way, which creates or
+    /// migrates it. A file from a newer hark (steps this one does not know) is read: its
+    /// older tables are all there, as steps are only ever added. `searching`: nil too when
+    /// some text is not in the full-text index yet (a process was killed mid-reply), so the
+    /// caller's writable store indexes it before searching.
+    public static func openForReading(path: String, searching: Bool = false) -> HistoryStore? {
         Database.preparePageCache(pages: 120)
         guard let database = try? Database(path: path, readOnly: true),
-              let row = try? database.query("SELECT count(*), max(name) FROM schema_migrations").first,
-              row[0].int == Migrations.all.count, row[1].string == Migrations.all.last?.name
+              let rows = try? database.query("SELECT name FROM schema_migrations"),
+              Set(Migrations.all.map(\.name)).isSubset(of: rows.compactMap { $0[0].string })
         else { return nil }
+        if searching && (try? FullTextIndexer.hasPending(database)) != false { return nil }
         return HistoryStore(database: database, now: Date.init)
+    }
+
+    /// Waits until the indexer has indexed everything written so far: before a process ends,
+    /// so that it leaves nothing unindexed behind it.
+    public func finishIndexing() throws {
+        try indexer?.drain()
     }
 
     /// Switching to WAL and the first migration can meet SQLITE_BUSY without the busy handler
@@ -58,6 +80,27 @@ public final class HistoryStore: @unchecked Sendable {
     }
 
     var timestamp: SQLValue { .real(now().timeIntervalSince1970) }
+
+    /// The WAL is checkpointed once it holds this many pages (SQLite's default is 1,000). Every
+    /// hark that starts with no other one running reads the whole WAL back and checksums it
+    /// (SQLite's recovery): with a WAL of 1,000 pages that was a quarter of a one-shot round
+    /// trip's instructions (BENCHMARKS.md); a one-shot exchange writes about 25 pages.
+    static let checkpointPages = 256
+
+    private let streamLock = Lock()
+    private var streaming = 0
+
+    /// While a reply streams, this connection does not checkpoint the WAL: a checkpoint's
+    /// fdatasyncs in the middle of a commit stalled the stream (BENCHMARKS.md). The indexer's
+    /// connection checkpoints meanwhile, after its own commits, on its own thread.
+    func replyStreaming(_ started: Bool) {
+        streamLock.withLock {
+            streaming += started ? 1 : -1
+            if streaming == (started ? 1 : 0) {
+                try? database.execute("PRAGMA wal_autocheckpoint=\(started ? 0 : Self.checkpointPages)")
+            }
+        }
+    }
 
     func wrap<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch let error as SQLiteError { throw HarkError.storage(error.description) }
@@ -105,11 +148,11 @@ public final class HistoryStore: @unchecked Sendable {
 
     public func unreadMessages(session: String) throws -> [Message] {
         try wrap {
-            try database.query(Self.messageSelect + """
-                 JOIN sessions s ON s.name = m.session
+            try database.rows(Self.messages, """
+                FROM messages m JOIN sessions s ON s.name = m.session
                 WHERE m.session = ? AND m.role = 'assistant' AND m.id > s.last_seen_message AND m.writer_pid IS NULL
                 ORDER BY m.id
-                """, .text(session)).map(Self.message)
+                """, values: [.text(session)])
         }
     }
 
@@ -131,28 +174,25 @@ public final class HistoryStore: @unchecked Sendable {
 
     // MARK: Threads
 
-    static let threadSelect = """
-        SELECT t.id, t.session, t.title, t.backend_id, t.created_at, t.updated_at,
-               (SELECT count(*) FROM messages m WHERE m.thread_id = t.id)
-        FROM threads t
-        """
-
-    static func thread(_ row: Row) -> ChatThread {
-        ChatThread(id: row[0].int64 ?? 0, session: row[1].string ?? "", title: row[2].string ?? "",
-                   backendID: row[3].string, createdAt: Date(timeIntervalSince1970: row[4].double ?? 0),
-                   updatedAt: Date(timeIntervalSince1970: row[5].double ?? 0), messageCount: row[6].int ?? 0)
+    /// Threads with their message counts: `FROM threads t` follows.
+    static let threads = RowDecoder<ChatThread>(columns: """
+        t.id AS id, t.session AS session, t.title AS title, t.backend_id AS backend_id, t.created_at AS created_at,
+        t.updated_at AS updated_at, (SELECT count(*) FROM messages m WHERE m.thread_id = t.id AND m.superseded_by IS NULL) AS messages
+        """) { row in
+        ChatThread(id: row["id"].int64 ?? 0, session: row["session"].string ?? "", title: row["title"].string ?? "",
+                   backendID: row["backend_id"].string, createdAt: Date(timeIntervalSince1970: row["created_at"].double ?? 0),
+                   updatedAt: Date(timeIntervalSince1970: row["updated_at"].double ?? 0), messageCount: row["messages"].int ?? 0)
     }
 
     public func thread(id: Int64) throws -> ChatThread? {
-        try wrap { try database.query(Self.threadSelect + " WHERE t.id = ?", .integer(id)).first.map(Self.thread) }
+        try wrap { try database.rows(Self.threads, "FROM threads t WHERE t.id = ?", values: [.integer(id)]).first }
     }
 
     /// The thread the session is on, or nil when its next message starts a new one.
     public func currentThread(session: String) throws -> ChatThread? {
         try wrap {
-            try database.query(Self.threadSelect + """
-                 JOIN sessions s ON s.current_thread = t.id WHERE s.name = ?
-                """, .text(session)).first.map(Self.thread)
+            try database.rows(Self.threads, "FROM threads t JOIN sessions s ON s.current_thread = t.id WHERE s.name = ?",
+                              values: [.text(session)]).first
         }
     }
 
@@ -164,8 +204,8 @@ public final class HistoryStore: @unchecked Sendable {
 
     public func threads(session: String) throws -> [ChatThread] {
         try wrap {
-            try database.query(Self.threadSelect + " WHERE t.session = ? ORDER BY t.updated_at DESC, t.id DESC",
-                               .text(session)).map(Self.thread)
+            try database.rows(Self.threads, "FROM threads t WHERE t.session = ? ORDER BY t.updated_at DESC, t.id DESC",
+                              values: [.text(session)])
         }
     }
 
@@ -178,7 +218,7 @@ public final class HistoryStore: @unchecked Sendable {
                     """, .text(session), .text(title), SQLValue(backendID), timestamp, timestamp)
                 let id = database.lastInsertRowID
                 try database.run("UPDATE sessions SET current_thread = ? WHERE name = ?", .integer(id), .text(session))
-                return try database.query(Self.threadSelect + " WHERE t.id = ?", .integer(id)).first.map(Self.thread)!
+                return try database.rows(Self.threads, "FROM threads t WHERE t.id = ?", values: [.integer(id)]).first!
             }
         }
     }
@@ -216,48 +256,79 @@ public final class HistoryStore: @unchecked Sendable {
 
     /// Text of a message: its first segment, the further segments of a long reply, and the
     /// parts of a reply still streaming or cut off.
-    static let messageSelect = """
-        SELECT m.id, m.thread_id, m.session, m.role,
-               m.text || coalesce((SELECT group_concat(s.text, '') FROM
-                   (SELECT text FROM message_more WHERE message_id = m.id ORDER BY seq) s), '')
-                      || coalesce((SELECT group_concat(p.text, '') FROM
-                   (SELECT text FROM message_parts WHERE message_id = m.id ORDER BY seq) p), ''),
-               m.status, m.created_at, m.backend_id, m.prompt_tokens, m.completion_tokens, m.total_tokens,
-               m.error, m.model
-        FROM messages m
+    static let textColumn = """
+        m.text || coalesce((SELECT group_concat(s.text, '') FROM
+            (SELECT text FROM message_more WHERE message_id = m.id ORDER BY seq) s), '')
+               || coalesce((SELECT group_concat(p.text, '') FROM
+            (SELECT text FROM message_parts WHERE message_id = m.id ORDER BY seq) p), '')
         """
 
-    /// The search's hits as messages, with their thread's title and snippet after the columns
-    /// of `messageSelect`.
-    static let searchFrom = ", t.title, best.snippet FROM best JOIN messages m ON m.id = best.id JOIN threads t ON t.id = m.thread_id"
+    /// A message's size in bytes, without reading its text when it was recorded (rows from
+    /// before migration 008, and replies still being written, are measured).
+    static let lengthColumn = """
+        coalesce(m.length, length(CAST(m.text AS BLOB))
+            + coalesce((SELECT sum(length(CAST(text AS BLOB))) FROM message_more WHERE message_id = m.id), 0)
+            + coalesce((SELECT sum(length(CAST(text AS BLOB))) FROM message_parts WHERE message_id = m.id), 0))
+        """
 
-    static func message(_ row: Row) -> Message {
+    static let metadataColumns = """
+        m.id AS id, m.thread_id AS thread_id, m.session AS session, m.role AS role, m.status AS status,
+        m.created_at AS created_at, m.backend_id AS backend_id, m.prompt_tokens AS prompt_tokens,
+        m.completion_tokens AS completion_tokens, m.total_tokens AS total_tokens, m.error AS error, m.model AS model,
+        m.notes AS notes, m.superseded_by AS superseded_by, m.prompt_estimate AS prompt_estimate,
+        m.first_byte_ms AS first_byte_ms, m.stream_ms AS stream_ms
+        """
+
+    /// A message as a row of `messages m`, without its text.
+    static func metadata(_ row: NamedRow, text: String) -> Message {
         let usage: Usage?
-        if row[8] != .null || row[9] != .null || row[10] != .null {
-            usage = Usage(promptTokens: row[8].int, completionTokens: row[9].int, totalTokens: row[10].int)
+        if row["prompt_tokens"] != .null || row["completion_tokens"] != .null || row["total_tokens"] != .null {
+            usage = Usage(promptTokens: row["prompt_tokens"].int, completionTokens: row["completion_tokens"].int,
+                          totalTokens: row["total_tokens"].int)
         } else {
             usage = nil
         }
-        return Message(id: row[0].int64 ?? 0, threadID: row[1].int64 ?? 0, session: row[2].string ?? "",
-                       role: MessageRole(rawValue: row[3].string ?? "") ?? .user, text: row[4].string ?? "",
-                       status: MessageStatus(rawValue: row[5].string ?? "") ?? .complete,
-                       createdAt: Date(timeIntervalSince1970: row[6].double ?? 0), backendID: row[7].string,
-                       usage: usage, error: row[11].string, model: row[12].string)
+        return Message(id: row["id"].int64 ?? 0, threadID: row["thread_id"].int64 ?? 0, session: row["session"].string ?? "",
+                       role: MessageRole(rawValue: row["role"].string ?? "") ?? .user, text: text,
+                       status: MessageStatus(rawValue: row["status"].string ?? "") ?? .complete,
+                       createdAt: Date(timeIntervalSince1970: row["created_at"].double ?? 0),
+                       backendID: row["backend_id"].string, usage: usage, error: row["error"].string,
+                       model: row["model"].string,
+                       notes: row["notes"].string.map { $0.split(separator: "\n").map(String.init) } ?? [],
+                       supersededBy: row["superseded_by"].int64, promptEstimate: row["prompt_estimate"].int,
+                       timing: row["first_byte_ms"] == .null ? nil
+                           : ReplyTiming(firstByteMilliseconds: row["first_byte_ms"].int ?? 0,
+                                         streamMilliseconds: row["stream_ms"].int ?? 0))
+    }
+
+    /// Whole messages, text and all: `FROM messages m` follows.
+    static let messages = RowDecoder<Message>(columns: metadataColumns + ", " + textColumn + " AS text") { row in
+        metadata(row, text: row["text"].string ?? "")
+    }
+
+    /// Search hits: the message without its text, its size, its thread's title and the snippet.
+    static let hits = RowDecoder<SearchHit>(columns: metadataColumns + ", " + lengthColumn
+                                                + " AS length, t.title AS title, best.snippet AS snippet") { row in
+        SearchHit(message: metadata(row, text: ""), threadTitle: row["title"].string ?? "",
+                  snippet: row["snippet"].string ?? "", length: row["length"].int ?? 0)
     }
 
     /// Records a message that is complete as written (the user's, or an imported one).
+    /// `indexWithReply`: a message about to be answered is indexed with its reply, in the
+    /// reply's closing commit, instead of in a full-text transaction of its own.
     @discardableResult
     public func addMessage(threadID: Int64, session: String, role: MessageRole, text: String,
                            status: MessageStatus = .complete, backendID: String? = nil,
-                           createdAt: Date? = nil) throws -> Int64 {
+                           createdAt: Date? = nil, indexWithReply: Bool = false) throws -> Int64 {
         try wrap {
             try database.transaction {
                 let time = createdAt.map { SQLValue.real($0.timeIntervalSince1970) } ?? timestamp
                 try database.run("""
-                    INSERT INTO messages(thread_id, session, role, text, status, created_at, updated_at, backend_id)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO messages(thread_id, session, role, text, status, created_at, updated_at, backend_id, length,
+                                         unindexed)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, .integer(threadID), .text(session), .text(role.rawValue), .text(text), .text(status.rawValue),
-                    time, time, SQLValue(backendID))
+                    time, time, SQLValue(backendID), .integer(Int64(text.utf8.count)), indexWithReply ? 1 : .null)
                 let id = database.lastInsertRowID
                 try database.run("UPDATE threads SET updated_at = ? WHERE id = ?", timestamp, .integer(threadID))
                 return id
@@ -265,67 +336,123 @@ public final class HistoryStore: @unchecked Sendable {
         }
     }
 
+    /// Puts a message stored with `indexWithReply` into the index now (it got no reply).
+    public func indexNow(messageID: Int64) throws {
+        try wrap {
+            try database.run("UPDATE messages SET unindexed = NULL WHERE id = ? AND unindexed IS NOT NULL", .integer(messageID))
+        }
+    }
+
     /// Opens a reply row that the writer fills as text arrives.
+    /// The row is written with its writer's lock already held (see WriterLocks), in one
+    /// transaction, so no other hark can see it open without the lock.
     public func beginReply(threadID: Int64, session: String, model: String? = nil) throws -> ReplyWriter {
         try wrap {
-            try database.run("""
-                INSERT INTO messages(thread_id, session, role, text, status, created_at, updated_at, model, writer_pid)
-                VALUES (?, ?, 'assistant', '', 'partial', ?, ?, ?, ?)
-                """, .integer(threadID), .text(session), timestamp, timestamp, SQLValue(model),
-                .integer(Int64(getpid())))
-            return ReplyWriter(store: self, messageID: database.lastInsertRowID, threadID: threadID)
+            try database.transaction {
+                try database.run("""
+                    INSERT INTO messages(thread_id, session, role, text, status, created_at, updated_at, model, writer_pid,
+                                         writer_lock, unindexed)
+                    VALUES (?, ?, 'assistant', '', 'partial', ?, ?, ?, ?, 1, 1)
+                    """, .integer(threadID), .text(session), timestamp, timestamp, SQLValue(model),
+                    .integer(Int64(getpid())))
+                let id = database.lastInsertRowID
+                if !writerLocks.hold(id) {
+                    try database.run("UPDATE messages SET writer_lock = NULL WHERE id = ?", .integer(id))
+                }
+                replyStreaming(true)
+                return ReplyWriter(store: self, messageID: id, threadID: threadID)
+            }
         }
     }
 
     public func message(id: Int64) throws -> Message? {
-        try wrap { try database.query(Self.messageSelect + " WHERE m.id = ?", .integer(id)).first.map(Self.message) }
+        try wrap { try database.rows(Self.messages, "FROM messages m WHERE m.id = ?", values: [.integer(id)]).first }
     }
 
-    /// The thread's messages in order; the last `limit` when given.
-    public func messages(threadID: Int64, limit: Int? = nil) throws -> [Message] {
+    /// The thread's messages in order; the last `limit` when given. Messages replaced by
+    /// `/edit last` only with `superseded`.
+    public func messages(threadID: Int64, limit: Int? = nil, superseded: Bool = false) throws -> [Message] {
         try wrap {
-            let rows = try database.query(Self.messageSelect + " WHERE m.thread_id = ? ORDER BY m.id DESC LIMIT ?",
-                                          .integer(threadID), .integer(Int64(limit ?? -1)))
-            return rows.reversed().map(Self.message)
+            let filter = superseded ? "" : " AND m.superseded_by IS NULL"
+            return try database.rows(Self.messages, "FROM messages m WHERE m.thread_id = ?\(filter) ORDER BY m.id DESC LIMIT ?",
+                                     values: [.integer(threadID), .integer(Int64(limit ?? -1))]).reversed()
         }
     }
 
     /// The last messages across a session's threads, or all sessions, oldest first.
     public func recentMessages(session: String?, limit: Int) throws -> [Message] {
         try wrap {
-            let rows: [Row]
             if let session {
-                rows = try database.query(Self.messageSelect + " WHERE m.session = ? ORDER BY m.id DESC LIMIT ?",
-                                          .text(session), .integer(Int64(limit)))
-            } else {
-                rows = try database.query(Self.messageSelect + " ORDER BY m.id DESC LIMIT ?", .integer(Int64(limit)))
+                return try database.rows(Self.messages, "FROM messages m WHERE m.session = ? ORDER BY m.id DESC LIMIT ?",
+                                         values: [.text(session), .integer(Int64(limit))]).reversed()
             }
-            return rows.reversed().map(Self.message)
+            return try database.rows(Self.messages, "FROM messages m ORDER BY m.id DESC LIMIT ?",
+                                     values: [.integer(Int64(limit))]).reversed()
         }
     }
 
-    /// The thread's earlier turns as context for a backend: stopped and partial replies count
-    /// (the user saw them), failed ones and empty ones do not.
-    public func turns(threadID: Int64, before messageID: Int64? = nil) throws -> [Turn] {
-        try messages(threadID: threadID)
-            .filter { message in
-                if let messageID, message.id >= messageID { return false }
-                return message.status != .failed && !message.text.isEmpty
+    /// The newest turns of a thread, oldest first, as context for a backend: at most
+    /// `window.messages` of them, and no more than `window.bytes` of text together (the newest
+    /// that fit; an older turn is never sent without the newer ones). Stopped and partial
+    /// replies count (the user saw them); failed and empty ones do not, nor messages replaced
+    /// by `/edit last`, nor replies still being written. Only the turns chosen are read: what
+    /// it costs depends on what is sent, not on the thread's size.
+    public func newestTurns(threadID: Int64, before messageID: Int64? = nil, window: TurnWindow) throws -> [Turn] {
+        try newestMessages(threadID: threadID, before: messageID, window: window).map { Turn(role: $0.role, text: $0.text) }
+    }
+
+    /// The messages of `newestTurns`, after `after` (a summary's last message) when given.
+    func newestMessages(threadID: Int64, after: Int64? = nil, before messageID: Int64? = nil,
+                        window: TurnWindow) throws -> [Message] {
+        guard window.messages > 0 else { return [] }
+        return try wrap {
+            let eligible = """
+                m.thread_id = ?1 AND m.status != 'failed' AND m.superseded_by IS NULL AND m.writer_pid IS NULL
+                    AND \(Self.lengthColumn) > 0
+                """
+            let sizes = try database.query("""
+                SELECT m.id, \(Self.lengthColumn) FROM messages m
+                WHERE \(eligible) AND m.id > ?4 AND m.id < ?2 ORDER BY m.id DESC LIMIT ?3
+                """, .integer(threadID), .integer(messageID ?? Int64.max), .integer(Int64(window.messages)),
+                .integer(after ?? 0))
+            var chosen: [Int64] = []
+            var total = 0
+            for row in sizes {
+                let size = row[1].int ?? 0
+                if let budget = window.bytes, total + size > budget { break }
+                total += size
+                chosen.append(row[0].int64 ?? 0)
             }
-            .map { Turn(role: $0.role, text: $0.text) }
+            guard let oldest = chosen.last, let newest = chosen.first else { return [] }
+            return try database.rows(Self.messages, "FROM messages m WHERE \(eligible) AND m.id BETWEEN ?2 AND ?3 ORDER BY m.id",
+                                     values: [.integer(threadID), .integer(oldest), .integer(newest)])
+        }
+    }
+
+    /// How many messages of a thread between two ids (exclusive) could have gone as context:
+    /// the older turns a window left out.
+    func contextMessages(threadID: Int64, after: Int64, before: Int64) throws -> Int {
+        try wrap {
+            try database.query("""
+                SELECT count(*) FROM messages
+                WHERE thread_id = ? AND id > ? AND id < ? AND status != 'failed' AND superseded_by IS NULL
+                """, .integer(threadID), .integer(after), .integer(before)).first?[0].int ?? 0
+        }
     }
 
     public func lastMessage(threadID: Int64, role: MessageRole) throws -> Message? {
         try wrap {
-            try database.query(Self.messageSelect + " WHERE m.thread_id = ? AND m.role = ? ORDER BY m.id DESC LIMIT 1",
-                               .integer(threadID), .text(role.rawValue)).first.map(Self.message)
+            try database.rows(Self.messages, """
+                FROM messages m WHERE m.thread_id = ? AND m.role = ? AND m.superseded_by IS NULL ORDER BY m.id DESC LIMIT 1
+                """,
+                              values: [.integer(threadID), .text(role.rawValue)]).first
         }
     }
 
     public func lastMessage(session: String, role: MessageRole) throws -> Message? {
         try wrap {
-            try database.query(Self.messageSelect + " WHERE m.session = ? AND m.role = ? ORDER BY m.id DESC LIMIT 1",
-                               .text(session), .text(role.rawValue)).first.map(Self.message)
+            try database.rows(Self.messages, "FROM messages m WHERE m.session = ? AND m.role = ? ORDER BY m.id DESC LIMIT 1",
+                              values: [.text(session), .text(role.rawValue)]).first
         }
     }
 
@@ -336,33 +463,42 @@ public final class HistoryStore: @unchecked Sendable {
     // MARK: Search
 
     /// Full-text search, newest first. Each word of `text` must occur (within one segment of a
-    /// long reply); `word*` matches a prefix.
+    /// long reply); `word*` matches a prefix. A hit carries a snippet and the message's size,
+    /// never its text: a search reads the index and one segment per hit, so it answers in
+    /// milliseconds however large the stored replies (`message(id:)` reads the whole text).
     public func search(_ text: String, session: String? = nil, limit: Int = 20) throws -> [SearchHit] {
         let query = Self.ftsQuery(text)
         guard !query.isEmpty else { return [] }
+        try finishIndexing()
         return try wrap {
             // One statement (each prepared statement costs a parse; a search is a few ms in all).
-            // Each index is walked newest first and stops at the limit, so at most 2 × limit
-            // snippets are made (a union sorted afterwards would make one for every match); a
-            // message found in both keeps the snippet of its first segment.
+            // Each index is walked newest first and stops at the limit (the segments' index at
+            // `limit` distinct messages); then one snippet per hit, from its first segment if
+            // that matches, else from its newest matching segment.
             let filter = session == nil ? "" : " AND m.session = ?2"
-            let rows = try database.query("""
-                WITH found(id, snippet, segment) AS (
-                    SELECT * FROM (SELECT m.id, snippet(messages_fts, 0, char(1), char(2), '…', 12), 0
-                        FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
-                        WHERE messages_fts MATCH ?1\(filter) ORDER BY messages_fts.rowid DESC LIMIT ?3)
-                    UNION ALL
-                    SELECT * FROM (SELECT mm.message_id, snippet(message_more_fts, 0, char(1), char(2), '…', 12), 1
-                        FROM message_more_fts JOIN message_more mm ON mm.id = message_more_fts.rowid
-                        JOIN messages m ON m.id = mm.message_id
-                        WHERE message_more_fts MATCH ?1\(filter) ORDER BY message_more_fts.rowid DESC LIMIT ?3)),
-                best(id, snippet, segment) AS (SELECT id, snippet, min(segment) FROM found GROUP BY id)
-                \(Self.messageSelect.replacingOccurrences(of: "FROM messages m", with: Self.searchFrom))
-                ORDER BY m.id DESC LIMIT ?3
+            return try database.rows(Self.hits, """
+                FROM (WITH found(id, segment) AS (
+                        SELECT * FROM (SELECT m.id, 0 FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
+                            WHERE messages_fts MATCH ?1\(filter) ORDER BY messages_fts.rowid DESC LIMIT ?3)
+                        UNION ALL
+                        SELECT * FROM (SELECT DISTINCT mm.message_id, 1 FROM message_more_fts
+                            JOIN message_more mm ON mm.id = message_more_fts.rowid JOIN messages m ON m.id = mm.message_id
+                            WHERE message_more_fts MATCH ?1\(filter) ORDER BY message_more_fts.rowid DESC LIMIT ?3)),
+                    chosen(id, segment) AS (SELECT id, min(segment) FROM found GROUP BY id ORDER BY id DESC LIMIT ?3)
+                    SELECT chosen.id AS id, CASE chosen.segment
+                        WHEN 0 THEN (SELECT snippet(messages_fts, 0, char(1), char(2), '…', 12) FROM messages_fts
+                                     WHERE messages_fts MATCH ?1 AND messages_fts.rowid = chosen.id)
+                        ELSE (SELECT snippet(message_more_fts, 0, char(1), char(2), '…', 12) FROM message_more_fts
+                              JOIN message_more mm ON mm.id = message_more_fts.rowid
+                              WHERE message_more_fts MATCH ?1 AND mm.message_id = chosen.id
+                                AND message_more_fts.rowid BETWEEN
+                                    (SELECT min(id) FROM message_more WHERE message_id = chosen.id)
+                                    AND (SELECT max(id) FROM message_more WHERE message_id = chosen.id)
+                              ORDER BY message_more_fts.rowid DESC LIMIT 1) END AS snippet
+                    FROM chosen) best
+                JOIN messages m ON m.id = best.id JOIN threads t ON t.id = m.thread_id
+                ORDER BY m.id DESC
                 """, values: [.text(query), session.map { .text($0) } ?? .null, .integer(Int64(limit))])
-            return rows.map { row in
-                SearchHit(message: Self.message(row), threadTitle: row[13].string ?? "", snippet: row[14].string ?? "")
-            }
         }
     }
 
@@ -403,13 +539,22 @@ public final class HistoryStore: @unchecked Sendable {
 
     // MARK: Recovery
 
-    /// Replies whose writing process is gone (killed, crashed) are folded and kept as `partial`.
+    /// Replies whose writer is gone (killed, crashed) are folded and kept as `partial`. A
+    /// writer that held its lock is gone when the lock is free; one that recorded only its PID
+    /// (an older hark) when that PID is not alive.
     public func recoverInterruptedReplies() throws {
         let own = getpid()
-        let rows = try database.query("SELECT id, writer_pid FROM messages WHERE writer_pid IS NOT NULL")
+        let rows = try database.query("SELECT id, writer_pid, writer_lock FROM messages WHERE writer_pid IS NOT NULL")
+        guard !rows.isEmpty else { return }
+        let inspector = writerLocks.inspector()
         for row in rows {
             guard let id = row[0].int64, let pid = row[1].int64.map({ pid_t($0) }) else { continue }
-            let alive = pid != own && (kill(pid, 0) == 0 || errno == EPERM)
+            let alive: Bool
+            if row[2].int == 1, let held = inspector?.isHeld(id) {
+                alive = held
+            } else {
+                alive = pid != own && (kill(pid, 0) == 0 || errno == EPERM)
+            }
             guard !alive else { continue }
             // Checked again under the write lock: the writer may have finished its reply and
             // exited since the rows were read, and a finished reply must stay `complete`.
@@ -417,7 +562,7 @@ public final class HistoryStore: @unchecked Sendable {
                 let current = try database.scalar("SELECT writer_pid FROM messages WHERE id = ?", .integer(id))
                 guard current.int64 == Int64(pid) else { return }
                 try ReplyWriter.fold(database: database, messageID: id, status: .partial, error: nil, usage: nil,
-                                     backendID: nil, model: nil, now: timestamp)
+                                     backendID: nil, model: nil, notes: [], now: timestamp)
             }
         }
     }

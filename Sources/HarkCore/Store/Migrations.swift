@@ -142,7 +142,99 @@ public enum Migrations {
         Migration(name: "005-open-replies-index", sql: """
             CREATE INDEX messages_being_written ON messages(writer_pid) WHERE writer_pid IS NOT NULL;
             """),
+        // A reply's writer is known by a lock it holds while it writes (WriterLocks), not by
+        // its PID alone, which another PID namespace sharing the folder reads as someone
+        // else's. 1 while the lock is held; NULL for rows whose writer recorded its PID only.
+        Migration(name: "006-writer-locks", sql: """
+            ALTER TABLE messages ADD COLUMN writer_lock INTEGER;
+            """),
+        // Notes a reply came with and that are not its text: an n8n node that failed while the
+        // workflow went on, a reply cut off at the token limit. One per line.
+        Migration(name: "007-message-notes", sql: """
+            ALTER TABLE messages ADD COLUMN notes TEXT;
+            """),
+        // Full-text indexing off the stream. Tokenizing a reply for FTS5 as it streamed cost more
+        // than curl's whole run (BENCHMARKS.md): now text is stored with `unindexed` set, and
+        // FullTextIndexer clears it on a connection and a thread of its own, which makes these
+        // triggers index it. The index always holds exactly the rows whose `unindexed` is NULL,
+        // so a delete removes from it only what was put there. `length` is the text's size in
+        // bytes over all its segments (NULL for rows from before: computed when read), so
+        // the newest turns that fit a budget are chosen without reading their text.
+        Migration(name: "008-index-off-the-stream", sql: """
+            ALTER TABLE messages ADD COLUMN unindexed INTEGER;
+            ALTER TABLE messages ADD COLUMN length INTEGER;
+            ALTER TABLE message_more ADD COLUMN unindexed INTEGER;
+            DROP TRIGGER messages_fts_insert;
+            DROP TRIGGER messages_fts_delete;
+            DROP TRIGGER messages_fts_update;
+            DROP TRIGGER message_more_fts_insert;
+            DROP TRIGGER message_more_fts_delete;
+            CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages WHEN new.unindexed IS NULL BEGIN
+                INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
+            END;
+            CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages WHEN old.unindexed IS NULL BEGIN
+                INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+            END;
+            CREATE TRIGGER messages_fts_update AFTER UPDATE OF text, unindexed ON messages BEGIN
+                INSERT INTO messages_fts(messages_fts, rowid, text) SELECT 'delete', old.id, old.text
+                    WHERE old.unindexed IS NULL;
+                INSERT INTO messages_fts(rowid, text) SELECT new.id, new.text WHERE new.unindexed IS NULL;
+            END;
+            CREATE TRIGGER message_more_fts_insert AFTER INSERT ON message_more WHEN new.unindexed IS NULL BEGIN
+                INSERT INTO message_more_fts(rowid, text) VALUES (new.id, new.text);
+            END;
+            CREATE TRIGGER message_more_fts_delete AFTER DELETE ON message_more WHEN old.unindexed IS NULL BEGIN
+                INSERT INTO message_more_fts(message_more_fts, rowid, text) VALUES ('delete', old.id, old.text);
+            END;
+            CREATE TRIGGER message_more_fts_update AFTER UPDATE OF text, unindexed ON message_more BEGIN
+                INSERT INTO message_more_fts(message_more_fts, rowid, text) SELECT 'delete', old.id, old.text
+                    WHERE old.unindexed IS NULL;
+                INSERT INTO message_more_fts(rowid, text) SELECT new.id, new.text WHERE new.unindexed IS NULL;
+            END;
+            CREATE INDEX messages_unindexed ON messages(id) WHERE unindexed IS NOT NULL;
+            CREATE INDEX message_more_unindexed ON message_more(id) WHERE unindexed IS NOT NULL;
+            """),
+        // Conversations that last (issue 22). `superseded_by`: a message replaced by
+        // `/edit last` (and the reply to it) points at the message that replaced it; it stays,
+        // shown by `/history --all`, and is never sent again. `prompt_estimate`: hark's guess
+        // of the prompt a reply answered, compared with the server's `prompt_tokens` to
+        // calibrate the next guess. `first_byte_ms`, `stream_ms`: how long the reply took to
+        // start and then to stream, for `/info` and `hark stats`. `thread_notes`: a thread's
+        // summary of its older turns (`/compact`), sent in their place.
+        Migration(name: "009-conversations", sql: """
+            ALTER TABLE messages ADD COLUMN superseded_by INTEGER;
+            ALTER TABLE messages ADD COLUMN prompt_estimate INTEGER;
+            ALTER TABLE messages ADD COLUMN first_byte_ms INTEGER;
+            ALTER TABLE messages ADD COLUMN stream_ms INTEGER;
+            CREATE TABLE thread_notes (
+                id INTEGER PRIMARY KEY,
+                thread_id INTEGER NOT NULL REFERENCES threads(id) ON DELETE CASCADE,
+                kind TEXT NOT NULL,
+                text TEXT NOT NULL,
+                through_message INTEGER NOT NULL,
+                turns INTEGER NOT NULL,
+                created_at REAL NOT NULL
+            );
+            CREATE INDEX thread_notes_by_thread ON thread_notes(thread_id, id);
+            """),
     ]
+
+    /// Why the database was made by a newer hark, or nil when this one knows its schema: its
+    /// `user_version` (the number of steps the hark that last migrated it knew) is higher than
+    /// ours, or it records a step we do not know. Such a file is read, never written: what a
+    /// newer hark changed could be lost or corrupted.
+    public static func newerSchema(_ database: Database, steps: [Migration] = Migrations.all) throws -> String? {
+        let version = try database.scalar("PRAGMA user_version").int ?? 0
+        if version > steps.count {
+            return "its schema version is \(version), this hark knows \(steps.count)"
+        }
+        guard let rows = try? database.query("SELECT name FROM schema_migrations") else { return nil }
+        let known = Set(steps.map(\.name))
+        if let unknown = rows.compactMap({ $0[0].string }).sorted().first(where: { !known.contains($0) }) {
+            return "it records the step \(MessageLine.name(unknown)), which this hark does not know"
+        }
+        return nil
+    }
 
     /// Applies every step not yet recorded. Returns the names applied now.
     @discardableResult
@@ -168,6 +260,10 @@ public enum Migrations {
                                  .text(step.name), .real(Date().timeIntervalSince1970))
                 appliedNow.append(step.name)
             }
+        }
+        // The number of steps known, for an older hark to tell the file is newer than it.
+        if (try database.scalar("PRAGMA user_version").int ?? 0) < steps.count {
+            try database.execute("PRAGMA user_version = \(steps.count)")
         }
         return appliedNow
     }

@@ -1,151 +1,270 @@
 import FoundationEssentials
 import Glibc
 
-/// Writes one reply while it streams. Each `append` is its own small commit into
-/// `message_parts`, made before the text is shown, so what the user saw is always stored.
-/// Parts are folded into indexed segments of about a megabyte (the first in `messages.text`,
-/// the rest in `message_more`) whenever that much has gathered and when the reply ends, so a
-/// reply of any length is written in constant memory and the full-text index is updated once
-/// per megabyte, not once per token.
+/// Writes one reply while it streams, each piece committed before it is shown, so what the
+/// user saw is always stored. Text is kept in segments of 16 to 64 KB (the first in
+/// `messages.text`, the rest in `message_more`), each ending after a space or a line end so
+/// that no word is split between two: a network read that brings a segment's worth is written
+/// straight into segments, smaller pieces wait in `message_parts` until enough has gathered.
+/// Segments are written unindexed; FullTextIndexer indexes them on its own connection and
+/// thread, so the stream never waits for the tokenizer (BENCHMARKS.md). Memory stays at what
+/// one read brings, however long the reply.
 public final class ReplyWriter: @unchecked Sendable {
     public let messageID: Int64
     public let threadID: Int64
     private let store: HistoryStore
-    private var sequence: Int64 = 0
     private var finished = false
-    private var appendStatement: Statement?
-    private var unfoldedBytes = 0
+    /// The text not yet in a segment, exactly as `message_parts` holds it: less than a segment.
+    private var pending: [UInt8] = []
+    private var partSequence: Int64 = 0
+    private var sink: SegmentSink
+    private var storedBytes = 0
+    private var insertPart: Statement?
 
     init(store: HistoryStore, messageID: Int64, threadID: Int64) {
         self.store = store
         self.messageID = messageID
         self.threadID = threadID
+        sink = SegmentSink(messageID: messageID, next: 0)
     }
 
     public func append(_ text: String) throws {
         guard !text.isEmpty, !finished else { return }
+        var text = text
+        let database = store.database
         try store.wrap {
-            try store.database.locked {
-                if appendStatement == nil {
-                    appendStatement = try store.database.prepare(
-                        "INSERT INTO message_parts(message_id, seq, text) VALUES (?, ?, ?)")
+            let wroteSegments = try text.withUTF8 { bytes -> Bool in
+                if pending.count + bytes.count < ReplySegments.minBytes {
+                    try storePart(bytes)
+                    pending.append(contentsOf: bytes)
+                    return false
                 }
-                let statement = appendStatement!
-                statement.reset()
-                try statement.bind([.integer(messageID), .integer(sequence), .text(text)])
-                _ = try statement.step()
-                sequence += 1
+                try database.transaction { try fold(adding: bytes, final: false) }
+                return true
             }
-            unfoldedBytes += text.utf8.count
-            if unfoldedBytes >= SegmentFolder.segmentBytes {
-                try SegmentFolder.fold(database: store.database, messageID: messageID, final: false)
-                unfoldedBytes = 0
-            }
+            storedBytes += text.utf8.count
+            if wroteSegments { store.indexer.kick() }
         }
     }
 
     public func finish(status: MessageStatus, error: String? = nil, usage: Usage? = nil, backendID: String? = nil,
-                       model: String? = nil) throws {
+                       model: String? = nil, notes: [String] = [], promptEstimate: Int? = nil,
+                       timing: ReplyTiming? = nil) throws {
         guard !finished else { return }
         finished = true
-        appendStatement = nil
+        defer { store.replyStreaming(false) }
+        let database = store.database
+        // A reply that fits in one segment is indexed here, in the same commit: a millisecond
+        // at most, and no second connection or thread for a short answer.
+        let indexNow = sink.next == 0
         try store.wrap {
-            try Self.fold(database: store.database, messageID: messageID, status: status, error: error, usage: usage,
-                          backendID: backendID, model: model, now: store.timestamp)
-            try store.database.run("UPDATE threads SET updated_at = ? WHERE id = ?", store.timestamp, .integer(threadID))
+            try database.transaction {
+                try fold(adding: UnsafeBufferPointer(start: nil, count: 0), final: true)
+                try Self.close(database: database, messageID: messageID, status: status, error: error, usage: usage,
+                               backendID: backendID, model: model, notes: notes, length: .integer(Int64(storedBytes)),
+                               now: store.timestamp)
+                if promptEstimate != nil || timing != nil {
+                    try database.run("""
+                        UPDATE messages SET prompt_estimate = ?, first_byte_ms = ?, stream_ms = ? WHERE id = ?
+                        """, SQLValue(promptEstimate), SQLValue(timing?.firstByteMilliseconds),
+                        SQLValue(timing?.streamMilliseconds), .integer(messageID))
+                }
+                if indexNow {
+                    // With the message it answers (Workspace.send stores that one for this).
+                    try database.run("""
+                        UPDATE messages SET unindexed = NULL
+                        WHERE unindexed IS NOT NULL AND thread_id = ?1 AND id <= ?2 AND writer_pid IS NULL
+                        """, .integer(threadID), .integer(messageID))
+                }
+                try database.run("UPDATE threads SET updated_at = ? WHERE id = ?", store.timestamp, .integer(threadID))
+            }
+            insertPart = nil
+            sink.statements = nil
+        }
+        store.writerLocks.release(messageID)
+        if !indexNow { store.indexer.kick() }
+    }
+
+    /// One piece too small for a segment, committed on its own.
+    private func storePart(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+        let database = store.database
+        try database.locked {
+            if insertPart == nil {
+                insertPart = try database.prepare("INSERT INTO message_parts(message_id, seq, text) VALUES (?, ?, ?)")
+            }
+            let statement = insertPart!
+            try statement.bind([.integer(messageID), .integer(partSequence)])
+            try statement.bindText(inPlace: bytes, at: 3)
+            defer { statement.reset() }
+            try database.stepWriting(statement)
+            partSequence += 1
         }
     }
 
-    /// Folds whatever parts remain and records how the reply ended.
+    /// Writes the segments that the pending text and `bytes` complete (all of it when `final`);
+    /// what is left replaces the parts. Inside the caller's transaction.
+    private func fold(adding bytes: UnsafeBufferPointer<UInt8>, final: Bool) throws {
+        let database = store.database
+        let rest: [UInt8]
+        if pending.isEmpty {
+            // The common case for a fast stream: the read is cut where it lies, with no copy.
+            let cut = ReplySegments.cut(bytes, final: final)
+            for range in cut.segments { try sink.write(UnsafeBufferPointer(rebasing: bytes[range]), database: database) }
+            rest = Array(bytes[cut.rest...])
+        } else {
+            var combined = pending
+            combined.append(contentsOf: bytes)
+            rest = try combined.withUnsafeBufferPointer { all in
+                let cut = ReplySegments.cut(all, final: final)
+                for range in cut.segments { try sink.write(UnsafeBufferPointer(rebasing: all[range]), database: database) }
+                return Array(all[cut.rest...])
+            }
+        }
+        if !pending.isEmpty || partSequence > 0 {
+            try database.run("DELETE FROM message_parts WHERE message_id = ?", .integer(messageID))
+        }
+        pending = []
+        if !rest.isEmpty {
+            try rest.withUnsafeBufferPointer { try storePart($0) }
+            pending = rest
+        }
+    }
+
+    /// Records how a reply ended; its text is already in segments.
+    static func close(database: Database, messageID: Int64, status: MessageStatus, error: String?, usage: Usage?,
+                      backendID: String?, model: String?, notes: [String], length: SQLValue, now: SQLValue) throws {
+        try database.run("""
+            UPDATE messages SET
+                status = ?2, error = ?3, updated_at = ?4, writer_pid = NULL, writer_lock = NULL, length = ?10,
+                prompt_tokens = coalesce(?5, prompt_tokens), completion_tokens = coalesce(?6, completion_tokens),
+                total_tokens = coalesce(?7, total_tokens), backend_id = coalesce(?8, backend_id),
+                model = coalesce(?9, model), notes = coalesce(?11, notes)
+            WHERE id = ?1
+            """, .integer(messageID), .text(status.rawValue), SQLValue(error), now,
+            SQLValue(usage?.promptTokens), SQLValue(usage?.completionTokens), SQLValue(usage?.totalTokens),
+            SQLValue(backendID), SQLValue(model), length, SQLValue(notes.isEmpty ? nil : notes.joined(separator: "\n")))
+    }
+
+    /// Folds the parts a dead writer left (crash recovery) and records how the reply ended.
     static func fold(database: Database, messageID: Int64, status: MessageStatus, error: String?, usage: Usage?,
-                     backendID: String?, model: String?, now: SQLValue) throws {
+                     backendID: String?, model: String?, notes: [String], now: SQLValue) throws {
         try database.transaction {
-            try SegmentFolder.fold(database: database, messageID: messageID, final: true)
-            try database.run("""
-                UPDATE messages SET
-                    status = ?2, error = ?3, updated_at = ?4, writer_pid = NULL,
-                    prompt_tokens = coalesce(?5, prompt_tokens), completion_tokens = coalesce(?6, completion_tokens),
-                    total_tokens = coalesce(?7, total_tokens), backend_id = coalesce(?8, backend_id),
-                    model = coalesce(?9, model)
-                WHERE id = ?1
-                """, .integer(messageID), .text(status.rawValue), SQLValue(error), now,
-                SQLValue(usage?.promptTokens), SQLValue(usage?.completionTokens), SQLValue(usage?.totalTokens),
-                SQLValue(backendID), SQLValue(model))
+            var text: [UInt8] = []
+            for row in try database.query("SELECT text FROM message_parts WHERE message_id = ? ORDER BY seq",
+                                          .integer(messageID)) {
+                text.append(contentsOf: (row[0].string ?? "").utf8)
+            }
+            var sink = try SegmentSink.resuming(messageID: messageID, database: database)
+            try text.withUnsafeBufferPointer { all in
+                for range in ReplySegments.cut(all, final: true).segments {
+                    try sink.write(UnsafeBufferPointer(rebasing: all[range]), database: database)
+                }
+            }
+            try database.run("DELETE FROM message_parts WHERE message_id = ?", .integer(messageID))
+            try close(database: database, messageID: messageID, status: status, error: error, usage: usage,
+                      backendID: backendID, model: model, notes: notes, length: .null, now: now)
         }
     }
 }
 
-/// Moves a reply's parts into segments, a megabyte at a time, cutting at a line end (or a
-/// space) so that no word is split between two segments of the full-text index.
-enum SegmentFolder {
-    static let segmentBytes = 1 << 20
+/// Where a reply's next segment goes: the first into `messages.text`, later ones into
+/// `message_more`, all marked for the indexer.
+struct SegmentSink {
+    let messageID: Int64
+    /// The number of segments written so far (0: `messages.text` is next).
+    var next: Int64
+    var statements: (first: Statement, more: Statement)?
 
-    static func fold(database: Database, messageID: Int64, final: Bool) throws {
-        try database.transaction {
-            while true {
-                // The parts that make up the next segment, in order, up to its size.
-                var taken: [(seq: Int64, text: String)] = []
-                var size = 0
-                let statement = try database.prepare("SELECT seq, text FROM message_parts WHERE message_id = ? ORDER BY seq")
-                try statement.bind([.integer(messageID)])
-                while size < segmentBytes, try statement.step() {
-                    let row = statement.row()
-                    let text = row[1].string ?? ""
-                    taken.append((row[0].int64 ?? 0, text))
-                    size += text.utf8.count
-                }
-                guard !taken.isEmpty, final || size >= segmentBytes else { return }
-                var segment = taken.map(\.text).joined()
-                var leftover = ""
-                if size >= segmentBytes {
-                    let cut = cutPoint(in: segment)
-                    leftover = String(segment[cut...])
-                    segment = String(segment[..<cut])
-                }
-                try write(segment: segment, messageID: messageID, database: database)
-                try database.run("DELETE FROM message_parts WHERE message_id = ? AND seq <= ?",
-                                 .integer(messageID), .integer(taken.last!.seq))
-                if !leftover.isEmpty {
-                    // Back in the place of the last part taken, before the parts that follow it.
-                    try database.run("INSERT INTO message_parts(message_id, seq, text) VALUES (?, ?, ?)",
-                                     .integer(messageID), .integer(taken.last!.seq), .text(leftover))
-                }
-                if size < segmentBytes { return }
-            }
-        }
+    init(messageID: Int64, next: Int64) {
+        self.messageID = messageID
+        self.next = next
     }
 
-    /// Where to end a full segment: after the last newline in its final quarter, else after the
-    /// last space, else at the size itself.
-    static func cutPoint(in text: String) -> String.Index {
-        let utf8 = text.utf8
-        let limit = utf8.index(utf8.startIndex, offsetBy: min(segmentBytes, utf8.count))
-        let floor = utf8.index(utf8.startIndex, offsetBy: min(segmentBytes * 3 / 4, utf8.count))
-        if let newline = utf8[floor..<limit].lastIndex(of: 0x0A) { return utf8.index(after: newline) }
-        if let space = utf8[floor..<limit].lastIndex(of: 0x20) { return utf8.index(after: space) }
-        // No break: cut at the limit, moved back off any UTF-8 continuation byte.
-        var index = limit
-        while index > utf8.startIndex, index < utf8.endIndex, utf8[index] & 0xC0 == 0x80 {
-            index = utf8.index(before: index)
-        }
-        return index
+    /// For a reply that already has text (one a crashed writer left): after its last segment.
+    static func resuming(messageID: Int64, database: Database) throws -> SegmentSink {
+        let row = try database.query("""
+            SELECT m.text != '', (SELECT max(seq) FROM message_more WHERE message_id = m.id) FROM messages m WHERE m.id = ?
+            """, .integer(messageID)).first
+        let hasFirst = row?[0].int == 1 || row?[1] != .null
+        return SegmentSink(messageID: messageID, next: hasFirst ? (row?[1].int64 ?? -1) + 2 : 0)
     }
 
-    /// The first segment is the message's text; later ones go to message_more.
-    static func write(segment: String, messageID: Int64, database: Database) throws {
-        guard !segment.isEmpty else { return }
-        let current = try database.scalar("SELECT length(CAST(text AS BLOB)) FROM messages WHERE id = ?", .integer(messageID))
-        let hasMore = try database.scalar("SELECT count(*) FROM message_more WHERE message_id = ?", .integer(messageID)).int ?? 0
-        if (current.int ?? 0) == 0 && hasMore == 0 {
-            try database.run("UPDATE messages SET text = ? WHERE id = ?", .text(segment), .integer(messageID))
-        } else if hasMore == 0 && (current.int ?? 0) + segment.utf8.count <= segmentBytes {
-            // A reply folded at its end after a small first fold: still one segment.
-            try database.run("UPDATE messages SET text = text || ? WHERE id = ?", .text(segment), .integer(messageID))
+    mutating func write(_ bytes: UnsafeBufferPointer<UInt8>, database: Database) throws {
+        guard bytes.count > 0 else { return }
+        if statements == nil {
+            statements = (try database.prepare("UPDATE messages SET text = ?, unindexed = 1 WHERE id = ?"),
+                          try database.prepare("INSERT INTO message_more(message_id, seq, text, unindexed) VALUES (?, ?, ?, 1)"))
+        }
+        let statement: Statement
+        if next == 0 {
+            statement = statements!.first
+            try statement.bindText(inPlace: bytes, at: 1)
+            try statement.bind([.integer(messageID)], from: 2)
         } else {
-            try database.run("""
-                INSERT INTO message_more(message_id, seq, text)
-                VALUES (?1, coalesce((SELECT max(seq) + 1 FROM message_more WHERE message_id = ?1), 0), ?2)
-                """, .integer(messageID), .text(segment))
+            statement = statements!.more
+            try statement.bind([.integer(messageID), .integer(next - 1)])
+            try statement.bindText(inPlace: bytes, at: 3)
         }
+        defer { statement.reset() }
+        try database.stepWriting(statement)
+        next += 1
+    }
+}
+
+/// How text is cut into segments for the full-text index.
+enum ReplySegments {
+    /// A read that brings at least this much (with what waits) is written as segments.
+    static let minBytes = 16 << 10
+    /// No segment is longer: a search's snippet reads one segment, and the indexer holds the
+    /// write lock for about a millisecond per segment.
+    static let maxBytes = 64 << 10
+
+    /// The segments `bytes` holds, as ranges, and where the unfinished rest begins. A segment
+    /// ends after the last line end (else space) of its final quarter, or at `maxBytes` off a
+    /// UTF-8 continuation byte when there is none; the rest is the word still being written,
+    /// unless `final`, when everything goes into segments.
+    static func cut(_ bytes: UnsafeBufferPointer<UInt8>, final: Bool) -> (segments: [Range<Int>], rest: Int) {
+        var segments: [Range<Int>] = []
+        var start = 0
+        while start < bytes.count {
+            let remaining = bytes.count - start
+            if remaining <= maxBytes {
+                if final {
+                    segments.append(start..<bytes.count)
+                    start = bytes.count
+                } else if remaining >= minBytes,
+                          let space = lastBreak(in: bytes, from: start, to: bytes.count, preferringLineEnd: false) {
+                    segments.append(start..<space)
+                    start = space
+                }
+                break
+            }
+            let limit = start + maxBytes
+            var end = lastBreak(in: bytes, from: start + maxBytes * 3 / 4, to: limit) ?? limit
+            if end == limit {
+                while end > start + 1, bytes[end] & 0xC0 == 0x80 { end -= 1 }
+            }
+            segments.append(start..<end)
+            start = end
+        }
+        return (segments, start)
+    }
+
+    /// Just after the last line end in `from..<to`, else after the last space (or just after
+    /// whichever comes last); nil if neither.
+    static func lastBreak(in bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int,
+                          preferringLineEnd: Bool = true) -> Int? {
+        var space: Int?
+        var index = to - 1
+        while index >= from {
+            let byte = bytes[index]
+            if byte == 0x0A { return index + 1 }
+            if space == nil && (byte == 0x20 || byte == 0x09) {
+                if !preferringLineEnd { return index + 1 }
+                space = index + 1
+            }
+            index -= 1
+        }
+        return space
     }
 }

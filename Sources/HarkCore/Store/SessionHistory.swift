@@ -36,9 +36,16 @@ public struct SessionHistory: Sendable {
 
     public func deleteThread(_ id: Int64) throws { try store.deleteThread(id: id) }
 
-    /// The thread's messages, oldest first; with `limit`, the latest that many.
-    public func messages(threadID: Int64, limit: Int? = nil) throws -> [Message] {
-        try store.messages(threadID: threadID, limit: limit)
+    /// The thread's messages, oldest first; with `limit`, the latest that many. Those
+    /// `/edit last` replaced only with `superseded`.
+    public func messages(threadID: Int64, limit: Int? = nil, superseded: Bool = false) throws -> [Message] {
+        try store.messages(threadID: threadID, limit: limit, superseded: superseded)
+    }
+
+    /// The thread's turns as a model session sends them: the summary, the turns after it, the
+    /// calibrated token guess.
+    public func context(threadID: Int64, window: TurnWindow) throws -> ThreadContext {
+        try store.context(threadID: threadID, session: session, window: window)
     }
 
     /// A server thread's messages, added as the server dated them and marked read: they are

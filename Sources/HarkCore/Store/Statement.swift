@@ -71,14 +71,18 @@ public final class Statement {
         sqlite3_finalize(handle)
     }
 
+    /// True for a statement that cannot change the database (a query).
+    var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
+
     public func reset() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
     }
 
-    public func bind(_ values: [SQLValue]) throws {
+    /// Binds `values` to the parameters from `first` on (1-based).
+    public func bind(_ values: [SQLValue], from first: Int32 = 1) throws {
         for (offset, value) in values.enumerated() {
-            let index = Int32(offset + 1)
+            let index = first + Int32(offset)
             let code: Int32
             switch value {
             case .null: code = sqlite3_bind_null(handle, index)
@@ -97,6 +101,13 @@ public final class Statement {
             }
             try database.check(code, sql: sql)
         }
+    }
+
+    /// Binds text that SQLite reads where it lies, without a copy: `bytes` must stay valid
+    /// until the statement has been stepped and reset.
+    func bindText(inPlace bytes: UnsafeBufferPointer<UInt8>, at index: Int32) throws {
+        let pointer = UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self)
+        try database.check(hark_sqlite3_bind_text_in_place(handle, index, pointer, Int32(bytes.count)), sql: sql)
     }
 
     /// Advances; true while there is a row to read.
@@ -120,6 +131,11 @@ public final class Statement {
         return row
     }
 
+    /// The select list's column names (the `AS` name where there is one), in order.
+    public var columnNames: [String] {
+        (0..<sqlite3_column_count(handle)).map { String(cString: sqlite3_column_name(handle, $0)) }
+    }
+
     private func value(at column: Int32) -> SQLValue {
         switch sqlite3_column_type(handle, column) {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
@@ -134,5 +150,31 @@ public final class Statement {
             return .blob(Array(UnsafeRawBufferPointer(start: pointer, count: count)))
         default: return .null
         }
+    }
+}
+
+/// A row whose values are read by column name, as the select list names them.
+public struct NamedRow {
+    public let values: Row
+    let names: [String]
+
+    /// The value of the column called `name`. A name the select list does not have is a
+    /// programming error, found by the first test that runs the query.
+    public subscript(_ name: String) -> SQLValue {
+        guard let index = names.firstIndex(of: name) else { preconditionFailure("no column named \(name) in the query") }
+        return values[index]
+    }
+}
+
+/// A select list and how to read its rows back, kept together: a query cannot select one list
+/// and read another, and a column added or moved is read by its name, never by a position.
+public struct RowDecoder<Value>: Sendable {
+    /// The columns to select, each with the name `decode` reads it by (`expr AS name`).
+    public let columns: String
+    let decode: @Sendable (NamedRow) -> Value
+
+    public init(columns: String, decode: @escaping @Sendable (NamedRow) -> Value) {
+        self.columns = columns
+        self.decode = decode
     }
 }

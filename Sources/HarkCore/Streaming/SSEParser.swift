@@ -54,6 +54,11 @@ public struct SSEParser: @unchecked Sendable {
     private var eventType: String?
     private var lastEventID: String?
     private var retry: Int?
+    /// An `error:` line of the event being read, and of the last event that had one: not a
+    /// WHATWG field, but how llama.cpp servers of 2024 and early 2025 sent a mid-stream error
+    /// (see ChatCompletionDecoder). Kept apart from the events so the spec's parsing is untouched.
+    private var pendingErrorField: [UInt8]?
+    public private(set) var errorField: [UInt8]?
     private var started = false
     private var bomBytesSeen = 0
     private var skipLineFeed = false
@@ -82,7 +87,15 @@ public struct SSEParser: @unchecked Sendable {
 
     /// Whether nothing of an event is pending: the next byte starts a line of a new event. A
     /// caller may read a whole event itself only here (ChatCompletionDecoder does).
-    public var isBetweenEvents: Bool { started && !skipLineFeed && line.isEmpty && !hasData && eventType == nil }
+    public var isBetweenEvents: Bool {
+        started && !skipLineFeed && line.isEmpty && !hasData && eventType == nil && pendingErrorField == nil
+    }
+
+    /// The value of an `error:` line whose event has ended (at its blank line), once.
+    public mutating func takeErrorField() -> [UInt8]? {
+        defer { errorField = nil }
+        return errorField
+    }
 
     /// Feeds bytes, calling `handle` with each event they complete. The event's data is only
     /// valid inside the call: nothing is allocated per event, which is what lets a stream of
@@ -130,9 +143,16 @@ public struct SSEParser: @unchecked Sendable {
                 try processLine(UnsafeBufferPointer(rebasing: chunk[start..<end]), inChunk: true, handle)
             } else {
                 line.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[start..<end]))
-                let whole = line
-                line.removeAll(keepingCapacity: true)
-                try whole.withUnsafeBufferPointer { buffer in try processLine(buffer, inChunk: false, handle) }
+                if line.count > Self.longLineBytes {
+                    // A long line (a whole reply in one event) is handed over, not copied.
+                    var whole: [UInt8] = []
+                    swap(&whole, &line)
+                    try processLongLine(&whole, handle)
+                } else {
+                    let whole = line
+                    line.removeAll(keepingCapacity: true)
+                    try whole.withUnsafeBufferPointer { buffer in try processLine(buffer, inChunk: false, handle) }
+                }
             }
             start = end + 1
             if chunk[end] == 0x0D {
@@ -170,6 +190,23 @@ public struct SSEParser: @unchecked Sendable {
         dataInChunk = nil
         hasData = false
         eventType = nil
+        pendingErrorField = nil
+    }
+
+    /// Lines longer than this that span reads are moved into the event, not copied: a 30 MB
+    /// reply sent as one event must not cost three times its size.
+    static let longLineBytes = 1 << 16
+
+    private mutating func processLongLine(_ whole: inout [UInt8], _ handle: (SSEEventView) throws -> Void) throws {
+        guard !hasData, data.isEmpty, Self.startsWithData(whole.withUnsafeBufferPointer { $0 }) else {
+            try whole.withUnsafeBufferPointer { buffer in try processLine(buffer, inChunk: false, handle) }
+            return
+        }
+        let valueStart = whole.count > 5 && whole[5] == 0x20 ? 6 : 5
+        whole.removeSubrange(0..<valueStart)
+        if whole.count > maxEventBytes { throw Failure.eventTooLarge(limit: maxEventBytes) }
+        swap(&data, &whole)
+        hasData = true
     }
 
     /// `inChunk`: the line lies in the chunk being fed (not in a copy), so a view of it stays
@@ -209,15 +246,22 @@ public struct SSEParser: @unchecked Sendable {
                let milliseconds = Int(String(decoding: value, as: UTF8.self)) {
                 retry = milliseconds
             }
+        } else if equals(field, "error") {
+            pendingErrorField = Array(value.prefix(64 * 1024))
         }
     }
 
     private mutating func dispatch(_ handle: (SSEEventView) throws -> Void) throws {
         defer {
             dataInChunk = nil
-            if !data.isEmpty { data.removeAll(keepingCapacity: true) }
+            // A huge event's buffer is given back rather than kept for the next small one.
+            if data.capacity > 1 << 20 { data = [] } else if !data.isEmpty { data.removeAll(keepingCapacity: true) }
             hasData = false
             eventType = nil
+            if let pendingErrorField {
+                errorField = pendingErrorField
+                self.pendingErrorField = nil
+            }
         }
         guard hasData else { return }
         let type = eventType.flatMap { $0.isEmpty ? nil : $0 } ?? "message"

@@ -51,32 +51,12 @@ public enum HarkError: Error, Sendable, Equatable {
         }
     }
 
-    /// The one line shown to the user (without the "hark: " prefix), with any secret masked.
-    /// What the user reads: secrets masked, and control characters shown as `^[`, `^G`…
-    /// instead of reaching the terminal, where an escape sequence in a server's error body or
-    /// a config line could recolour, retitle or rewrite the screen.
-    public var message: String { Self.visibleControls(SecretValues.redact(rawMessage)) }
-
-    static func visibleControls(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { Self.isControl($0) }) else { return text }
-        var shown = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            if !isControl(scalar) {
-                shown.append(scalar)
-            } else if scalar.value < 0x20 || scalar.value == 0x7F {
-                shown.append("^")
-                shown.append(Unicode.Scalar(UInt8(scalar.value ^ 0x40)))
-            } else {
-                shown.append("\u{FFFD}")  // C1 controls have no caret form
-            }
-        }
-        return String(shown)
-    }
-
-    /// C0 (but tab and line feed), DEL and C1.
-    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        (scalar.value < 0x20 && scalar != "\t" && scalar != "\n") || (0x7F...0x9F).contains(scalar.value)
-    }
+    /// The one line shown to the user (without the "hark: " prefix): secrets masked first,
+    /// then line breaks folded (an n8n error, an SSE event or an SQL statement can hold
+    /// several), control characters shown as `^[`, `^G`… instead of acting on the terminal,
+    /// and clipped last (see MessageLine). The history's error column and `--json` errors
+    /// hold this same line.
+    public var message: String { MessageLine.make(rawMessage) }
 
     private var rawMessage: String {
         switch self {
@@ -85,13 +65,13 @@ public enum HarkError: Error, Sendable, Equatable {
         case .badArguments(let usage, let hint, let reason):
             return "usage: " + usage + (reason.map { "; " + $0 } ?? "") + (hint.map { "; " + $0 } ?? "")
         case .unknownCommand(let name, let suggestion):
-            return "unknown command \(name)" + (suggestion.map { "; did you mean \($0)?" } ?? "; /help lists them")
+            return "unknown command \(MessageLine.name(name))" + (suggestion.map { "; did you mean \($0)?" } ?? "; /help lists them")
         case .commandNotForKind(let command, let kind):
             return "\(command) does not apply to a \(kind) session; /help lists what does"
         case .unknownSession(let name, let suggestion):
-            return "no session named \"\(name)\"" + (suggestion.map { "; did you mean \($0)?" } ?? "; `hark sessions` lists them")
+            return "no session named \"\(MessageLine.name(name))\"" + (suggestion.map { "; did you mean \($0)?" } ?? "; `hark sessions` lists them")
         case .unknownThread(let name):
-            return "no thread \"\(name)\" in this session; /threads lists them"
+            return "no thread \"\(MessageLine.name(name))\" in this session; /threads lists them"
         case .config(let path, let line, let reason):
             return "\(path)\(line.map { ":\($0)" } ?? ""): \(reason)"
         case .secret(let reference, let reason):
@@ -135,7 +115,7 @@ extension Error {
     /// Any error as the one line a user sees.
     public var userMessage: String {
         if let hark = self as? HarkError { return hark.message }
-        return SecretValues.redact(String(describing: self))
+        return MessageLine.make(String(describing: self))
     }
 
     public var exitCode: HarkError.ExitCode {

@@ -106,6 +106,15 @@ public enum Threads {
         precondition(created == 0, "hark could not start a thread (pthread_create: \(created))")
     }
 
+    /// Runs blocking work (a child process to its end) on a thread of its own and waits for it
+    /// without holding one of the concurrency pool's threads: they are as many as cores, and a
+    /// few commands waiting on them would stall every reply streaming meanwhile.
+    public static func run<T: Sendable>(name: String, _ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            start(name: name) { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
     private static let threadEntry: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { argument in
         let start = Unmanaged<Start>.fromOpaque(argument!).takeRetainedValue()
         setName(start.name)

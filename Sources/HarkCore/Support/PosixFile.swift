@@ -19,6 +19,25 @@ public final class PosixFile {
         if descriptor < 0 { return nil }
     }
 
+    /// Writes `bytes` to `path` for exports and the like: a new file is the user's alone
+    /// (0600, whatever the umask), as what it holds comes from the private history; a file
+    /// that is there already keeps the mode its owner gave it.
+    public static func writePrivately(_ bytes: [UInt8], to path: String) throws {
+        var descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if descriptor >= 0 {
+            _ = fchmod(descriptor, 0o600)
+        } else if errno == EEXIST {
+            descriptor = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
+        }
+        guard descriptor >= 0 else { throw HarkError.io("cannot write \(path): \(String(cString: strerror(errno)))") }
+        let file = PosixFile(owning: descriptor)
+        try file.write(bytes)
+    }
+
+    private init(owning descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
     /// Wraps a descriptor this process already has, such as standard input; not closed by deinit.
     public init(borrowing descriptor: Int32) {
         self.descriptor = descriptor

@@ -19,6 +19,11 @@ public enum SecretValues {
         lock.withLock { _ = values.insert(value) }
     }
 
+    /// Forgets every value: for the fuzzer, which resolves millions of them in one process.
+    static func forgetAll() {
+        lock.withLock { values.removeAll() }
+    }
+
     /// `text` with every remembered secret, and its percent-encoded form (a server may echo a
     /// query string), replaced by `***`. (A Basic credential's Base64 form is remembered as a
     /// value of its own where it is made.)

@@ -11,6 +11,16 @@ public enum Subprocess {
         public var stderr: Data
     }
 
+    /// A captured run that did not end within its timeout; the child was killed.
+    public struct TimedOut: Error, Sendable {}
+
+    /// A descriptor that becomes readable when hark is told to terminate (SIGTERM, SIGQUIT,
+    /// SIGHUP): a captured run watches it and, when it fires, kills its child by PID and
+    /// throws `HarkError.interrupted` instead of waiting for the child to end. It is never read,
+    /// so it stays readable and every later run ends at once too. Set by the shell's signal
+    /// handling; -1 when nothing installed one.
+    nonisolated(unsafe) public static var terminationDescriptor: Int32 = -1
+
     public enum Streams: Sendable {
         /// Feed `input` (or nothing) on stdin, capture stdout and stderr.
         case captured(input: Data?)
@@ -20,8 +30,10 @@ public enum Subprocess {
         case discarded
     }
 
+    /// `timeout` (seconds) applies to captured runs: past it the child is killed and
+    /// `TimedOut` thrown.
     public static func run(_ arguments: [String], environment: [String: String]? = nil,
-                           streams: Streams = .captured(input: nil)) throws -> Result {
+                           streams: Streams = .captured(input: nil), timeout: Double? = nil) throws -> Result {
         precondition(!arguments.isEmpty)
         BrokenPipes.ignore()
         var actions = posix_spawn_file_actions_t()
@@ -80,20 +92,69 @@ public enum Subprocess {
         }
         var stdout = Data()
         var stderr = Data()
+        var ending = PumpEnd.drained
         if case .captured = streams {
-            pump(input: feed, to: inPipe[1], stdout: outPipe[0], stderr: errPipe[0], into: &stdout, &stderr)
+            let deadline = timeout.map { Self.monotonicSeconds() + $0 }
+            ending = pump(input: feed, to: inPipe[1], stdout: outPipe[0], stderr: errPipe[0], into: &stdout, &stderr,
+                          deadline: deadline)
         }
+        if ending != .drained { killTree(pid) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
             if errno != EINTR { throw HarkError.io("lost track of \(arguments[0]): \(String(cString: strerror(errno)))") }
+        }
+        switch ending {
+        case .timedOut: throw TimedOut()
+        case .terminating: throw HarkError.interrupted
+        case .drained: break
         }
         let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         return Result(status: exitStatus, stdout: stdout, stderr: stderr)
     }
 
+    enum PumpEnd { case drained, timedOut, terminating }
+
+    /// Kills `pid` and every process below it, each by its PID: `sh -c` runs a command as its
+    /// child, which would go on (a password manager waiting for a keyring) if only the shell
+    /// were killed. Not a process group: the command stays in hark's, so the terminal's
+    /// Ctrl-C reaches it and a prompt on the terminal is not stopped as a background job's.
+    static func killTree(_ pid: pid_t) {
+        var parents: [pid_t: [pid_t]] = [:]
+        if let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") {
+            for entry in entries {
+                guard let child = pid_t(entry), let ppid = parentPID(of: child) else { continue }
+                parents[ppid, default: []].append(child)
+            }
+        }
+        var tree: [pid_t] = [pid]
+        var index = 0
+        while index < tree.count {
+            tree += parents[tree[index]] ?? []
+            index += 1
+        }
+        for member in tree { kill(member, SIGKILL) }
+    }
+
+    /// The fourth field of /proc/PID/stat, after the command name in parentheses (which may
+    /// itself hold spaces and parentheses).
+    private static func parentPID(of pid: pid_t) -> pid_t? {
+        guard let file = PosixFile(readingAtPath: "/proc/\(pid)/stat") else { return nil }
+        let text = String(decoding: file.read(count: 512), as: UTF8.self)
+        guard let close = text.lastIndex(of: ")") else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        return fields.count > 1 ? pid_t(fields[1]) : nil
+    }
+
+    static func monotonicSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
     /// Writes stdin and reads stdout and stderr together, so no pipe can fill and deadlock.
+    /// Stops early (closing what is open) at the deadline or when hark is told to terminate.
     private static func pump(input: Data?, to inFD: Int32, stdout outFD: Int32, stderr errFD: Int32,
-                             into stdout: inout Data, _ stderr: inout Data) {
+                             into stdout: inout Data, _ stderr: inout Data, deadline: Double?) -> PumpEnd {
         var pending = input.map { [UInt8]($0) } ?? []
         var written = 0
         var inputOpen = inFD >= 0
@@ -106,12 +167,31 @@ public enum Subprocess {
         }
         var open = [outFD, errFD]
         var buffer = [UInt8](repeating: 0, count: 65536)
+        let termination = terminationDescriptor
+        func closeAll() {
+            for fd in open { close(fd) }
+            if inputOpen { close(inFD) }
+        }
         while !open.isEmpty || inputOpen {
             var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             if inputOpen { fds.append(pollfd(fd: inFD, events: Int16(POLLOUT), revents: 0)) }
-            if poll(&fds, nfds_t(fds.count), -1) < 0 {
+            if termination >= 0 { fds.append(pollfd(fd: termination, events: Int16(POLLIN), revents: 0)) }
+            var wait: Int32 = -1
+            if let deadline {
+                let left = deadline - monotonicSeconds()
+                if left <= 0 {
+                    closeAll()
+                    return .timedOut
+                }
+                wait = Int32(min(left * 1000, Double(Int32.max)).rounded(.up))
+            }
+            if poll(&fds, nfds_t(fds.count), wait) < 0 {
                 if errno == EINTR { continue }
                 break
+            }
+            if termination >= 0, fds.last?.revents ?? 0 != 0 {
+                closeAll()
+                return .terminating
             }
             for entry in fds where entry.revents != 0 {
                 if entry.fd == inFD {
@@ -135,6 +215,7 @@ public enum Subprocess {
                 }
             }
         }
+        return .drained
     }
 
     private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32

@@ -28,6 +28,6 @@ public final class VoiceTrace: @unchecked Sendable {
         object["event"] = .string(event)
         object["t"] = .number(Self.now)
         let line = JSON.object(object).encoded() + "\n"
-        lock.withLock { _ = RawOutput.write(line, to: descriptor) }
+        lock.withLock { try? PosixFile(borrowing: descriptor).write(line.utf8) }
     }
 }

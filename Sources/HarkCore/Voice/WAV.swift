@@ -181,7 +181,7 @@ public enum WAVWriter {
     public static func write(_ samples: [Int16], sampleRate: Int, to path: String) throws {
         let bytes = encode(samples, sampleRate: sampleRate)
         if path == "-" {
-            bytes.withUnsafeBufferPointer { _ = RawOutput.write($0, to: STDOUT_FILENO) }
+            try? PosixFile(borrowing: STDOUT_FILENO).write(bytes)  // a reader gone away (EPIPE) is not an error
             return
         }
         guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {

@@ -63,33 +63,43 @@ import TestSupport
         let workspace = try Self.home().workspace()
         let transcript = Transcript(workspace)
         await transcript.type("/prompt translate language=German \"text=Good morning, Ann\"")
+        // Enter sends the draft with the input line: in this local session, a note.
+        await transcript.type("")
+        let note = try #require(try workspace.store.lastMessage(session: "local", role: .user))
+        #expect(note.text.hasPrefix("Translate the text below into German."))
+        #expect(note.text.hasSuffix("translation only.\n\nGood morning, Ann"))
         await transcript.type("/prompt translate")
         await transcript.type("/prompt translate tone=dry text=x")
         await transcript.type("/prompt nope")
         await transcript.type("/prompt")
         #expect(transcript.text == """
             > /prompt translate language=German "text=Good morning, Ann"
-            [input line: Translate the text below into German. Keep the tone (formal or casual), the
-            formatting (lists, Markdown, line breaks), names, code, numbers and units exactly as they
-            are. Where a phrase has no good equivalent, choose the natural wording a native speaker would
-            use rather than a literal one. Reply with the translation only.
-
-            Good morning, Ann]
+            … Translate the text below into German. Keep the tone (formal or casual), the
+            … formatting (lists, Markdown, line breaks), names, code, numbers and units exactly as they
+            … are. Where a phrase has no good equivalent, choose the natural wording a native speaker would
+            … use rather than a literal one. Reply with the translation only.
+            …\u{20}
+            [input line: Good morning, Ann]
+            > Good morning, Ann
             > /prompt translate
-            error: prompt translate needs text=…: /prompt translate [language=English] text=…
+            hark: prompt translate needs text=…: /prompt translate [language=English] text=…
             > /prompt translate tone=dry text=x
-            error: prompt translate has no variable tone; its variables are language, text
+            hark: prompt translate has no variable tone; its variables are language, text
             > /prompt nope
-            error: no prompt named "nope"; /prompts lists them
+            hark: no prompt named "nope"; /prompts lists them
             > /prompt
-            error: usage: /prompt NAME [KEY=VALUE…] [--send]; /prompts lists the names
+            hark: usage: /prompt NAME [KEY=VALUE…] [--send]; /prompts lists the names
 
             """)
         // At the keyboard, a missing value is asked for.
         let interaction = ScriptedInteraction(["Bonjour"])
         workspace.interaction = interaction
         let asked = await transcript.type("/prompt translate language=English")
-        #expect(asked.hasSuffix("\n\nBonjour]\n"))
+        #expect(asked.hasSuffix("translation only.\n… \n[input line: Bonjour]\n"))
+        // Ctrl-C drops the draft and the input line.
+        await transcript.press(.ctrlC)
+        #expect(transcript.text.hasSuffix("[input line: Bonjour]\n^C\n"))
+        #expect(try workspace.store.lastMessage(session: "local", role: .user)?.text == note.text)
         #expect(interaction.questions.map(\.prompt) == ["text: "])
     }
 

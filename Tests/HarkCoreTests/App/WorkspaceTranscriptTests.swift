@@ -53,7 +53,7 @@ import TestSupport
             #1 local · Zoo · you · HH:MM
               remember the aardvark
             > /history 1
-            you · HH:MM
+            1 you · HH:MM
             remember the aardvark
             > /export json
             [
@@ -89,14 +89,16 @@ import TestSupport
         await transcript.type("/session llama")
         await transcript.type("think hard") { job in
             while job.text.isEmpty { await Task.yield() }
-            job.detach()  // Ctrl-Z
+            await transcript.press(.ctrlZ)
         }
         await transcript.type("/session notes")
         await transcript.type("meanwhile, a note")
         gate.open()
         await transcript.settle()
         #expect(try transcript.workspace.store.unreadCounts() == ["llama": 1])
+        #expect(transcript.terminal.bells == 1, "the notice rings the bell")
         await transcript.type("/sessions")
+        #expect(transcript.terminal.prompt == "[llama 1] notes · meanwhile, a note › ", "the prompt counts unread replies")
         await transcript.type("/next")
         #expect(try transcript.workspace.store.unreadCounts().isEmpty)
         let text = transcript.text.replacingOccurrences(of: #"\d\d:\d\d"#, with: "HH:MM", options: .regularExpression)
@@ -104,7 +106,7 @@ import TestSupport
             > /session llama
             > think hard
             slow 
-            [continues in the background]
+            ↪ llama goes on in the background; you will hear when it is done
             > /session notes
             > meanwhile, a note
             ↩ llama · think hard: slow answer
@@ -133,10 +135,10 @@ import TestSupport
             > /save \(folder.path)/main.swift
             wrote the last reply (19 bytes) to \(folder.path)/main.swift
             > /save
-            error: usage: /save FILE
+            hark: usage: /save FILE
 
             """))
-        #expect(transcript.text.contains("> /save \(folder.path)/early.swift\nerror: there is no reply in this thread yet\n"))
+        #expect(transcript.text.contains("> /save \(folder.path)/early.swift\nhark: there is no reply in this thread yet\n"))
         #expect(try String(contentsOfFile: folder.path + "/main.swift", encoding: .utf8) == "let x = 1\nprint(x)\n")
     }
 
@@ -186,21 +188,21 @@ import TestSupport
         await transcript.type("/export xml nowhere extra")
         #expect(transcript.text == """
             > /sesions
-            error: unknown command /sesions; did you mean /sessions?
+            hark: unknown command /sesions; did you mean /sessions?
             > /jobs
-            error: /jobs does not apply to a local session; /help lists what does
+            hark: /jobs does not apply to a local session; /help lists what does
             > @nobody hi
-            error: no session named "nobody"; `hark sessions` lists them
+            hark: no session named "nobody"; `hark sessions` lists them
             > /history many
-            error: usage: /history [N]; N is a positive number
+            hark: usage: /history [N] [--all]; N is a positive number
             > /thread rm 99
-            error: no thread "99" in this session; /threads lists them
+            hark: no thread "99" in this session; /threads lists them
             > !
-            error: type a shell command after !, e.g. !git diff
+            hark: type a shell command after !, e.g. !git diff
             > /pipe cat
-            error: there is no reply in this thread yet
+            hark: there is no reply in this thread yet
             > /export xml nowhere extra
-            error: usage: /export [md|json] [FILE]
+            hark: usage: /export [md|json] [FILE]
 
             """)
     }
@@ -212,7 +214,7 @@ import TestSupport
         await transcript.type("/session llama")
         await transcript.type("hello")
         let info = await transcript.type("/info")
-        #expect(info.contains("auth     bearer:env:HARK_TEST_OPENAI_KEY"))
+        #expect(info.contains("auth          bearer:env:HARK_TEST_OPENAI_KEY"))
         #expect(server.http.requests.last?.header("authorization") == "Bearer sk-test-very-secret")
         // The secret is nowhere in what the user saw or in the database file.
         #expect(!transcript.text.contains("sk-test-very-secret"))

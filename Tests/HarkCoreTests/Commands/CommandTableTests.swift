@@ -161,7 +161,7 @@ import TestSupport
 
     @Test func completionOffersSubcommandsThreadsAndOptionValues() throws {
         let spec = try #require(CoreCommands.all.first { $0.name == "thread" })
-        #expect(spec.completion(for: [], position: 0) == [.choices(["new", "rename", "rm"]), .threads])
+        #expect(spec.completion(for: [], position: 0) == [.choices(["fork", "new", "rename", "rm"]), .threads])
         #expect(spec.completion(for: ["rm"], position: 1) == [.threads])
         #expect(spec.completion(for: ["rename"], position: 1) == [.none])
         let session = try #require(CoreCommands.all.first { $0.name == "session" })

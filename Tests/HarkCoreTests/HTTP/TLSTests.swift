@@ -35,7 +35,7 @@ import TestSupport
         let host = "127.0.0.1:\(tls.port)"
 
         let untrusted = try Self.jenkins(tls, extra: "")
-        #expect(await untrusted.type("/jobs") == "> /jobs\nerror: cannot reach \(host): its TLS certificate is not trusted; "
+        #expect(await untrusted.type("/jobs") == "> /jobs\nhark: cannot reach \(host): its TLS certificate is not trusted; "
             + "set ca = PATH to your CA bundle (insecure = on only for a server you control)\n")
 
         let trusted = try Self.jenkins(tls, extra: "ca = \(certificate.certificateFile)")
@@ -47,7 +47,7 @@ import TestSupport
 
         let otherKey = "sha256//" + Data(repeating: 7, count: 32).base64EncodedString()
         let wrongPin = try Self.jenkins(tls, extra: "ca = \(certificate.certificateFile)\npin = \(otherKey)")
-        #expect(await wrongPin.type("/jobs") == "> /jobs\nerror: cannot reach \(host): its TLS public key does not match "
+        #expect(await wrongPin.type("/jobs") == "> /jobs\nhark: cannot reach \(host): its TLS public key does not match "
             + "the session's pin; if the server's key changed on purpose, update pin\n")
         // Refused in the handshake: the request never reached Jenkins.
         #expect(jenkins.answers.filter { $0.path == "/api/json" }.count == 2)
@@ -66,8 +66,8 @@ import TestSupport
         let transcript = try Session("[session ci]\nkind = jenkins\nurl = https://ci.example.com/\npin = sha256//abc\n"
             + "[session crm]\nkind = monica\nurl = https://crm.example.com\nauth = bearer:x\nca = /nonexistent/ca.pem\n",
             session: "ci")
-        #expect(await transcript.type("/jobs") == "> /jobs\nerror: session ci: pin must be sha256// and the base64 SHA-256 "
+        #expect(await transcript.type("/jobs") == "> /jobs\nhark: session ci: pin must be sha256// and the base64 SHA-256 "
             + "of the server's public key, not \"sha256//abc\" (see docs/jenkins.md, TLS)\n")
-        #expect(await transcript.type("@crm jo").contains("error: session crm: ca = /nonexistent/ca.pem is not a file hark can read"))
+        #expect(await transcript.type("@crm jo").contains("hark: session crm: ca = /nonexistent/ca.pem is not a file hark can read"))
     }
 }

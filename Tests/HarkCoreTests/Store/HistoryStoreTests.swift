@@ -48,7 +48,7 @@ import TestSupport
         var reply = try #require(try store.message(id: writer.messageID))
         #expect(reply.text == "Hello, wörld")
         #expect(reply.status == .partial)
-        #expect(try store.search("wörld").isEmpty, "not indexed until folded")
+        #expect(try store.search("wörld").isEmpty, "not indexed while it is being written")
         try writer.finish(status: .complete, usage: Usage(promptTokens: 3, completionTokens: 2, totalTokens: 5))
         reply = try #require(try store.message(id: writer.messageID))
         #expect(reply.text == "Hello, wörld")
@@ -64,7 +64,9 @@ import TestSupport
         let thread = try store!.createThread(session: "bot", title: "t")
         let writer = try store!.beginReply(threadID: thread.id, session: "bot")
         try writer.append("half a sent")
-        // Pretend the writer was a process that died: a pid that cannot exist.
+        // Pretend the writer was a process that died: the kernel dropped its lock with it, and
+        // its pid cannot exist.
+        store!.writerLocks.release(writer.messageID)
         try store!.database.run("UPDATE messages SET writer_pid = 2147483646 WHERE id = ?", .integer(writer.messageID))
         store = nil
         let reopened = try HistoryStore(path: directory.file("history.db"))
@@ -85,9 +87,38 @@ import TestSupport
         let failed = try store.beginReply(threadID: thread.id, session: "bot")
         try failed.append("junk")
         try failed.finish(status: .failed, error: "HTTP 500")
-        #expect(try store.turns(threadID: thread.id) == [
+        #expect(try store.newestTurns(threadID: thread.id, window: TurnWindow(messages: 40)) == [
             Turn(role: .user, text: "q1"), Turn(role: .assistant, text: "a1"), Turn(role: .user, text: "q2"),
         ])
+        #expect(try store.context(threadID: thread.id, session: "bot", window: TurnWindow(messages: 40)).turns == [
+            Turn(role: .user, text: "q1"), Turn(role: .assistant, text: "a1"), Turn(role: .user, text: "q2"),
+        ])
+    }
+
+    /// The newest turns that fit a count and a size, oldest first; only those are read.
+    @Test func newestTurnsStopAtTheCountAndTheBudget() throws {
+        let store = try makeStore()
+        let thread = try store.createThread(session: "bot", title: "t")
+        var ids: [Int64] = []
+        for (index, text) in ["one", String(repeating: "x", count: 5000), "three", "four", "five"].enumerated() {
+            ids.append(try store.addMessage(threadID: thread.id, session: "bot", role: index % 2 == 0 ? .user : .assistant,
+                                            text: text))
+        }
+        #expect(try store.newestTurns(threadID: thread.id, window: TurnWindow(messages: 2)).map(\.text) == ["four", "five"])
+        #expect(try store.newestTurns(threadID: thread.id, window: TurnWindow(messages: 10, bytes: 100)).map(\.text)
+                == ["three", "four", "five"], "the 5000-byte turn does not fit, nor anything older")
+        #expect(try store.newestTurns(threadID: thread.id, before: ids[4], window: TurnWindow(messages: 1)).map(\.text)
+                == ["four"])
+        #expect(try store.newestTurns(threadID: thread.id, window: .none).isEmpty)
+        #expect(try store.newestTurns(threadID: thread.id, window: TurnWindow(messages: 10, bytes: 0)).isEmpty)
+    }
+
+    @Test func rowsAreReadByTheNamesTheirQuerySelects() throws {
+        let store = try makeStore()
+        let decoder = RowDecoder<String>(columns: "'b' AS second, 'a' AS first") { row in
+            (row["first"].string ?? "") + (row["second"].string ?? "")
+        }
+        #expect(try store.database.rows(decoder, "") == ["ab"])
     }
 
     @Test func unreadCountsFollowFinishedRepliesUntilRead() throws {
@@ -170,5 +201,31 @@ import TestSupport
             try await group.waitForAll()
         }
         #expect(try setup.messageCount() == 400)
+    }
+}
+
+/// What `/info` and `hark stats` read: tokens summed, speeds as medians of the last replies.
+@Suite struct UsageStatsTests {
+    @Test func tokensAreSummedAndSpeedsAreMediansOfTheLastReplies() throws {
+        let directory = TemporaryDirectory()
+        let store = try HistoryStore(path: directory.file("history.db"))
+        let thread = try store.createThread(session: "bot", title: "t")
+        for (index, (firstByte, stream, tokens)) in [(200, 1000, 10), (400, 2000, 60), (1000, 500, 5)].enumerated() {
+            try store.addMessage(threadID: thread.id, session: "bot", role: .user, text: "q\(index)")
+            let reply = try store.beginReply(threadID: thread.id, session: "bot")
+            try reply.append("a\(index)")
+            try reply.finish(status: .complete, usage: Usage(promptTokens: 100 * (index + 1), completionTokens: tokens),
+                             promptEstimate: 90, timing: ReplyTiming(firstByteMilliseconds: firstByte, streamMilliseconds: stream))
+        }
+        let stats = try store.stats(session: "bot")
+        #expect(stats.messages == 6 && stats.replies == 3)
+        #expect(stats.promptTokens == 600 && stats.completionTokens == 75)
+        #expect(stats.lastPromptTokens == 300)
+        #expect(stats.firstByteSeconds == 0.4)
+        #expect(stats.tokensPerSecond == 10)  // 10, 30 and 10 tokens a second
+        #expect(try store.stats(threadID: thread.id) == stats)
+        #expect(stats.summary == "6 messages · 600 tokens in · 75 out")
+        #expect(stats.speed == "first byte 0.40 s · 10.0 tokens/s")
+        #expect(try store.message(id: 2)?.promptEstimate == 90)
     }
 }

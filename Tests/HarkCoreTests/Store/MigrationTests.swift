@@ -32,6 +32,33 @@ import TestSupport
         #expect(hits.count == 1)
     }
 
+    /// A file a newer hark made (a higher user_version, or a step this one does not know) is
+    /// never written: one line says so; reading it still works.
+    @Test func aHistoryFromANewerHarkIsReadNeverWritten() throws {
+        let directory = TemporaryDirectory()
+        for mark in ["PRAGMA user_version = 999",
+                     "INSERT INTO schema_migrations(name, applied_at) VALUES ('999-from-the-future', 0)"] {
+            let path = directory.file("\(mark.hashValue).db")
+            let made = try HistoryStore(path: path)
+            #expect(try made.database.scalar("PRAGMA user_version").int == Migrations.all.count)
+            let thread = try made.createThread(session: "local", title: "notes")
+            try made.addMessage(threadID: thread.id, session: "local", role: .user, text: "remember the aardvark")
+            try made.database.execute(mark)
+            let before = try made.database.scalar("SELECT count(*) FROM messages").int
+            do {
+                _ = try HistoryStore(path: path)
+                Issue.record("a newer history was opened for writing (\(mark))")
+            } catch let error as HarkError {
+                #expect(error.exitCode == .storage)
+                #expect(error.message.contains("was made by a newer hark"), "\(error.message)")
+                #expect(error.message.contains("upgrade hark, or read it with hark history, search or export"))
+            }
+            #expect(try made.database.scalar("SELECT count(*) FROM messages").int == before)
+            let reader = try #require(HistoryStore.openForReading(path: path), "a newer history can still be read")
+            #expect(try reader.search("aardvark").count == 1)
+        }
+    }
+
     @Test func migrationNamesAreUniqueAndOrdered() {
         let names = Migrations.all.map(\.name)
         #expect(Set(names).count == names.count)

@@ -14,6 +14,15 @@ import TestSupport
         return text
     }
 
+    static func append(_ text: String, to writer: ReplyWriter, inChunksOf size: Int) throws {
+        var rest = Substring(text)
+        while !rest.isEmpty {
+            let chunk = rest.prefix(size)
+            try writer.append(String(chunk))
+            rest = rest.dropFirst(chunk.count)
+        }
+    }
+
     @Test func aLongReplyIsFoldedIntoSegmentsAndReadBackExactly() throws {
         let store = try HistoryStore(path: directory.file("history.db"))
         try store.ensureSession("ci", kind: "jenkins")
@@ -21,12 +30,7 @@ import TestSupport
         let writer = try store.beginReply(threadID: thread.id, session: "ci")
         let text = Self.longText()
         // Odd-sized chunks, so segment cuts never line up with chunk ends.
-        var rest = Substring(text)
-        while !rest.isEmpty {
-            let chunk = rest.prefix(7_919)
-            try writer.append(String(chunk))
-            rest = rest.dropFirst(chunk.count)
-        }
+        try Self.append(text, to: writer, inChunksOf: 7_919)
         #expect(try store.message(id: writer.messageID)?.text == text, "readable whole while streaming")
         try writer.finish(status: .complete)
         #expect(try store.message(id: writer.messageID)?.text == text)
@@ -34,11 +38,17 @@ import TestSupport
                                                  .integer(writer.messageID)).int ?? 0
         #expect(segments >= 2, "kept in segments, not one value")
         #expect(try store.database.scalar("SELECT count(*) FROM message_parts").int == 0)
-        // Every segment ends at a line end, so no word is split across two index rows.
+        // Every segment ends at a space or a line end, so no word is split across two index
+        // rows; none is longer than the most a snippet reads.
         for row in try store.database.query("SELECT text FROM message_more WHERE message_id = ? ORDER BY seq",
                                             .integer(writer.messageID)).dropLast() {
-            #expect(row[0].string?.hasSuffix("\n") == true)
+            let segment = row[0].string ?? ""
+            #expect(segment.hasSuffix("\n") || segment.hasSuffix(" "))
+            #expect(segment.utf8.count <= ReplySegments.maxBytes)
         }
+        #expect(try store.message(id: writer.messageID).map { _ in
+            try store.database.scalar("SELECT length FROM messages WHERE id = ?", .integer(writer.messageID)).int
+        } == text.utf8.count, "the size is recorded")
         #expect(try store.search("marker3").map(\.message.id) == [writer.messageID], "found in the first segment")
         #expect(try store.search("marker59999").map(\.message.id) == [writer.messageID], "found in the last segment")
         #expect(try store.search("marker59999").first?.snippet.contains("marker59999") == true)
@@ -64,10 +74,71 @@ import TestSupport
     }
 
     @Test func aSegmentCutAvoidsSplittingACharacter() {
-        let text = String(repeating: "é", count: SegmentFolder.segmentBytes)  // two bytes each, no spaces
-        let cut = SegmentFolder.cutPoint(in: text)
-        let head = text[..<cut]
-        #expect(head.utf8.count <= SegmentFolder.segmentBytes)
-        #expect(head.utf8.count % 2 == 0, "cut on a character boundary")
+        let text = Array(String(repeating: "é", count: ReplySegments.maxBytes).utf8)  // two bytes each, no spaces
+        let cut = text.withUnsafeBufferPointer { ReplySegments.cut($0, final: false) }
+        #expect(!cut.segments.isEmpty)
+        for range in cut.segments {
+            #expect(range.count <= ReplySegments.maxBytes)
+            #expect(range.lowerBound % 2 == 0 && range.upperBound % 2 == 0, "cut on a character boundary")
+        }
+    }
+
+    @Test func theUnfinishedWordWaitsForTheNextPiece() {
+        let text = Array((String(repeating: "word ", count: ReplySegments.minBytes / 5 + 10) + "unfini").utf8)
+        let cut = text.withUnsafeBufferPointer { ReplySegments.cut($0, final: false) }
+        #expect(cut.segments == [0..<(text.count - 6)], "up to the last space")
+        #expect(Array(text[cut.rest...]) == Array("unfini".utf8))
+        let small = Array("a few words".utf8)
+        #expect(small.withUnsafeBufferPointer { ReplySegments.cut($0, final: false) }.segments.isEmpty,
+                "less than a segment waits")
+        #expect(small.withUnsafeBufferPointer { ReplySegments.cut($0, final: true) }.segments == [0..<small.count])
+    }
+
+    /// The stream's own connection never indexes: segments are written unindexed and the
+    /// indexer, on its connection, puts them in the index; what it had not done when the
+    /// process died is done by the next store that opens the file.
+    @Test func segmentsAreIndexedOffTheStreamAndAfterACrash() throws {
+        var store: HistoryStore? = try HistoryStore(path: directory.file("history.db"))
+        try store!.ensureSession("ci", kind: "jenkins")
+        let thread = try store!.createThread(session: "ci", title: "console")
+        store!.indexer.pause()
+        let writer = try store!.beginReply(threadID: thread.id, session: "ci")
+        let text = Self.longText()
+        try Self.append(text, to: writer, inChunksOf: 40_000)
+        let database = store!.database
+        #expect(try database.scalar("SELECT count(*) FROM message_more WHERE unindexed IS NOT NULL").int ?? 0 > 10)
+        // The index's own rows (its docsize table), not the content table's.
+        #expect(try database.scalar("SELECT count(*) FROM message_more_fts_docsize").int == 0,
+                "nothing indexed on the stream's connection")
+        #expect(try database.scalar("SELECT count(*) FROM messages_fts_docsize WHERE id = ?", .integer(writer.messageID)).int == 0)
+        // The process dies here: a pid that cannot exist, and the indexer never ran.
+        try database.run("UPDATE messages SET writer_pid = 2147483646 WHERE id = ?", .integer(writer.messageID))
+        store = nil
+        let reopened = try HistoryStore(path: directory.file("history.db"))
+        try reopened.finishIndexing()
+        #expect(try reopened.database.scalar("""
+            SELECT (SELECT count(*) FROM message_more WHERE unindexed IS NOT NULL)
+                 + (SELECT count(*) FROM messages WHERE unindexed IS NOT NULL)
+            """).int == 0, "the next start indexed what was left")
+        #expect(try reopened.search("marker59999").map(\.message.id) == [writer.messageID])
+        #expect(try reopened.search("marker3").map(\.message.id) == [writer.messageID])
+        #expect(try reopened.message(id: writer.messageID)?.text == text)
+    }
+
+    /// A hit is the snippet and the size: a search never reads a long reply's whole text.
+    @Test func aSearchHitCarriesItsSnippetAndSizeNotTheText() throws {
+        let store = try HistoryStore(path: directory.file("history.db"))
+        try store.ensureSession("ci", kind: "jenkins")
+        let thread = try store.createThread(session: "ci", title: "console")
+        let writer = try store.beginReply(threadID: thread.id, session: "ci")
+        let text = Self.longText()
+        try writer.append(text)
+        try writer.finish(status: .complete)
+        let hit = try #require(try store.search("marker41234").first)
+        #expect(hit.message.text.isEmpty)
+        #expect(hit.length == text.utf8.count)
+        #expect(hit.snippet.contains("marker41234"), "the snippet of the segment that matched: \(hit.snippet)")
+        #expect(hit.snippet.utf8.count < 400)
+        #expect(hit.threadTitle == "console")
     }
 }

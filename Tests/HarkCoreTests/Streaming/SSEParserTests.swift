@@ -109,4 +109,25 @@ func randomCuts(count: Int, in length: Int, seed: UInt64) -> [Int] {
             _ = try another.feed(Array(("data: " + String(repeating: "x", count: 2000) + "\n").utf8))
         }
     }
+
+    /// A data line longer than a read (a whole reply in one event) is handed over, not copied:
+    /// the event is the same wherever the reads cut it, and what follows it still parses.
+    @Test func aLongDataLineAcrossReadsIsOneEvent() throws {
+        let long = String(repeating: "long line ", count: SSEParser.longLineBytes / 5)
+        let stream = Array("event: big\ndata: \(long)\n\ndata: after\n\n: comment \(long)\ndata:\(long)\ndata: second\n\n".utf8)
+        var generator = SplitMix(seed: 7)
+        for _ in 0..<20 {
+            var parser = SSEParser()
+            var events: [SSEEvent] = []
+            var offset = 0
+            while offset < stream.count {
+                let size = 1 + Int(generator.next() % UInt64(SSEParser.longLineBytes / 3))
+                let end = min(stream.count, offset + size)
+                events += try parser.feed(Array(stream[offset..<end]))
+                offset = end
+            }
+            #expect(events == [SSEEvent(type: "big", data: Array(long.utf8)), SSEEvent(data: Array("after".utf8)),
+                               SSEEvent(data: Array((long + "\nsecond").utf8))])
+        }
+    }
 }

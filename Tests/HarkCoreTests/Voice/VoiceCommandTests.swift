@@ -28,15 +28,15 @@ import TestSupport
             > /voice ko rate=120
             bot speaks with voice ko, rate 120, pitch 40
             > /voice rate=9000
-            error: rate must be a whole number from 80 to 450
+            hark: rate must be a whole number from 80 to 450
             > /voice pitch=x
-            error: pitch must be a whole number from 0 to 99
+            hark: pitch must be a whole number from 0 to 99
             > /voice volume=3
-            error: unknown volume; use /voice [NAME] [rate=N] [pitch=N]
+            hark: unknown volume; use /voice [NAME] [rate=N] [pitch=N]
             > /mute
             nothing is being said
             > /speak maybe
-            error: usage: /speak [on|off]
+            hark: usage: /speak [on|off]
             > /speak off
             replies in bot are no longer read aloud
 
@@ -75,20 +75,20 @@ import TestSupport
         #expect(listing.contains("Korean"))
         #expect(listing.contains("voices; bot speaks with voice en, rate 175, pitch 50. /voice NAME [rate=80-450] [pitch=0-99] changes it"))
         let unknown = await transcript.type("/voice english-ish")
-        #expect(unknown.hasPrefix("> /voice english-ish\nerror: espeak-ng has no voice \"english-ish\""))
+        #expect(unknown.hasPrefix("> /voice english-ish\nhark: espeak-ng has no voice \"english-ish\""))
     }
 
     @Test func listenSaysWhatIsMissingBeforeListening() async throws {
         let missing = try TestHome(config: "[hark]\nlibvosk = /nonexistent/libvosk.so\n").workspace()
         let transcript = Transcript(missing)
-        #expect(await transcript.type("/listen") == "> /listen\nerror: dictation needs libvosk, which is not at "
+        #expect(await transcript.type("/listen") == "> /listen\nhark: dictation needs libvosk, which is not at "
             + "/nonexistent/libvosk.so (libvosk in [hark]); install the vosk wheel with: scripts/setup.sh, or python3 -m venv "
             + "~/.local/share/hark/venv && ~/.local/share/hark/venv/bin/pip install vosk, or correct libvosk\n")
         let ready = try TestHome(config: "[hark]\nlibvosk = \(try VoiceTestAssets.libvoskPath)\n"
             + "vosk_model = \(try VoiceTestAssets.koreanModelPath)\n").workspace()
         #expect(await Transcript(ready).type("/listen") == "> /listen\n[listening]\n")
         let noModel = try TestHome(config: "[hark]\nlibvosk = \(try VoiceTestAssets.libvoskPath)\n").workspace()
-        #expect(await Transcript(noModel).type("/listen") == "> /listen\nerror: dictation needs a Vosk model, and none is set; "
+        #expect(await Transcript(noModel).type("/listen") == "> /listen\nhark: dictation needs a Vosk model, and none is set; "
             + "download one for your language from https://alphacephei.com/vosk/models, unzip it and set vosk_model = FOLDER "
             + "in [hark] or the session\n")
     }

@@ -79,7 +79,7 @@ public final class JenkinsBackend: Backend, BackendKind, @unchecked Sendable {
         guard let url = session.url, url.hasPrefix("http://") || url.hasPrefix("https://") else {
             throw HarkError.usage("session \(session.name): url must start with http:// or https://")
         }
-        let client = JenkinsClient(root: url, http: environment.http, auth: try session.auth(),
+        let client = JenkinsClient(root: url, http: environment.http, auth: try session.authHeaders(),
                                    timeouts: try session.timeouts(), tls: try session.tls(), crumbMode: mode)
         server = JenkinsServer(session: session.name, client: client, cache: JenkinsCache())
     }

@@ -20,12 +20,12 @@ final class JenkinsClient: @unchecked Sendable {
     private var crumb: (field: String, value: String)?
     private var serverVersion: String?
 
-    init(root: String, http: HTTPClient, auth: AuthSpec?, timeouts: HTTPTimeouts, tls: TLSOptions, crumbMode: CrumbMode) {
+    init(root: String, http: HTTPClient, auth: AuthHeaderCache, timeouts: HTTPTimeouts, tls: TLSOptions, crumbMode: CrumbMode) {
         var trimmed = root
         while trimmed.hasSuffix("/") { trimmed.removeLast() }
         self.root = trimmed
         self.http = http
-        self.auth = AuthHeaderCache(auth)
+        self.auth = auth
         self.timeouts = timeouts
         self.tls = tls
         self.crumbMode = crumbMode

@@ -76,10 +76,10 @@ extension JenkinsBackend {
             if byName.count > 1 { throw HarkError.usage("several artifacts are called \(wanted): \(byName.joined(separator: ", "))") }
             throw HarkError.usage("\(job) #\(number) has no artifact \(wanted); /artifacts lists them")
         }
-        let destination = try FileDownload.destination(context.arguments["PATH"], serverName: artifact,
-                                                       retryHint: "/download \(wanted) PATH")
+        let destination = try DownloadTarget.path(for: artifact, given: context.arguments["PATH"],
+                                                  retry: "/download \(wanted)")
         let written = try await server.download(job, number, artifact: artifact, to: destination)
-        return .output([StyledLine("saved \(artifact) of \(job) #\(number) (\(FileDownload.size(written))) to \(destination)", .success)])
+        return .output([StyledLine("saved \(artifact) of \(job) #\(number) (\(ByteCount.format(written))) to \(destination)", .success)])
     }
 
     func tests(_ context: CommandContext) async throws -> CommandOutcome {

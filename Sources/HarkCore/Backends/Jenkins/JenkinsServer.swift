@@ -153,7 +153,7 @@ final class JenkinsServer: Sendable {
         let (head, body, stream) = try await client.open(JenkinsAPI.artifact(job, number, artifact), handling: [404])
         defer { stream.cancel() }
         if head.status == 404 { throw HarkError.usage("\(job) #\(number) has no artifact \(artifact); /artifacts lists them") }
-        return try await FileDownload.save(body, to: destination)
+        return try await DownloadTarget.save(body, to: destination)
     }
 
     // MARK: Queue

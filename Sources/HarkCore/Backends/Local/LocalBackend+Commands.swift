@@ -108,7 +108,7 @@ extension LocalBackend {
         let (jsonPath, markdownPath) = FormExport.paths(for: file, record: record)
         for (path, text) in [(jsonPath, FormExport.json(record, template: template)),
                              (markdownPath, FormExport.markdown(record, template: template))] {
-            guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
+            do { try PosixFile.writePrivately(Array(text.utf8), to: path) } catch {
                 throw HarkError.io("cannot write \(path); check that its folder exists and is writable")
             }
         }

@@ -78,7 +78,7 @@ public final class MonicaBackend: Backend, BackendKind {
                                     firstByte: try session.double("first_byte_timeout") ?? 30,
                                     idle: try session.double("idle_timeout") ?? 30)
         clock = environment.clock
-        client = MonicaClient(url: url, http: environment.http, auth: AuthHeaderCache(try session.auth()),
+        client = MonicaClient(url: url, http: environment.http, auth: try session.authHeaders(),
                               timeouts: timeouts, tls: try session.tls(), policy: policy, clock: environment.clock,
                               cacheLifetime: cacheLifetime)
     }

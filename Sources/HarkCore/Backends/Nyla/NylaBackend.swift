@@ -142,7 +142,9 @@ public final class NylaBackend: Backend, BackendKind {
         guard let user = session["user"] else {
             throw HarkError.usage("session \(session.name) has a password but no user; add user = NAME")
         }
-        let password = try SecretReference(reference).resolve(environment: environment)
+        let password = try SecretReference(reference).resolve(
+            environment: environment,
+            commandTimeout: try session.double("secret_timeout") ?? SecretReference.defaultCommandTimeout)
         let name = try await client.login(user: user, password: password, notes: notes)
         return "logged in to \(client.host) as \(name)"
     }

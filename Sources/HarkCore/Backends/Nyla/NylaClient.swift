@@ -62,7 +62,7 @@ final class NylaClient: @unchecked Sendable {
         self.state = state
         loginFile = NylaLoginFile(paths: environment.paths, session: session.name)
         let authSpec = try session.auth()
-        auth = AuthHeaderCache(authSpec)
+        auth = try session.authHeaders()
         usesToken = authSpec != nil
         timeouts = try session.timeouts()
         tls = try session.tls()

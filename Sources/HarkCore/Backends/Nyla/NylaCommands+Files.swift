@@ -103,14 +103,14 @@ extension NylaBackend {
     func downloadCommand(_ context: CommandContext, notes: NylaNotes) async throws -> Document {
         let instance = try await workspaceInstance(context, notes: notes, for: "files")
         let file = try await metadata(context.arguments["ID"] ?? "", instance, notes: notes)
-        let destination = try FileDownload.destination(context.arguments["PATH"], serverName: file.name,
-                                                       retryHint: "/download \(file.id) PATH")
+        let destination = try DownloadTarget.path(for: file.name, given: context.arguments["PATH"],
+                                                  retry: "/download \(file.id)")
         let path = NylaWire.fileContent(instance, file.id)
         let response = try await client.open(path, notes: notes) {
             try client.request("GET", path, instance: instance, accept: "*/*")
         }
         defer { response.stream.cancel() }
-        let written = try await FileDownload.save(response.body, to: destination)
+        let written = try await DownloadTarget.save(response.body, to: destination)
         return [StyledLine("saved \(file.name) (\(Self.size(written))) to \(destination)", .success)]
     }
 
@@ -160,6 +160,5 @@ extension NylaBackend {
         return (bytes, true)
     }
 
-    static func size(_ bytes: Int) -> String { FileDownload.size(bytes) }
-
+    static func size(_ bytes: Int) -> String { ByteCount.format(bytes) }
 }

@@ -110,9 +110,9 @@ public struct NylaEventDecoder: ReplyDecoder {
         return [.backendThreadID(id)]
     }
 
-    /// One line, without control characters, at most 160 characters.
+    /// One line, without control characters, at most 160 characters, secrets masked first.
     static func oneLine(_ text: String) -> String {
-        let flat = String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
+        let flat = String(SecretValues.redact(text).unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
             .split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
         return flat.count > 160 ? String(flat.prefix(159)) + "…" : flat
     }

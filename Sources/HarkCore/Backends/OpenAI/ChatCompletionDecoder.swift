@@ -56,7 +56,9 @@ public struct ChatCompletionDecoder: ReplyDecoder {
                         offset += length
                         continue
                     }
-                    offset += try parser.feed(rest, stoppingAtBlankLine: usesTemplate) { event in
+                    // Each call ends at an event's end at the latest, so an `error:` line is
+                    // acted on right after its event, however the bytes were cut.
+                    offset += try parser.feed(rest, stoppingAtBlankLine: true) { event in
                         if sawDone { return }
                         if event.dataEquals("[DONE]") {
                             sawDone = true
@@ -67,9 +69,14 @@ public struct ChatCompletionDecoder: ReplyDecoder {
                             return
                         }
                         do { try scan(chunk: event.data, into: &replies) } catch is JSONError {
-                            let start = String(decoding: event.data.prefix(60), as: UTF8.self)
+                            // Masked before it is cut (an echoed key would keep its start).
+                            let start = MessageLine.quote(String(decoding: event.data.prefix(4096), as: UTF8.self), 60)
                             throw HarkError.protocolViolation("the server sent an event that is not JSON: \(start)")
                         }
+                    }
+                    if let error = parser.takeErrorField(), !sawDone {
+                        flushText(into: &replies)
+                        throw Self.serverError(error)
                     }
                 }
             }
@@ -123,6 +130,9 @@ public struct ChatCompletionDecoder: ReplyDecoder {
                     model = try value.string()
                 } else if key == "error" {
                     failed = true
+                } else if key == "object" {
+                    // vLLM up to 0.3 sent a mid-stream error as the bare ErrorResponse.
+                    if try value.string() == "error" { failed = true }
                 }
             }
         }
@@ -165,7 +175,9 @@ public struct ChatCompletionDecoder: ReplyDecoder {
     private mutating func flushText(before end: Int, into replies: inout [ReplyEvent]) {
         guard end > 0 else { return }
         replies.append(.text(String(decoding: text[..<end], as: UTF8.self)))
-        if end == text.count { text.removeAll(keepingCapacity: true) } else { text.removeSubrange(..<end) }
+        // A reply sent in one huge piece gives its buffer back instead of keeping it.
+        if end == text.count { if text.capacity > 1 << 20 { text = [] } else { text.removeAll(keepingCapacity: true) } }
+        else { text.removeSubrange(..<end) }
     }
 
     static let done: [UInt8] = Array("[DONE]".utf8)
@@ -174,6 +186,9 @@ public struct ChatCompletionDecoder: ReplyDecoder {
         if let error = json["error"] {
             let message = ServerMessage.fromJSON(["error": error]) ?? "the model reported an error"
             throw HarkError.backend(message)
+        }
+        if json["object"]?.string == "error" {
+            throw HarkError.backend(ServerMessage.fromJSON(json) ?? "the model reported an error")
         }
         if !reportedModel, let model = json["model"]?.string, !model.isEmpty {
             reportedModel = true
@@ -203,7 +218,7 @@ public struct ChatCompletionDecoder: ReplyDecoder {
                 throw HarkError.protocolViolation("the server's completion is not JSON")
             }
             try decode(chunk: json, delta: "message", into: &replies)
-            replies.append(.finished(reason: finishReason))
+            finished(into: &replies)
             return
         }
         flushText(into: &replies)
@@ -211,6 +226,21 @@ public struct ChatCompletionDecoder: ReplyDecoder {
         guard sawDone else {
             throw HarkError.protocolViolation("the stream ended without [DONE]; the reply may be cut short")
         }
+        finished(into: &replies)
+    }
+
+    /// The end of a whole reply. One cut by the token limit says so, and stays in the history
+    /// with that note: the text is not the model's whole answer.
+    private func finished(into replies: inout [ReplyEvent]) {
+        if finishReason == "length" { replies.append(.notice(Self.cutOffNote)) }
         replies.append(.finished(reason: finishReason))
+    }
+
+    static let cutOffNote = "cut off at the token limit (finish_reason length); /continue asks for the rest"
+
+    /// llama.cpp's `error:` line: `{"code":500,"message":"…","type":"server_error"}`, or any
+    /// other error body, as one line.
+    static func serverError(_ value: [UInt8]) -> HarkError {
+        .backend(ServerMessage.extract(from: value, contentType: nil).map(ServerMessage.sanitize) ?? "the server reported an error")
     }
 }

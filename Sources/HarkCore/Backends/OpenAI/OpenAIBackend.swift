@@ -2,7 +2,8 @@ import FoundationEssentials
 import Glibc
 
 /// Any OpenAI-compatible chat completions endpoint: llama.cpp's server, Ollama, vLLM, hosted
-/// APIs. The thread's earlier turns go along as `messages`, so the model has the context.
+/// APIs. The thread's earlier turns that fit the model's context go along as `messages`, so
+/// the model has the context (ContextBudget decides which; see OpenAIBackend+Context).
 public final class OpenAIBackend: Backend, BackendKind {
     public static let name = "openai"
     public static let summary = "an OpenAI-compatible /chat/completions endpoint"
@@ -13,7 +14,8 @@ public final class OpenAIBackend: Backend, BackendKind {
         SettingSpec("system", "a system prompt: text, or @FILE"),
         SettingSpec("temperature", "sampling temperature, e.g. 0.7"),
         SettingSpec("max_tokens", "the longest reply, in tokens"),
-        SettingSpec("context", "how many earlier messages to send (default 40)"),
+        SettingSpec("context", "the model's context window in tokens, e.g. 8192 or 8k (default: asked of the server, else 8192)"),
+        SettingSpec("context_messages", "at most this many earlier messages sent (default: as many as fit the context)"),
         SettingSpec("usage", "on (default) asks the server for token counts"),
     ]
 
@@ -24,22 +26,35 @@ public final class OpenAIBackend: Backend, BackendKind {
     let systemPrompt: String?
     let temperature: Double?
     let maxTokens: Int?
-    let contextMessages: Int
+    let context: ContextSettings
     let asksForUsage: Bool
     let timeouts: HTTPTimeouts
+    /// The window the server told, once asked, and the threads told of turns left out.
+    let contextState = Locked(ContextState())
 
     init(session: SessionConfig, environment: BackendEnvironment) throws {
         self.session = session
         http = environment.http
-        auth = AuthHeaderCache(try session.auth())
+        auth = try session.authHeaders()
         endpoint = Self.endpoint(for: session.url ?? "")
         systemPrompt = try Self.systemPrompt(session["system"], paths: environment.paths, session: session.name)
         temperature = try session.double("temperature")
         maxTokens = try session.int("max_tokens")
-        contextMessages = try session.int("context") ?? 40
+        context = try ContextSettings(session)
         asksForUsage = try session.bool("usage") ?? true
         timeouts = try session.timeouts()
     }
+
+    /// What is read of a thread for a message: `context_messages`, and text enough to fill
+    /// the context window at eight bytes a token (more than any tokenizer's average, so no turn
+    /// that could fit is left unread; the token budget then decides precisely what goes).
+    public var historyWindow: TurnWindow {
+        TurnWindow(messages: context.maxTurns ?? 10_000, bytes: (context.window ?? Self.largestAutoWindow) * 8)
+    }
+
+    /// The window assumed for reading when `context = auto`: the server's, asked later, is
+    /// rarely larger.
+    static let largestAutoWindow = 262_144
 
     public static func make(session: SessionConfig, environment: BackendEnvironment) throws -> any Backend {
         try OpenAIBackend(session: session, environment: environment)
@@ -63,10 +78,13 @@ public final class OpenAIBackend: Backend, BackendKind {
         return PromptFile.body(of: String(decoding: data, as: UTF8.self))
     }
 
-    func body(for request: ChatRequest) -> JSON {
+    public static var commands: [CommandSpec] { [compactCommand] }
+
+    /// The chat completions body: the plan's system text and turns, then the message.
+    func body(for request: ChatRequest, plan: ContextPlan) -> JSON {
         var messages: [JSON] = []
-        if let systemPrompt { messages.append(["role": "system", "content": .string(systemPrompt)]) }
-        for turn in request.history.suffix(contextMessages) {
+        if let system = plan.system { messages.append(["role": "system", "content": .string(system)]) }
+        for turn in plan.turns {
             messages.append(["role": .string(turn.role.rawValue), "content": .string(turn.text)])
         }
         messages.append(["role": "user", "content": Self.content(request.text, attachments: request.attachments)])
@@ -97,13 +115,15 @@ public final class OpenAIBackend: Backend, BackendKind {
     }
 
     public func send(_ request: ChatRequest) -> AsyncThrowingStream<ReplyEvent, Error> {
-        HTTPReply.stream(http, { [self] in
-            var outgoing = HTTPRequest.json(url: endpoint, body: body(for: request),
-                                            headers: [("Accept", "text/event-stream")] + (try auth.headers()),
-                                            timeouts: timeouts)
-            outgoing.tls = try session.tls()
-            return outgoing
-        }, decoder: ChatCompletionDecoder())
+        sendPlanned(request) { [self] plan in
+            HTTPReply.stream(http, { [self] in
+                var outgoing = HTTPRequest.json(url: endpoint, body: body(for: request, plan: plan),
+                                                headers: [("Accept", "text/event-stream")] + (try auth.headers()),
+                                                timeouts: timeouts)
+                outgoing.tls = try session.tls()
+                return outgoing
+            }, decoder: ChatCompletionDecoder())
+        }
     }
 
     public func info() async -> [(String, String)] {
@@ -111,6 +131,7 @@ public final class OpenAIBackend: Backend, BackendKind {
         if let systemPrompt { facts.append(("system", String(systemPrompt.prefix(60)) + (systemPrompt.count > 60 ? "…" : ""))) }
         if let temperature { facts.append(("temperature", String(temperature))) }
         if let maxTokens { facts.append(("max tokens", String(maxTokens))) }
+        facts.append(("context", await contextInfo()))
         return facts
     }
 }

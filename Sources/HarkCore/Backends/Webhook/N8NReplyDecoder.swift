@@ -1,9 +1,14 @@
 /// Decodes what an n8n webhook answers, deciding by the first bytes rather than the content
 /// type (a streamed body still says application/json):
 /// - streaming: newline-delimited JSON chunks `{"type":"begin|item|end|error","content":…}`,
-///   cut anywhere by the network; a line that is not JSON is an item with that text;
+///   cut anywhere by the network; a line that is not JSON is an item with that text; a JSON
+///   line of any other type (n8n's `{"type":"keepalive"}` every 30 s) is skipped, as n8n's chat
+///   widget skips it; an `error` chunk (a failing node, also one set to continue) is a notice
+///   and the stream goes on;
 /// - anything else is read whole: JSON with `output`, `text` or `message` (first match wins),
-///   an array of such items, other JSON shown as JSON, text as text.
+///   an array of such items, other JSON shown as JSON, text as text. `{"executionStarted":
+///   true,"executionId":…}` (the trigger's "Using Response Nodes" mode) is handed over to the
+///   chat WebSocket when the caller gave a hand-over (see N8NChat).
 public struct N8NReplyDecoder: ReplyDecoder {
     enum Mode { case undecided, streaming, whole }
 
@@ -12,6 +17,9 @@ public struct N8NReplyDecoder: ReplyDecoder {
     private var splitter = LineSplitter()
     private var contentType: String?
     private var itemCount = 0
+    /// Error chunks read before any answer: shown once an answer follows, or, when none does,
+    /// the last one fails the reply (shown once, as the failure, not also as a notice).
+    private var heldErrors: [String] = []
     private var lastTextRun: String?
     private let maxWholeBytes: Int
     /// Text read in this feed and not yet handed out: one `.text` event per network read.
@@ -25,8 +33,13 @@ public struct N8NReplyDecoder: ReplyDecoder {
     /// How many lines the template read, for those tests.
     private(set) var chunksReadByTemplate = 0
 
-    public init(maxWholeBytes: Int = 64 << 20) {
+    /// Where an execution that answers over the chat WebSocket is handed over; nil shows it as
+    /// a notice (a workflow that sends no reply).
+    private let handOver: N8NExecutionHandOver?
+
+    public init(maxWholeBytes: Int = 64 << 20, handOver: N8NExecutionHandOver? = nil) {
         self.maxWholeBytes = maxWholeBytes
+        self.handOver = handOver
     }
 
     public mutating func start(head: HTTPResponseHead) throws {
@@ -48,7 +61,7 @@ public struct N8NReplyDecoder: ReplyDecoder {
             swap(&splitter, &self.splitter)
             defer { swap(&splitter, &self.splitter) }
             try bytes.withUnsafeBufferPointer { buffer in
-                try splitter.feed(buffer) { line in try self.line(line) }
+                try splitter.feed(buffer) { line in try self.line(line, into: &events) }
             }
         case .whole:
             pending += bytes
@@ -66,11 +79,11 @@ public struct N8NReplyDecoder: ReplyDecoder {
                 if pending.count > maxWholeBytes { mode = .whole }
                 return
             }
-            if Self.streamChunk(Array(pending[first..<newline])) != nil {
+            if Self.startsStream(Array(pending[first..<newline])) {
                 mode = .streaming
                 let buffered = pending
                 pending = []
-                try lines(try splitter.feed(buffered))
+                try lines(try splitter.feed(buffered), into: &events)
                 return
             }
             mode = .whole
@@ -79,23 +92,40 @@ public struct N8NReplyDecoder: ReplyDecoder {
 
     public mutating func finish(into events: inout [ReplyEvent]) throws {
         if mode == .streaming {
-            if let last = splitter.finish() { try lines([last]) }
-            flushText(into: &events)
-            if itemCount == 0 { events.append(.notice("no response")) }
-            events.append(.finished(reason: nil))
+            if let last = splitter.finish() { try lines([last], into: &events) }
+            try finishStream(into: &events)
             return
         }
         // A single streamed chunk without a trailing newline is still a stream.
         let trimmed = Array(pending.drop(while: Self.isSpace).reversed().drop(while: Self.isSpace).reversed())
-        if Self.streamChunk(trimmed) != nil {
+        if Self.startsStream(trimmed) {
             mode = .streaming
-            try lines([trimmed])
-            flushText(into: &events)
-            if itemCount == 0 { events.append(.notice("no response")) }
-            events.append(.finished(reason: nil))
+            try lines([trimmed], into: &events)
+            try finishStream(into: &events)
             return
         }
-        events += Self.whole(trimmed, contentType: contentType) + [.finished(reason: nil)]
+        events += try Self.whole(trimmed, contentType: contentType, handOver: handOver) + [.finished(reason: nil)]
+    }
+
+    private mutating func finishStream(into events: inout [ReplyEvent]) throws {
+        flushText(into: &events)
+        if itemCount == 0 {
+            // Only errors: the workflow failed without an answer; the last error is the failure.
+            if let last = heldErrors.popLast() {
+                events += heldErrors.map { .notice($0) }
+                heldErrors = []
+                throw HarkError.backend("n8n: " + last)
+            }
+            events.append(.notice("no response"))
+        }
+        events.append(.finished(reason: nil))
+    }
+
+    /// Whether a body whose first line is this is a stream: a chunk of a type hark knows, or
+    /// the keepalive n8n writes while an agent thinks (it may come first).
+    static func startsStream(_ line: [UInt8]) -> Bool {
+        guard let chunk = streamChunk(line) else { return false }
+        return chunk.isKnown || chunk.type == "keepalive"
     }
 
     static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
@@ -106,12 +136,17 @@ public struct N8NReplyDecoder: ReplyDecoder {
         /// The content string's text as UTF-8, nil when it is absent or not a string.
         var content: [UInt8]?
         var run: String
+        var nodeName: String?
         /// Where the content's token lies in the line, when the line has one content member.
         var contentToken: Range<Int>?
+
+        /// The chunk types n8n's chat widget acts on (`packages/frontend/@n8n/chat/src/api/
+        /// message.ts`); it skips every other line that is JSON.
+        var isKnown: Bool { type == "begin" || type == "item" || type == "end" || type == "error" }
     }
 
-    /// The chunk on this line, or nil when the line is not one. Read with JSONScanner: a long
-    /// reply is hundreds of thousands of these.
+    /// The chunk on this line (a JSON object with a string `type`, of any type), or nil when
+    /// the line is not one. Read with JSONScanner: a long reply is hundreds of thousands.
     static func streamChunk(_ line: [UInt8]) -> Chunk? {
         line.withUnsafeBufferPointer { streamChunk($0) }
     }
@@ -123,6 +158,7 @@ public struct N8NReplyDecoder: ReplyDecoder {
         var contentToken: Range<Int>?
         var contentMembers = 0
         var node = ""
+        var nodeName: String?
         var runIndex = "0"
         do {
             try JSONScanner.scan(line) { root in
@@ -137,6 +173,7 @@ public struct N8NReplyDecoder: ReplyDecoder {
                     else if key == "metadata" {
                         try value.forEachMember { key, value in
                             if key == "nodeId" { node = try value.string() ?? "" }
+                            else if key == "nodeName" { nodeName = try value.string() }
                             else if key == "runIndex" { runIndex = (try value.int()).map(String.init) ?? "0" }
                         }
                     }
@@ -146,21 +183,17 @@ public struct N8NReplyDecoder: ReplyDecoder {
             return nil
         }
         guard let type else { return nil }
-        switch type {
-        case "begin", "item", "end", "error": break
-        default: return nil
-        }
-        return Chunk(type: type, content: content, run: node + "#" + runIndex,
+        return Chunk(type: type, content: content, run: node + "#" + runIndex, nodeName: nodeName,
                      contentToken: contentMembers == 1 ? contentToken : nil)
     }
 
-    private mutating func lines(_ lines: [[UInt8]]) throws {
+    private mutating func lines(_ lines: [[UInt8]], into events: inout [ReplyEvent]) throws {
         for line in lines {
-            try line.withUnsafeBufferPointer { line in try self.line(line) }
+            try line.withUnsafeBufferPointer { line in try self.line(line, into: &events) }
         }
     }
 
-    private mutating func line(_ line: UnsafeBufferPointer<UInt8>) throws {
+    private mutating func line(_ line: UnsafeBufferPointer<UInt8>, into events: inout [ReplyEvent]) throws {
         if usesTemplate, template.appendContent(of: line, to: &text) {
             // An item of the run that wrote last: counted, its text appended (none when empty).
             itemCount += 1
@@ -168,13 +201,18 @@ public struct N8NReplyDecoder: ReplyDecoder {
             return
         }
         guard let chunk = Self.streamChunk(line) else {
+            if line.first == UInt8(ascii: "{"), (try? JSONScanner.scan(line) { try $0.skip() }) != nil {
+                return  // JSON of no type: n8n's widget skips it too
+            }
             // Not JSON: n8n's own client shows such a line as text.
+            releaseHeldErrors(into: &events)
             itemCount += 1
             text.append(contentsOf: String(decoding: line, as: UTF8.self).utf8)
             return
         }
         switch chunk.type {
         case "item":
+            releaseHeldErrors(into: &events)
             itemCount += 1
             guard let content = chunk.content, !content.isEmpty else { return }
             // Several agents (or runs of one) in a reply: keep their texts apart.
@@ -191,10 +229,32 @@ public struct N8NReplyDecoder: ReplyDecoder {
                 template.clear()
             }
         case "error":
-            throw HarkError.backend("n8n: \(chunk.content.map { String(decoding: $0, as: UTF8.self) } ?? "the workflow failed")")
+            // n8n sends one for each failing node, then goes on (packages/core/src/execution-engine/
+            // workflow-execute.ts): a notice of its own, on one line, before the text that follows.
+            let node = chunk.nodeName.map { Self.oneLine($0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "a node"
+            let detail = chunk.content.map { Self.oneLine(String(decoding: $0, as: UTF8.self)) } ?? ""
+            let note = detail.isEmpty ? "\(node) failed" : "\(node) failed: \(detail)"
+            if itemCount == 0 {
+                heldErrors.append(note)
+            } else {
+                flushText(into: &events)
+                events.append(.notice(note))
+            }
         default:
-            break
+            break  // begin, end, keepalive and any type to come
         }
+    }
+
+    /// Errors held back while no answer had come: an answer came, so they are notices before it.
+    private mutating func releaseHeldErrors(into events: inout [ReplyEvent]) {
+        guard !heldErrors.isEmpty else { return }
+        events += heldErrors.map { .notice($0) }
+        heldErrors = []
+    }
+
+    /// A text on one line: line breaks and runs of spaces become one space.
+    static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: { $0.isNewline || $0 == " " || $0 == "\t" }).joined(separator: " ")
     }
 
     /// Hands out the text gathered so far as one event (its pieces are each valid UTF-8).
@@ -204,11 +264,18 @@ public struct N8NReplyDecoder: ReplyDecoder {
         text.removeAll(keepingCapacity: true)
     }
 
-    /// A reply read whole.
-    static func whole(_ body: [UInt8], contentType: String?) -> [ReplyEvent] {
+    /// A reply read whole. A body that is not text (an image, a zip) is not a reply: it fails
+    /// (exit 6), and what arrived is kept with the failed reply rather than shown.
+    static func whole(_ body: [UInt8], contentType: String?, handOver: N8NExecutionHandOver? = nil) throws -> [ReplyEvent] {
         guard !body.isEmpty else { return [.notice("no response")] }
         if let json = try? JSON.parse(body) {
             if json["executionStarted"] != nil && answer(in: json) == nil {
+                // `{executionStarted, executionId, resumeToken?}`: packages/cli/src/webhooks/
+                // webhook-helpers.ts, handleHostedChatResponse.
+                if let handOver, let id = json["executionId"]?.string ?? json["executionId"]?.int.map(String.init), !id.isEmpty {
+                    handOver.started(N8NExecution(id: id, token: json["resumeToken"]?.string))
+                    return []
+                }
                 return [.notice("the workflow started and sends no reply")]
             }
             if let text = answer(in: json) { return [.text(text)] }
@@ -224,7 +291,9 @@ public struct N8NReplyDecoder: ReplyDecoder {
         if looksText, String(validatingUTF8Bytes: body) != nil {
             return [.text(String(decoding: body, as: UTF8.self))]
         }
-        return [.notice("binary reply: \(body.count) bytes" + (type.isEmpty ? "" : " of \(type)"))]
+        throw UnshowableReply(received: String(decoding: body, as: UTF8.self), error: .protocolViolation(
+            "the webhook answered with \(body.count) bytes of binary data" + (type.isEmpty ? "" : " (\(type))")
+                + ", not a reply; the history keeps what arrived"))
     }
 
     /// n8n's chat client reads `output`, then `text`, then `message`.
@@ -234,6 +303,26 @@ public struct N8NReplyDecoder: ReplyDecoder {
         }
         return nil
     }
+}
+
+/// An execution an n8n Chat Trigger started in "Using Response Nodes" mode: the webhook
+/// answered `{"executionStarted":true,"executionId":…,"resumeToken"?}` and the replies come
+/// over the chat WebSocket.
+public struct N8NExecution: Sendable, Equatable {
+    public var id: String
+    /// Newer n8n versions sign the socket's URL (`token`, packages/cli/src/chat/chat-token.service.ts).
+    public var token: String?
+}
+
+/// Where N8NReplyDecoder hands such an execution to the backend, which opens the socket.
+public final class N8NExecutionHandOver: @unchecked Sendable {
+    private let lock = Lock()
+    private var value: N8NExecution?
+
+    public init() {}
+
+    func started(_ execution: N8NExecution) { lock.withLock { value = execution } }
+    var execution: N8NExecution? { lock.withLock { value } }
 }
 
 extension String {

@@ -6,14 +6,17 @@ import Glibc
 /// Sends `{"action":"sendMessage","sessionId":…,"chatInput":…,"metadata":{…}}` (key names
 /// configurable, as they are on the n8n node); files go as multipart with `metadata` as a
 /// JSON string. The sessionId is the thread's server id, so the agent's memory follows the
-/// thread. Asks for a stream with `Accept: text/plain` and reads whatever comes back.
+/// thread. Asks for a stream with `Accept: text/plain` and reads whatever comes back: what
+/// n8n sends is decided by the trigger's response mode, not by the request. A trigger in
+/// "Using Response Nodes" mode answers over its chat WebSocket (N8NChat), which stays open
+/// while the workflow waits for the user's answer in that thread.
 public final class WebhookBackend: Backend, BackendKind, RemoteThreads {
     public static let name = "webhook"
     public static let summary = "an n8n Chat Trigger or any HTTP webhook"
     public static let settings: [SettingSpec] = [
         SettingSpec("url", "the webhook or Chat URL", required: true),
         SettingSpec("auth", "basic:USER:SECRET, header:NAME:SECRET or bearer:SECRET"),
-        SettingSpec("stream", "on (default) asks n8n for a streamed reply; off asks for JSON"),
+        SettingSpec("stream", "on (default) asks for a streamed reply; n8n's trigger response mode decides what it sends"),
         SettingSpec("input_key", "the message's key in the payload (default chatInput)"),
         SettingSpec("session_key", "the session id's key in the payload (default sessionId)"),
         SettingSpec("metadata", "a JSON object sent as metadata with every message"),
@@ -30,11 +33,13 @@ public final class WebhookBackend: Backend, BackendKind, RemoteThreads {
     let streaming: Bool
     let loadsHistory: Bool
     let timeouts: HTTPTimeouts
+    /// Chat sockets of executions that wait for the user, by thread.
+    let chats = N8NOpenChats()
 
     init(session: SessionConfig, environment: BackendEnvironment) throws {
         self.session = session
         http = environment.http
-        auth = AuthHeaderCache(try session.auth())
+        auth = try session.authHeaders()
         url = session.url ?? ""
         inputKey = session["input_key"] ?? "chatInput"
         sessionKey = session["session_key"] ?? "sessionId"
@@ -68,6 +73,28 @@ public final class WebhookBackend: Backend, BackendKind, RemoteThreads {
 
     public func send(_ request: ChatRequest) -> AsyncThrowingStream<ReplyEvent, Error> {
         let sessionID = request.thread.backendID ?? String(request.thread.id)
+        if let chat = chats.waiting(thread: request.thread.id) {
+            // The workflow asked the user something: the answer goes back on its socket.
+            do {
+                try chat.answer(request.text, attachments: request.attachments)
+            } catch {
+                return AsyncThrowingStream { throw error }
+            }
+            return chat.reply(timeouts: timeouts, grace: chats.grace)
+        }
+        let handOver = N8NExecutionHandOver()
+        let posted = post(request, sessionID: sessionID, handOver: handOver)
+        return N8NChatHandOver.stream(posted, handOver: handOver) { [self] execution in
+            let chat = try await N8NChat.open(webhook: url, sessionID: sessionID, execution: execution,
+                                              headers: try auth.headers(), timeouts: timeouts,
+                                              tls: try session.tls(), http: http)
+            chats.keep(chat, thread: request.thread.id)
+            return chat.reply(timeouts: timeouts, grace: chats.grace)
+        }
+    }
+
+    private func post(_ request: ChatRequest, sessionID: String,
+                      handOver: N8NExecutionHandOver) -> AsyncThrowingStream<ReplyEvent, Error> {
         let payloadMetadata = metadata
         return HTTPReply.stream(http, { [self] in
             var outgoing: HTTPRequest
@@ -93,12 +120,15 @@ public final class WebhookBackend: Backend, BackendKind, RemoteThreads {
             }
             outgoing.tls = try session.tls()
             return outgoing
-        }, decoder: N8NReplyDecoder())
+        }, decoder: N8NReplyDecoder(handOver: handOver))
     }
 
-    /// n8n's `loadPreviousSession`: LangChain messages, human when the id names a HumanMessage.
-    /// n8n's `loadPreviousSession`: the chat memory of a sessionId. n8n cannot list its
-    /// sessions, so an unknown id typed with `/thread` is adopted and loaded this way.
+    /// n8n's `loadPreviousSession`: the chat memory of a sessionId, LangChain messages, human
+    /// when the id names a HumanMessage (packages/@n8n/nodes-langchain/nodes/trigger/ChatTrigger/
+    /// ChatTrigger.node.ts answers `{data: memory.chatHistory.getMessages().map(toJSON)}` in
+    /// "memory" mode). In "manually" mode the request runs the workflow like a message, so a
+    /// streaming trigger answers with a stream: that is no history, not an error. n8n cannot
+    /// list its sessions, so an unknown id typed with `/thread` is adopted and loaded this way.
     public func loadThread(id sessionID: String, _ context: CommandContext) async throws -> [Turn] {
         guard loadsHistory else { return [] }
         var fields: [String: JSON] = ["action": "loadPreviousSession", "metadata": metadata]
@@ -112,16 +142,39 @@ public final class WebhookBackend: Backend, BackendKind, RemoteThreads {
             throw ServerMessage.error(status: response.status, host: request.displayHost, body: response.body,
                                       contentType: response.head.header("content-type"))
         }
-        guard let items = try response.json()["data"]?.array else { return [] }
+        return try Self.turns(fromHistory: response.body, host: request.displayHost)
+    }
+
+    static func turns(fromHistory body: [UInt8], host: String) throws -> [Turn] {
+        let firstLine = Array(body.drop(while: N8NReplyDecoder.isSpace).prefix(while: { $0 != 0x0A }))
+        if N8NReplyDecoder.startsStream(firstLine) { return [] }
+        let json: JSON
+        do { json = try JSON.parse(body) } catch {
+            throw HarkError.protocolViolation("\(host) answered loadPreviousSession with something that is not JSON")
+        }
+        guard let items = json["data"]?.array else { return [] }
         return items.compactMap { item in
             let id = item["id"]?.array?.compactMap(\.string).joined(separator: ".") ?? item["id"]?.string ?? ""
-            let content = item["kwargs"]?["content"]?.string ?? item["content"]?.string ?? item["data"]?["content"]?.string
-            guard let content else { return nil }
-            return Turn(role: id.contains("HumanMessage") ? .user : .assistant, text: content)
+            let content = item["kwargs"]?["content"] ?? item["content"] ?? item["data"]?["content"]
+            guard let text = content.flatMap(Self.text(ofContent:)), !text.isEmpty else { return nil }
+            return Turn(role: id.contains("HumanMessage") ? .user : .assistant, text: text)
         }
     }
 
+    /// A LangChain message's content: a string, or a list of parts whose text parts are joined
+    /// (as BaseMessage.text does); other parts (tool calls, images) have no text to show.
+    static func text(ofContent content: JSON) -> String? {
+        if let text = content.string { return text }
+        guard let parts = content.array else { return nil }
+        return parts.compactMap { part in
+            part.string ?? (part["type"]?.string == "text" ? part["text"]?.string : nil)
+        }.joined()
+    }
+
     public func info() async -> [(String, String)] {
-        [("payload", "\(inputKey) + \(sessionKey)\(streaming ? ", streamed" : "")")]
+        var facts = [("payload", "\(inputKey) + \(sessionKey)\(streaming ? ", streamed" : "")")]
+        let waiting = chats.waitingExecutions
+        if !waiting.isEmpty { facts.append(("waiting", "execution " + waiting.joined(separator: ", ") + " waits for your answer")) }
+        return facts
     }
 }

@@ -26,6 +26,7 @@ final class JenkinsHarness: @unchecked Sendable {
     }
 
     func settle() async { await transcript.settle() }
+    func press(_ key: Transcript.Key) async { await transcript.press(key) }
 }
 
 enum JenkinsFixture {
@@ -107,7 +108,7 @@ enum JenkinsFixture {
         server.addJob("app")
         server.queuePollGate = gate
         let transcript = try JenkinsHarness(server)
-        await transcript.type("/build app") { job in job.detach() }
+        await transcript.type("/build app") { _ in await transcript.press(.ctrlZ) }
         return (server, transcript)
     }
 
@@ -122,14 +123,14 @@ enum JenkinsFixture {
         let id = try #require(server.lastQueueID)
         #expect(await server.until(Self.queuePolls(id)))
         let number = server.start(id)
-        server.append("app", number, "+ make test\nerror: compile failed in Parser.swift:12\n")
+        server.append("app", number, "+ make test\nhark: compile failed in Parser.swift:12\n")
         server.finish("app", number, "FAILURE", duration: 4_200)
         await transcript.settle()
         await transcript.type("/search Parser.swift")
         await transcript.type("/session ci")
         #expect(transcript.text == """
             > /build app
-            [continues in the background]
+            ↪ ci goes on in the background; you will hear when it is done
             > /session notes
             > buy milk
             ↩ ci · /build app: app #1 FAILURE in 4.2s
@@ -141,7 +142,7 @@ enum JenkinsFixture {
 
             """)
         let reply = try #require(try transcript.workspace.store.lastMessage(session: "ci", role: .assistant))
-        #expect(reply.text == "Started by user Ann Example\n+ make test\nerror: compile failed in Parser.swift:12\nFinished: FAILURE\n")
+        #expect(reply.text == "Started by user Ann Example\n+ make test\nhark: compile failed in Parser.swift:12\nFinished: FAILURE\n")
         #expect(reply.status == .complete)
     }
 
@@ -172,7 +173,7 @@ enum JenkinsFixture {
         await transcript.settle()
         #expect(transcript.text == """
             > /build app
-            [continues in the background]
+            ↪ ci goes on in the background; you will hear when it is done
             > /stop-build
             asked ci to stop app #1
             ↩ ci · /build app: app #1 ABORTED in 3.1s
@@ -192,7 +193,7 @@ enum JenkinsFixture {
         await transcript.settle()
         #expect(transcript.text == """
             > /build app
-            [continues in the background]
+            ↪ ci goes on in the background; you will hear when it is done
             > /stop-build
             took app out of the queue (item #40)
             ↩ ci · /build app: app cancelled in the queue
@@ -217,7 +218,7 @@ enum JenkinsFixture {
             > /status nightly
             ■ nightly #1 ABORTED in 3.1s · \(JenkinsJobsTests.date(1))
             > /stop-build nightly
-            error: nightly has no build running or queued
+            hark: nightly has no build running or queued
 
             """)
     }

@@ -21,19 +21,19 @@ import TestSupport
         await transcript.type("/build")
         #expect(transcript.text == """
             > /build ap
-            error: no job "ap" on ci; did you mean app?
+            hark: no job "ap" on ci; did you mean app?
             > /build web
-            error: several jobs are called web: team/web, ops/web; give the full name
+            hark: several jobs are called web: team/web, ops/web; give the full name
             > /build old
-            error: old is disabled on ci; enable it in Jenkins to build it
+            hark: old is disabled on ci; enable it in Jenkins to build it
             > /job lib
             lib  · not built
             builds
               none yet
             > /build lib
-            error: lib is disabled on ci (HTTP 409); enable it in Jenkins to build it
+            hark: lib is disabled on ci (HTTP 409); enable it in Jenkins to build it
             > /build
-            error: usage: /build JOB [KEY=VALUE…]
+            hark: usage: /build JOB [KEY=VALUE…]
 
             """)
         #expect(!server.answers.contains { $0.method == "POST" && $0.status == 201 }, "nothing was built")
@@ -44,7 +44,7 @@ import TestSupport
         server.addJob("app")
         let wrong = try JenkinsHarness(server, secret: "not-the-token")
         let denied = await wrong.type("/jobs")
-        #expect(denied == "> /jobs\nerror: 127.0.0.1:\(server.http.port) refused the credentials (HTTP 401): "
+        #expect(denied == "> /jobs\nhark: 127.0.0.1:\(server.http.port) refused the credentials (HTTP 401): "
             + "Invalid password/token for user: ann; check the session's auth\n")
         #expect(!denied.contains("not-the-token"))
 
@@ -54,11 +54,11 @@ import TestSupport
         }
         let busy = try JenkinsHarness(try TestJenkinsServer(), extra: "")
         try busy.workspace.updateSettings(of: "ci", ["url": starting.baseURL])
-        #expect(await busy.type("status app") == "> status app\nerror: 127.0.0.1:\(starting.port) answered HTTP 503: Starting Jenkins\n")
+        #expect(await busy.type("status app") == "> status app\nhark: 127.0.0.1:\(starting.port) answered HTTP 503: Starting Jenkins\n")
 
         let refusing = try RefusingPort()
         try busy.workspace.updateSettings(of: "ci", ["url": refusing.baseURL])
-        #expect(await busy.type("/queue") == "> /queue\nerror: cannot reach 127.0.0.1:\(refusing.port): connection refused\n")
+        #expect(await busy.type("/queue") == "> /queue\nhark: cannot reach 127.0.0.1:\(refusing.port): connection refused\n")
         let info = await busy.type("/info")
         #expect(info.contains("jenkins  unreachable: cannot reach 127.0.0.1:\(refusing.port): connection refused"))
     }
@@ -97,13 +97,14 @@ import TestSupport
         server.queuePollGate = gate
         defer { gate.open() }
         let eager = try JenkinsHarness(server, secret: TestJenkinsServer.password, extra: "crumb = on")
-        await eager.type("/build app") { job in job.stop() }
+        // Ctrl-C on a build's console leaves it running in the background.
+        await eager.type("/build app") { _ in await eager.press(.ctrlC) }
         let steps = server.answers.filter { $0.method == "POST" || $0.path.hasPrefix("/crumbIssuer") }
         #expect(steps.map { "\($0.method) \($0.path) \($0.status)" } == ["GET /crumbIssuer/api/json 200", "POST /job/app/build 201"])
 
         let never = try JenkinsHarness(server, secret: TestJenkinsServer.password, extra: "crumb = off")
         let refused = await never.type("/build app")
-        #expect(refused == "> /build app\nerror: 127.0.0.1:\(server.http.port) refused the credentials (HTTP 403): "
+        #expect(refused == "> /build app\nhark: 127.0.0.1:\(server.http.port) refused the credentials (HTTP 403): "
             + "No valid crumb was included in the request; check the session's auth\n")
     }
 
@@ -132,6 +133,6 @@ import TestSupport
         #expect(try store.search("s3cret").isEmpty)
 
         let bad = await transcript.type("/build deploy TARGET=prod TICKET=1")
-        #expect(bad == "> /build deploy TARGET=prod TICKET=1\nerror: TARGET must be one of staging, production, not \"prod\"; did you mean production?\n")
+        #expect(bad == "> /build deploy TARGET=prod TICKET=1\nhark: TARGET must be one of staging, production, not \"prod\"; did you mean production?\n")
     }
 }

@@ -89,9 +89,9 @@ import TestSupport
             builds
               #1  ! UNSTABLE  3.0s  \(Self.date(1))
             > ap
-            error: no job "ap" on ci; did you mean app? (\(TypedCommands.explanation))
+            hark: no job "ap" on ci; did you mean app? (\(TypedCommands.explanation))
             > how do I deploy?
-            error: \(TypedCommands.explanation)
+            hark: \(TypedCommands.explanation)
 
             """)
         // Nothing typed here was stored as a message: they were commands, or explained.
@@ -135,8 +135,8 @@ import TestSupport
         server.queuePollGate = gate
         defer { gate.open() }
         await transcript.type("/queue")
-        await transcript.type("/build team/api") { job in job.detach() }
-        await transcript.type("/build app TARGET=staging TOKEN=env:HOME") { job in job.detach() }
+        await transcript.type("/build team/api") { _ in await transcript.press(.ctrlZ) }
+        await transcript.type("/build app TARGET=staging TOKEN=env:HOME") { _ in await transcript.press(.ctrlZ) }
         let id = try #require(server.lastQueueID)
         server.setWhy(id, "Build #2 is already in progress (ETA: 1 min)", blocked: true)
         let output = await transcript.type("/queue")
@@ -164,10 +164,10 @@ import TestSupport
             ✗ app #2 FAILURE in 12.5s · \(Self.date(2))
             > @ci build deploy
             ci ›
-            error: deploy needs TICKET (run); add TICKET=VALUE
+            hark: deploy needs TICKET (run); add TICKET=VALUE
             > @ci hello
             ci ›
-            error: \(TypedCommands.explanation)
+            hark: \(TypedCommands.explanation)
 
             """)
         try transcript.workspace.switchSession(to: "ci")

@@ -20,7 +20,7 @@ import TestSupport
         let first = await transcript.type("/log #1")
         #expect(first == "> /log #1\nshort\nFinished: SUCCESS\napp #1 SUCCESS in 2.0s\n", "the job named last is the default")
         let missing = await transcript.type("/log app #9")
-        #expect(missing == "> /log app #9\nerror: app has no build #9\n")
+        #expect(missing == "> /log app #9\nhark: app has no build #9\n")
         // A finished console is read, not recorded again.
         #expect(try transcript.workspace.store.currentThread(session: "ci") == nil)
     }

@@ -70,7 +70,7 @@ import TestSupport
         server.pauseForInput("release", 2, message: "Go on?")
         let transcript = try JenkinsHarness(server)
         #expect(await transcript.type("/approve release #1 ENV=prod")
-            == "> /approve release #1 ENV=prod\nerror: ENV must be one of staging, production, not \"prod\"\n")
+            == "> /approve release #1 ENV=prod\nhark: ENV must be one of staging, production, not \"prod\"\n")
         #expect(await transcript.type("/approve release #1 ENV=production")
             == "> /approve release #1 ENV=production\nrelease #1 Ship it: Which environment?\n")
         let form = try #require(server.inputAnswers("release", 1).first)
@@ -80,7 +80,7 @@ import TestSupport
         #expect(await transcript.type("/abort release #2") == "> /abort release #2\nrelease #2 aborted at: Go on?\n")
         #expect(await transcript.type("/status release") == "> /status release\n■ release #2 ABORTED in 4.2s · "
             + TimeFormat.short(Date(timeIntervalSince1970: (TestJenkinsServer.epoch + 2 * 3_600_000) / 1000)) + "\n")
-        #expect(await transcript.type("/approve release #2") == "> /approve release #2\nerror: release #2 is not waiting for input\n")
+        #expect(await transcript.type("/approve release #2") == "> /approve release #2\nhark: release #2 is not waiting for input\n")
     }
 
     @Test func artifactsAreListedAndDownloaded() async throws {
@@ -97,7 +97,7 @@ import TestSupport
         let saved = await transcript.type("/download app.tar.gz \(folder.path)")
         #expect(saved == "> /download app.tar.gz \(folder.path)\nsaved dist/app.tar.gz of app #1 (68.4 KB) to \(folder.path)/app.tar.gz\n")
         #expect(FileManager.default.contents(atPath: folder.path + "/app.tar.gz") == Data(bytes))
-        #expect(await transcript.type("/download nothing.zip") == "> /download nothing.zip\nerror: app #1 has no artifact nothing.zip; /artifacts lists them\n")
+        #expect(await transcript.type("/download nothing.zip") == "> /download nothing.zip\nhark: app #1 has no artifact nothing.zip; /artifacts lists them\n")
         #expect(Completion.complete(line: "/download rep", workspace: transcript.workspace).candidates == ["report.txt"])
     }
 

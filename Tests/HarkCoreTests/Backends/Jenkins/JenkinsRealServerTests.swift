@@ -64,7 +64,7 @@ import TestSupport
         server.addJob("app")
         server.denyBuild("app")
         let transcript = try JenkinsHarness(server)
-        #expect(await transcript.type("/build app") == "> /build app\nerror: ann may not do this on 127.0.0.1:\(server.http.port): "
+        #expect(await transcript.type("/build app") == "> /build app\nhark: ann may not do this on 127.0.0.1:\(server.http.port): "
             + "the Job/Build permission is missing (hudson.model.Item.Build); ask a Jenkins admin to grant it\n")
     }
 
@@ -87,9 +87,9 @@ import TestSupport
             ·  shop/feature/login  not built
             ·  legacy              not built
             > /build team
-            error: team is a folder; name one of its jobs: team/api, team/web
+            hark: team is a folder; name one of its jobs: team/api, team/web
             > /build shop
-            error: shop is a multibranch project; name one of its branches: shop/main, shop/feature/login
+            hark: shop is a multibranch project; name one of its branches: shop/main, shop/feature/login
 
             """)
         #expect(!server.answers.contains { $0.method == "POST" }, "no branch scan was started")

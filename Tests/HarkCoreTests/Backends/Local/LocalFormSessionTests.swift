@@ -41,7 +41,7 @@ import TestSupport
             in progress · /form resume ID continues one
               #1  Travel expense claim  2 of 10 answered  HH:MM
             > /form resume trip
-            error: no form in progress matches "trip"; in progress: #1 Travel expense claim
+            hark: no form in progress matches "trip"; in progress: #1 Travel expense claim
             > /form resume
             Back to Travel expense claim: 2 of 10 answered.
             3/12 Purpose: What was the trip for?
@@ -70,11 +70,11 @@ import TestSupport
         }
         #expect(transcript.text == """
             > /form cancel
-            error: no form is open in this thread; /form resume ID switches to one first
+            hark: no form is open in this thread; /form resume ID switches to one first
             > /form new-contact extra
-            error: usage: /form NAME; /forms lists the forms
+            hark: usage: /form NAME; /forms lists the forms
             > /form nope
-            error: no form named "nope"; /forms lists them
+            hark: no form named "nope"; /forms lists them
             > /form new-contact
             New contact: Note down someone you met, while you still remember the details.
             9 questions, some only if they apply. Say help at any time to see what else you can say.
@@ -104,11 +104,11 @@ import TestSupport
             Cancelled New contact; plain messages here are notes again.
             > hello again
             > /form cancel
-            error: no form is open in this thread; /form resume ID switches to one first
+            hark: no form is open in this thread; /form resume ID switches to one first
             > /form export
-            error: no form is filled in yet; /form NAME starts one, /forms lists them
+            hark: no form is filled in yet; /form NAME starts one, /forms lists them
             > /form submit
-            error: no form is filled in yet; /form NAME starts one, /forms lists them
+            hark: no form is filled in yet; /form NAME starts one, /forms lists them
 
             """)
         let row = try #require(try transcript.workspace.store.database.query("SELECT stage, answers FROM local_forms").first)
@@ -133,7 +133,7 @@ import TestSupport
         await transcript.type("/thread rm")
         #expect(try workspace.store.database.scalar("SELECT count(*) FROM local_forms").int == 0)
         #expect(await transcript.type("/form resume")
-            == "> /form resume\nerror: no form is in progress in local; /forms lists the forms you can start\n")
+            == "> /form resume\nhark: no form is in progress in local; /forms lists the forms you can start\n")
     }
 
     @Test func aBrokenTemplateIsReportedWithItsFileAndField() async throws {
@@ -156,7 +156,7 @@ import TestSupport
               travel-expense  Travel expense claim  12 questions
               \(path): field "when": it has an unknown key "requried"; did you mean "required"?
             > /form broken
-            error: \(path): field "when": it has an unknown key "requried"; did you mean "required"?
+            hark: \(path): field "when": it has an unknown key "requried"; did you mean "required"?
             > /form bug-report
             My own bug report
             1 question. Say help at any time to see what else you can say.

@@ -58,8 +58,8 @@ import TestSupport
             > yes
             6/9 Steps to reproduce: Which steps make it happen?
             (end a line with \\ to write more lines)
-            > open a 20 MB file
-            choose Export
+            … open a 20 MB file
+            > choose Export
             7/9 Expected: What did you expect to happen instead?
             (end a line with \\ to write more lines; optional: skip leaves it out)
             > skip

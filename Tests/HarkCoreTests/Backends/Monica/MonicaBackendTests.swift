@@ -91,7 +91,7 @@ import TestSupport
     @Test func moreWithNothingToContinueSaysWhatToDo() async throws {
         let server = try TestMonicaServer()
         let transcript = try Self.open(server)
-        #expect(await transcript.type("/more") == "> /more\nerror: nothing to continue: search for a contact first (type a name)\n")
+        #expect(await transcript.type("/more") == "> /more\nhark: nothing to continue: search for a contact first (type a name)\n")
         #expect(server.apiRequests.isEmpty)
     }
 
@@ -212,7 +212,7 @@ import TestSupport
             2   Joanna Smith  Jo        Globex · Designer  work
             2 contacts
             > /tag wrk
-            error: no tag named "wrk"; did you mean work?
+            hark: no tag named "wrk"; did you mean work?
 
             """)
         #expect(server.apiRequests.first?.query["sort"] == "-created_at", "notes come newest first")
@@ -228,13 +228,13 @@ import TestSupport
         let server = try TestMonicaServer()
         let transcript = try Self.open(server)
         #expect(await transcript.type("/notes john")
-            == "> /notes john\nerror: /notes needs a contact's id, e.g. /notes 12; type a name to search for it\n")
+            == "> /notes john\nhark: /notes needs a contact's id, e.g. /notes 12; type a name to search for it\n")
         #expect(server.apiRequests.isEmpty)
         let port = server.http.port
         #expect(await transcript.type("/contact 99")
-            == "> /contact 99\nerror: 127.0.0.1:\(port) has no contact #99; search by name to find the id\n")
+            == "> /contact 99\nhark: 127.0.0.1:\(port) has no contact #99; search by name to find the id\n")
         #expect(await transcript.type("/tasks 99")
-            == "> /tasks 99\nerror: 127.0.0.1:\(port) has no contact #99; search by name to find the id\n")
+            == "> /tasks 99\nhark: 127.0.0.1:\(port) has no contact #99; search by name to find the id\n")
         #expect(server.apiRequests.count == 2, "a 404 is an answer, not retried")
     }
 
@@ -272,7 +272,7 @@ import TestSupport
         let server = try TestMonicaServer()
         let transcript = try Self.open(server, token: "expired-t0ken")
         let output = await transcript.type("jo")
-        #expect(output == "> jo\nerror: 127.0.0.1:\(server.http.port) refused the credentials (HTTP 401): "
+        #expect(output == "> jo\nhark: 127.0.0.1:\(server.http.port) refused the credentials (HTTP 401): "
             + "the API token is wrong or has expired; check the session's auth\n")
         #expect(server.apiRequests.count == 1)
         #expect(!transcript.text.contains("expired-t0ken"))
@@ -333,7 +333,7 @@ import TestSupport
         let home = TestHome(config: Self.config(proxy.baseURL))
         let workspace = try home.workspace(clock: TestClock().clock)
         let output = await Transcript(workspace).type("@crm jo")
-        #expect(output == "> @crm jo\ncrm ›\nerror: 127.0.0.1:\(proxy.port) redirected to its login page "
+        #expect(output == "> @crm jo\ncrm ›\nhark: 127.0.0.1:\(proxy.port) redirected to its login page "
             + "(https://sso.example.com/login) instead of answering the API; check that the session's url is "
             + "Monica's address and that nothing in front of it asks for a login\n")
         #expect(proxy.requests.count == 1)
@@ -345,7 +345,7 @@ import TestSupport
         }
         let home = TestHome(config: Self.config(other.baseURL))
         let output = await Transcript(try home.workspace(clock: TestClock().clock)).type("@crm jo")
-        #expect(output.hasSuffix("error: 127.0.0.1:\(other.port) did not answer like Monica's API (Welcome to nginx!); "
+        #expect(output.hasSuffix("hark: 127.0.0.1:\(other.port) did not answer like Monica's API (Welcome to nginx!); "
             + "the session's url should be Monica's address, e.g. https://monica.example.com\n"))
     }
 
@@ -375,7 +375,7 @@ import TestSupport
         server.inject([.rateLimited(retryAfter: "600")])
         let clock = TestClock()
         let transcript = try Self.open(server, clock: clock)
-        #expect(await transcript.type("jo") == "> jo\nerror: 127.0.0.1:\(server.http.port) answered HTTP 429: "
+        #expect(await transcript.type("jo") == "> jo\nhark: 127.0.0.1:\(server.http.port) answered HTTP 429: "
             + "Too many attempts, please slow down the request. (Monica error 34); "
             + "Monica asks to wait 600s, more than max_wait (60s): try again then\n")
         #expect(server.apiRequests.count == 1)
@@ -391,7 +391,7 @@ import TestSupport
             > jo
             · rate limited; retrying in 5s
             · rate limited; retrying in 2s
-            error: 127.0.0.1:\(server.http.port) answered HTTP 429: Too many attempts, please slow down the request. \
+            hark: 127.0.0.1:\(server.http.port) answered HTTP 429: Too many attempts, please slow down the request. \
             (Monica error 34); still rate limited after 3 tries: wait a minute
 
             """)
@@ -409,7 +409,7 @@ import TestSupport
             > jo
             · 127.0.0.1:\(port) answered HTTP 503; retrying in 1s (try 2 of 3)
             · 127.0.0.1:\(port) answered HTTP 502; retrying in 2s (try 3 of 3)
-            error: 127.0.0.1:\(port) answered HTTP 500: 500 Server Error; gave up after 3 tries
+            hark: 127.0.0.1:\(port) answered HTTP 500: 500 Server Error; gave up after 3 tries
 
             """)
         #expect(server.apiRequests.count == 3)
@@ -434,8 +434,8 @@ import TestSupport
         server.inject([.invalidQuery, .validation(["The page must be at least 1.", "The limit must be an integer"])])
         let transcript = try Self.open(server)
         let port = server.http.port
-        #expect(await transcript.type("jo") == "> jo\nerror: 127.0.0.1:\(port) answered HTTP 500: Invalid query. (Monica error 40)\n")
-        #expect(await transcript.type("jo") == "> jo\nerror: 127.0.0.1:\(port) answered HTTP 422: "
+        #expect(await transcript.type("jo") == "> jo\nhark: 127.0.0.1:\(port) answered HTTP 500: Invalid query. (Monica error 40)\n")
+        #expect(await transcript.type("jo") == "> jo\nhark: 127.0.0.1:\(port) answered HTTP 422: "
             + "The page must be at least 1. The limit must be an integer. (Monica error 32)\n")
         #expect(server.apiRequests.count == 2)
     }
@@ -451,7 +451,7 @@ import TestSupport
             > jo
             · cannot reach \(host): connection refused; retrying in 1s (try 2 of 3)
             · cannot reach \(host): connection refused; retrying in 2s (try 3 of 3)
-            error: cannot reach \(host): connection refused; gave up after 3 tries
+            hark: cannot reach \(host): connection refused; gave up after 3 tries
 
             """)
         #expect(clock.sleeps == [1, 2])
@@ -467,9 +467,10 @@ import TestSupport
         let workspace = try home.workspace()
         try workspace.switchSession(to: "crm")
         let started = Date()
-        let output = await Transcript(workspace).type("jo") { job in
+        let transcript = Transcript(workspace)
+        let output = await transcript.type("jo") { job in
             while server.apiRequests.isEmpty { await Task.yield() }
-            job.stop()
+            await transcript.press(.ctrlC)
         }
         #expect(output.hasSuffix("(stopped; what arrived is kept)\n"))
         // Under 45 s: the wait it cuts short is 50 s (a fully parallel test run on two cores has
@@ -496,10 +497,10 @@ import TestSupport
     @Test func badSettingsAreRefusedWithWhatToWrite() async throws {
         let home = TestHome(config: Self.config("https://crm.example.com", extra: "page_size = 500"))
         let workspace = try home.workspace()
-        #expect(await Transcript(workspace).type("@crm jo") == "> @crm jo\nerror: session crm: page_size must be 1 to 100 (Monica's limit)\n")
+        #expect(await Transcript(workspace).type("@crm jo") == "> @crm jo\nhark: session crm: page_size must be 1 to 100 (Monica's limit)\n")
         let noScheme = TestHome(config: Self.config("crm.example.com"))
         #expect(await Transcript(try noScheme.workspace()).type("@crm jo")
-            == "> @crm jo\nerror: session crm: url must be Monica's address, e.g. https://monica.example.com\n")
+            == "> @crm jo\nhark: session crm: url must be Monica's address, e.g. https://monica.example.com\n")
     }
 }
 

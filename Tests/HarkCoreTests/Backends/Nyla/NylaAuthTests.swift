@@ -68,7 +68,7 @@ import TestSupport
         try workspace.switchSession(to: "work")
         workspace.interaction = ScriptedInteraction(["ann", "wrong"])
         let output = await Transcript(workspace).type("/login")
-        #expect(output == "> /login\nerror: 127.0.0.1:\(gateway.http.port) did not accept the login (HTTP 401: Invalid username or password)\n")
+        #expect(output == "> /login\nhark: 127.0.0.1:\(gateway.http.port) did not accept the login (HTTP 401: Invalid username or password)\n")
         #expect(!FileManager.default.fileExists(atPath: NylaLoginFile(paths: home.paths, session: "work").path))
     }
 
@@ -80,7 +80,7 @@ import TestSupport
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         gateway.expireSessions()
         let output = await transcript.type("are you there?")
-        #expect(output == "> are you there?\nerror: 127.0.0.1:\(gateway.http.port) ended the login (HTTP 401: Not authenticated); /login signs in again\n")
+        #expect(output == "> are you there?\nhark: 127.0.0.1:\(gateway.http.port) ended the login (HTTP 401: Not authenticated); /login signs in again\n")
         #expect(!FileManager.default.fileExists(atPath: loginFile), "the dead cookies are gone")
         let failed = try #require(try workspace.store.lastMessage(session: "work", role: .assistant))
         #expect(failed.status == .failed)
@@ -126,7 +126,7 @@ import TestSupport
             Echo: token?
             > /session work
             > /login
-            error: session work uses a bearer token (auth); /login is for local accounts
+            hark: session work uses a bearer token (auth); /login is for local accounts
 
             """)
         #expect(gateway.http.requests.map(\.path) == ["/api/workspace/ws1/start/stream", "/api/workspace/ws1/pending-edits"])
@@ -168,9 +168,9 @@ import TestSupport
         let threads = await transcript.type("/threads")
         #expect(threads.hasPrefix("> /threads\n\(host) is rate limiting (HTTP 429); retrying in 1s\n› "))
         gateway.throttle(next: 1, retryAfter: "120")
-        #expect(await transcript.type("/threads") == "> /threads\nerror: \(host) answered HTTP 429: rate limited; try again in 120s\n")
+        #expect(await transcript.type("/threads") == "> /threads\nhark: \(host) answered HTTP 429: rate limited; try again in 120s\n")
         gateway.throttle(next: 4, retryAfter: "0")
-        #expect(await transcript.type("/prompts").hasSuffix("error: \(host) answered HTTP 429: rate limited; try again in a minute\n"))
+        #expect(await transcript.type("/prompts").hasSuffix("hark: \(host) answered HTTP 429: rate limited; try again in a minute\n"))
     }
 
     @Test func fastAPIErrorsReadAsOneLine() async throws {
@@ -179,10 +179,10 @@ import TestSupport
         let host = "127.0.0.1:\(gateway.http.port)"
         await transcript.type("/thread new Plans")
         #expect(await transcript.type("/thread rename " + String(repeating: "x", count: 101)).hasSuffix(
-            "error: \(host) answered HTTP 422: name: ensure this value has at most 100 characters\n"))
-        #expect(await transcript.type("/accept edit-999") == "> /accept edit-999\nerror: \(host) answered HTTP 404: Pending edit not found\n")
-        #expect(await transcript.type("/instance tr1") == "> /instance tr1\nerror: Books 2026 is a trustee instance; hark chats with workspace and chatbot instances\n")
-        #expect(await transcript.type("/instance nowhere") == "> /instance nowhere\nerror: no instance \"nowhere\" on \(host); /instances lists them\n")
+            "hark: \(host) answered HTTP 422: name: ensure this value has at most 100 characters\n"))
+        #expect(await transcript.type("/accept edit-999") == "> /accept edit-999\nhark: \(host) answered HTTP 404: Pending edit not found\n")
+        #expect(await transcript.type("/instance tr1") == "> /instance tr1\nhark: Books 2026 is a trustee instance; hark chats with workspace and chatbot instances\n")
+        #expect(await transcript.type("/instance nowhere") == "> /instance nowhere\nhark: no instance \"nowhere\" on \(host); /instances lists them\n")
     }
 
     @Test func withoutATerminalLoginSaysHowToConfigureIt() async throws {
@@ -191,8 +191,8 @@ import TestSupport
         let workspace = try home.workspace()
         try workspace.switchSession(to: "work")
         let transcript = Transcript(workspace)
-        #expect(await transcript.type("/login") == "> /login\nerror: /login asks for the password in the shell; in scripts set password = env:VAR (or auth = bearer:SECRET)\n")
-        #expect(await transcript.type("/instances").hasSuffix("error: not logged in to 127.0.0.1:\(gateway.http.port); /login signs in (or set password = env:VAR, or auth = bearer:SECRET)\n"))
+        #expect(await transcript.type("/login") == "> /login\nhark: /login asks for the password in the shell; in scripts set password = env:VAR (or auth = bearer:SECRET)\n")
+        #expect(await transcript.type("/instances").hasSuffix("hark: not logged in to 127.0.0.1:\(gateway.http.port); /login signs in (or set password = env:VAR, or auth = bearer:SECRET)\n"))
         #expect(HarkError.authentication("x").exitCode == .auth)
     }
 }

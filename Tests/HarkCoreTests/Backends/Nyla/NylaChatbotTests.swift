@@ -49,9 +49,9 @@ import TestSupport
             > /thread new Later
             new thread #3 Later; the chatbot creates it with your first message
             > /edits
-            error: pending edits belong to workspace instances and Support bot is a chatbot; /instance switches
+            hark: pending edits belong to workspace instances and Support bot is a chatbot; /instance switches
             > /files
-            error: files belong to workspace instances and Support bot is a chatbot; /instance switches
+            hark: files belong to workspace instances and Support bot is a chatbot; /instance switches
             > /thread rm \(thread)
             deleted thread Chat: Bonjour on the gateway and here
 
@@ -102,9 +102,10 @@ import TestSupport
         setenv("HARK_TEST_NYLA_BOT_TOKEN", "tok-ann-123", 1)
         let workspace = try home.workspace()
         try workspace.switchSession(to: "bot")
-        await Transcript(workspace).type("stop me") { job in
+        let transcript = Transcript(workspace)
+        await transcript.type("stop me") { job in
             while job.text != "thinking aloud" { await Task.yield() }
-            job.stop()
+            await transcript.press(.ctrlC)
         }
         let workflow = try #require(try workspace.currentThread()?.backendID)
         #expect(gateway.http.requests.contains { $0.path == "/api/chatbot/cb1/stop/\(workflow)" })

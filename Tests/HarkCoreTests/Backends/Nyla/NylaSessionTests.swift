@@ -62,7 +62,8 @@ import TestSupport
         let second = gateway.addEdit(fileID: attached, content: "Brief: keep it very short.\n", description: "stress brevity")
         for line in ["/files", "/files docs", "/upload \(brief) docs", "/file file-notes", "/file file-logo",
                      "/download file-notes \(downloads.path)", "/edits", "/accept \(proposed)", "/reject all", "/edits",
-                     "/prompts", "/prompt summarize topic=sales", "/prompt translate", "/logout", "/threads"] {
+                     "/prompts", "/prompt summarize topic=sales", "\u{15}/prompt translate", "\u{15}/logout", "/threads"] {
+            // Ctrl-U (U+0015) first clears the input line a prompt was put into.
             await transcript.type(line)
         }
         let budget = try #require(try store.threads(session: "work").first { $0.title == "Budget 2027" }?.backendID)
@@ -71,7 +72,7 @@ import TestSupport
         #expect(Self.normalized(transcript.text) == """
             > /session work
             > hello
-            error: not logged in to \(host); /login signs in (or set password = env:VAR, or auth = bearer:SECRET)
+            hark: not logged in to \(host); /login signs in (or set password = env:VAR, or auth = bearer:SECRET)
             > /login
             logged in to \(host) as Ann Example
             > /instances
@@ -130,6 +131,10 @@ import TestSupport
             ## Q3 summary
 
             Revenue grew 12 % — größer als geplant.
+              » data source: CRM (read)
+              » file created: q3.md (file-6)
+              » writer: Drafted the summary and updated notes
+              » 1 pending edit; /edits shows it
             > /attach \(brief)
             brief.txt uploaded as \(attached); it goes with your next message
             > Summarize the brief
@@ -194,7 +199,7 @@ import TestSupport
             > /logout
             logged out of \(host); its cookies are deleted
             > /threads
-            error: login cancelled
+            hark: login cancelled
 
             """)
         // The questions: the user name with echo, the password without; after /logout the next

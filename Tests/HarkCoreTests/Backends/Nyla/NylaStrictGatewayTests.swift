@@ -55,7 +55,7 @@ import TestSupport
         let withoutPassword = TestHome(config: NylaAuthTests.config(gateway.url, extra: "instance = ws1"))
         try Self.expiredLogin(withoutPassword, gateway: gateway)
         #expect(await Transcript(try withoutPassword.workspace()).type("@work hi").hasSuffix(
-            "error: the saved login to 127.0.0.1:\(gateway.http.port) has expired; /login signs in "
+            "hark: the saved login to 127.0.0.1:\(gateway.http.port) has expired; /login signs in "
                 + "(or set password = env:VAR, or auth = bearer:SECRET)\n"))
     }
 
@@ -77,7 +77,7 @@ import TestSupport
         let gateway = try TestNylaGateway { _ in [.json(["detail": "Workflow is already running"])] }
         let (_, workspace, transcript) = try await NylaAuthTests.loggedIn(gateway)
         let output = await transcript.type("hello")
-        #expect(output == "> hello\nerror: 127.0.0.1:\(gateway.http.port) answered the message with application/json, "
+        #expect(output == "> hello\nhark: 127.0.0.1:\(gateway.http.port) answered the message with application/json, "
             + "not an event stream: Workflow is already running\n")
         let reply = try #require(try workspace.store.lastMessage(session: "work", role: .assistant))
         #expect(reply.status == .failed)

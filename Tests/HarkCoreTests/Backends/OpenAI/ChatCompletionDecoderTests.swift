@@ -62,6 +62,53 @@ import Testing
         #expect(throws: HarkError.backend("context length exceeded")) { try decode(body + "data: [DONE]\n\n") }
     }
 
+    /// llama.cpp's server of 2024 and early 2025 (examples/server/server.cpp,
+    /// handle_completions_impl): `[&](const json & error_data) { server_sent_event(sink,
+    /// "error", error_data); }` then `data: [DONE]`, error_data being format_error_response's
+    /// `{"code":500,"message":…,"type":"server_error"}`. An error, wherever the bytes are cut.
+    @Test func llamaCppErrorFieldLineFailsTheReply() throws {
+        let body = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"par\"},\"finish_reason\":null}]}\n\n"
+            + "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"tial\"},\"finish_reason\":null}]}\n\n"
+            + "error: {\"code\":500,\"message\":\"Input prompt is too big compared to KV size.\\nTry a larger context.\",\"type\":\"server_error\"}\n\n"
+            + "data: [DONE]\n\n"
+        let bytes = Array(body.utf8)
+        for cut in 0...bytes.count {
+            var decoder = ChatCompletionDecoder()
+            var events: [ReplyEvent] = []
+            #expect(throws: HarkError.backend("Input prompt is too big compared to KV size. Try a larger context.")) {
+                try decoder.start(head: HTTPResponseHead(status: 200, headers: ["content-type": "text/event-stream"]))
+                try decoder.feed(Array(bytes[..<cut]), into: &events)
+                try decoder.feed(Array(bytes[cut...]), into: &events)
+                try decoder.finish(into: &events)
+            }
+            #expect(text(events) == "partial", "cut at \(cut)")
+        }
+    }
+
+    /// vLLM up to 0.3 (vllm/entrypoints/openai/serving_engine.py, create_streaming_error_response:
+    /// `json.dumps(self.create_error_response(...).model_dump())`, an ErrorResponse with
+    /// `object: "error"`) sent the error unwrapped, then `data: [DONE]`.
+    @Test func vllmUnwrappedErrorChunkFailsTheReply() {
+        let body = "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"par\"},\"finish_reason\":null}]}\n\n"
+            + "data: {\"object\":\"error\",\"message\":\"This model's maximum context length is 2048 tokens.\",\"type\":\"BadRequestError\",\"param\":null,\"code\":400}\n\n"
+            + "data: [DONE]\n\n"
+        #expect(throws: HarkError.backend("This model's maximum context length is 2048 tokens.")) { try decode(body) }
+    }
+
+    /// `finish_reason: "length"`: the reply was cut by max_tokens; it ends normally, with a note
+    /// saying so and that /continue goes on.
+    @Test func aReplyCutByTheTokenLimitSaysSo() throws {
+        let body = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Once upon\"},\"finish_reason\":null}]}\n\n"
+            + "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"length\"}]}\n\n"
+            + "data: [DONE]\n\n"
+        let events = ReplyEvent.coalesced(try decode(body))
+        #expect(events == [.text("Once upon"), .notice(ChatCompletionDecoder.cutOffNote), .finished(reason: "length")])
+        #expect(ChatCompletionDecoder.cutOffNote.contains("/continue"))
+        let whole = #"{"choices":[{"message":{"content":"Once"},"finish_reason":"length"}]}"#
+        #expect(try decode(whole, contentType: "application/json").suffix(2)
+                == [.notice(ChatCompletionDecoder.cutOffNote), .finished(reason: "length")])
+    }
+
     @Test func endWithoutDoneIsATruncatedReply() {
         #expect(throws: HarkError.self) { try decode("data: {\"choices\":[{\"delta\":{\"content\":\"cut\"}}]}\n\n") }
     }

@@ -49,10 +49,11 @@ import TestSupport
         let home = TestHome(config: Self.config(server.baseURL))
         let workspace = try home.workspace()
         try workspace.switchSession(to: "llama")
-        let output = await Transcript(workspace).type("go") { job in
+        let transcript = Transcript(workspace)
+        let output = await transcript.type("go") { job in
             // Stop once the first words are in the history.
             while job.text != "partial answer" { await Task.yield() }
-            job.stop()
+            await transcript.press(.ctrlC)
         }
         #expect(output == "> go\npartial answer\n(stopped; what arrived is kept)\n")
         let reply = try #require(try workspace.store.lastMessage(session: "llama", role: .assistant))
@@ -65,17 +66,49 @@ import TestSupport
         let home = TestHome(config: Self.config(server.baseURL))
         let workspace = try home.workspace()
         let output = await Transcript(workspace).type("@llama go")
-        #expect(output.hasPrefix("> @llama go\nllama ›\nhalf\nerror: "))
+        #expect(output.hasPrefix("> @llama go\nllama ›\nhalf\nhark: "))
         let reply = try #require(try workspace.store.lastMessage(session: "llama", role: .assistant))
         #expect(reply.status == .partial)
         #expect(reply.text == "half")
+    }
+
+    /// Mid-stream errors of older servers, over the wire: one line with the server's message,
+    /// the partial reply kept as `failed` with that error.
+    @Test(arguments: [TestOpenAIServer.Step.llamaError("Input prompt is too big compared to KV size."),
+                      .vllmError("Input prompt is too big compared to KV size.")])
+    func oldServersMidStreamErrorsFailTheReply(_ error: TestOpenAIServer.Step) async throws {
+        let server = try TestOpenAIServer { _ in [.text("half "), .text("way"), error, .done] }
+        let home = TestHome(config: Self.config(server.baseURL))
+        let workspace = try home.workspace()
+        let output = await Transcript(workspace).type("@llama go")
+        #expect(output == "> @llama go\nllama ›\nhalf way\nhark: Input prompt is too big compared to KV size.\n")
+        let reply = try #require(try workspace.store.lastMessage(session: "llama", role: .assistant))
+        #expect(reply.status == .failed)
+        #expect(reply.text == "half way")
+        #expect(reply.error == "Input prompt is too big compared to KV size.")
+    }
+
+    /// A reply cut by max_tokens: shown and stored with a note that says so and offers
+    /// /continue (`--json`'s done carrying the reason: CommandLineTests).
+    @Test func aReplyCutAtMaxTokensIsMarkedAndContinueIsOffered() async throws {
+        let server = try TestOpenAIServer { _ in [.text("Once upon"), .finish("length"), .done] }
+        let home = TestHome(config: Self.config(server.baseURL, extra: "max_tokens = 2"))
+        let workspace = try home.workspace()
+        try workspace.switchSession(to: "llama")
+        let transcript = Transcript(workspace)
+        let output = await transcript.type("tell a story")
+        #expect(output == "> tell a story\nOnce upon\n» \(ChatCompletionDecoder.cutOffNote)\n")
+        let reply = try #require(try workspace.store.lastMessage(session: "llama", role: .assistant))
+        #expect(reply.status == .complete)
+        #expect(reply.notes == [ChatCompletionDecoder.cutOffNote])
+        #expect(await transcript.type("/history 1").contains("» " + ChatCompletionDecoder.cutOffNote))
     }
 
     @Test func anErrorBeforeTheStreamShowsTheServersMessage() async throws {
         let server = try TestOpenAIServer(status: 401, errorBody: #"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}"#) { _ in [] }
         let home = TestHome(config: Self.config(server.baseURL))
         let output = await Transcript(try home.workspace()).type("@llama hi")
-        #expect(output.contains("error: 127.0.0.1:\(server.http.port) refused the credentials (HTTP 401): Incorrect API key provided; check the session's auth"))
+        #expect(output.contains("hark: 127.0.0.1:\(server.http.port) refused the credentials (HTTP 401): Incorrect API key provided; check the session's auth"))
     }
 
     @Test func sseEdgeCasesOverTheWire() async throws {
@@ -103,7 +136,7 @@ import TestSupport
         let transcript = Transcript(workspace)
         await transcript.type("question")
         await transcript.type("/retry")
-        #expect(transcript.text == "> question\nerror: overloaded\n> /retry\nfine\n")
+        #expect(transcript.text == "> question\nhark: overloaded\n> /retry\nfine\n")
         let thread = try #require(try workspace.currentThread())
         let messages = try workspace.store.messages(threadID: thread.id)
         #expect(messages.map(\.role) == [.user, .assistant, .assistant])

@@ -51,10 +51,18 @@ import TestSupport
         #expect(reads > 0)
     }
 
-    @Test func anErrorLineEndsTheReplyAsTheFullWalkDoes() {
-        let (decoded, _) = Self.check.expectSameAsFullWalk(Self.begin + Self.item("a") + Self.item("b")
-            + Self.item("failed", type: "error") + Self.item("c") + Self.end)
-        #expect(decoded.error == .backend("n8n: failed"))
+    /// An error chunk and a keepalive between items: a notice and nothing, and the items
+    /// after them are still read by the template, as the full walk reads them.
+    @Test func errorAndKeepaliveLinesBetweenItemsAreReadAsTheFullWalkDoes() {
+        let stream = Self.begin + Self.item("a") + Self.item("b") + Self.item("failed", type: "error")
+            + #"{"type":"keepalive"}"# + "\n" + Self.item("c") + Self.item("d") + Self.end
+        let (decoded, reads) = Self.check.expectSameAsFullWalk(stream)
+        #expect(decoded.error == nil)
+        #expect(decoded.text == "abcd")
+        #expect(decoded.feeds.joined().contains(.notice("AI Agent failed: failed")))
+        #expect(reads == 3)
+        let bytes = Array(stream.utf8)
+        for cut in 0...bytes.count { Self.check.expectSameAsFullWalk(bytes, cuts: [cut]) }
     }
 
     @Test func anyCutGivesTheSameEventsAsTheFullWalk() {

@@ -82,9 +82,52 @@ import TestSupport
         #expect(text(try decode(body)) == "first\n\nsecond")
     }
 
-    @Test func anErrorChunkFailsTheReplyWithItsMessage() {
-        let body = "{\"type\":\"begin\"}\n{\"type\":\"item\",\"content\":\"par\"}\n{\"type\":\"error\",\"content\":\"Model overloaded\"}\n"
-        #expect(throws: HarkError.backend("n8n: Model overloaded")) { try decode(body) }
+    /// n8n sends an error chunk for each failing node (also one set to continue on fail) and
+    /// goes on streaming (packages/core/src/execution-engine/workflow-execute.ts): a notice on
+    /// one line, in its place among the text, and the final answer still arrives.
+    @Test func anErrorChunkIsANoticeAndTheStreamGoesOn() throws {
+        let body = #"{"type":"begin","metadata":{"nodeId":"a1","nodeName":"AI Agent"}}"# + "\n"
+            + #"{"type":"item","content":"par","metadata":{"nodeId":"a1","nodeName":"AI Agent"}}"# + "\n"
+            + #"{"type":"error","content":"Model overloaded\nretry later\r\n  (429)","metadata":{"nodeId":"s1","nodeName":"Search"}}"# + "\n"
+            + #"{"type":"error","metadata":{"nodeId":"s2","nodeName":"Lookup","runIndex":0,"itemIndex":0}}"# + "\n"
+            + #"{"type":"item","content":"tial answer","metadata":{"nodeId":"a1","nodeName":"AI Agent"}}"# + "\n"
+            + #"{"type":"end","metadata":{"nodeId":"a1"}}"# + "\n"
+        let events = ReplyEvent.coalesced(try decode(body))
+        #expect(events == [.text("par"), .notice("Search failed: Model overloaded retry later (429)"), .notice("Lookup failed"),
+                           .text("tial answer"), .finished(reason: nil)])
+    }
+
+    /// A workflow whose nodes only failed sent no answer: that is an error, with the last.
+    @Test func aStreamOfOnlyErrorsFailsWithTheLast() {
+        let body = "{\"type\":\"begin\"}\n{\"type\":\"error\",\"content\":\"Model overloaded\"}\n{\"type\":\"end\"}\n"
+        #expect(throws: HarkError.backend("n8n: a node failed: Model overloaded")) { try decode(body) }
+    }
+
+    /// n8n writes `{"type":"keepalive"}` every 30 s while it streams
+    /// (packages/cli/src/webhooks/streaming-webhook-response-heartbeat.ts), first too when the
+    /// agent thinks long; n8n's widget skips any type it does not know, and so does hark.
+    @Test(arguments: [
+        "{\"type\":\"keepalive\"}\n{\"type\":\"begin\"}\n{\"type\":\"item\",\"content\":\"hi\"}\n{\"type\":\"keepalive\"}\n{\"type\":\"end\"}\n",
+        "{\"type\":\"keepalive\"}\n{\"type\":\"keepalive\"}\n{\"type\":\"item\",\"content\":\"hi\"}\n{\"type\":\"progress\",\"content\":\"x\"}\n{\"no\":\"type\"}\n",
+        "{\"type\":\"begin\"}\n{\"type\":\"item\",\"content\":\"h\"}\n{\"type\":\"keepalive\"}\n{\"type\":\"item\",\"content\":\"i\"}",
+    ])
+    func keepalivesAndUnknownChunkTypesAreSkipped(_ body: String) throws {
+        let events = ReplyEvent.coalesced(try decode(body))
+        #expect(events == [.text("hi"), .finished(reason: nil)])
+        let bytes = Array(body.utf8)
+        for cut in 0...bytes.count {
+            #expect(ReplyEvent.coalesced(try decode(bytes, cuts: [cut], contentType: "application/json")) == events, "cut at \(cut)")
+        }
+    }
+
+    @Test func aStreamOfOnlyKeepalivesSaysNoResponse() throws {
+        #expect(try decode("{\"type\":\"keepalive\"}\n") == [.notice("no response"), .finished(reason: nil)])
+    }
+
+    /// A whole reply that merely has a `type` member is still a whole reply.
+    @Test func aWholeReplyWithATypeMemberIsNotAStream() throws {
+        #expect(text(try decode(#"{"type":"order","output":"shipped"}"#)) == "shipped")
+        #expect(text(try decode(#"{"type":"order","output":"shipped"}"# + "\n")) == "shipped")
     }
 
     @Test func aStreamWithNoItemsSaysNoResponse() throws {
@@ -118,9 +161,45 @@ import TestSupport
         #expect(events.contains(.notice("the workflow started and sends no reply")))
     }
 
-    @Test func binaryBodiesAreDescribedNotPrinted() throws {
-        let events = try decode([0x89, 0x50, 0x4E, 0x47, 0xFF, 0x00], cuts: [], contentType: "image/png")
-        #expect(events.contains(.notice("binary reply: 6 bytes of image/png")))
+    /// "Using Response Nodes": the execution goes to the chat socket when the backend takes it.
+    @Test func executionStartedIsHandedOverWithItsResumeToken() throws {
+        let handOver = N8NExecutionHandOver()
+        var decoder = N8NReplyDecoder(handOver: handOver)
+        try decoder.start(head: HTTPResponseHead(status: 200, headers: ["content-type": "application/json"]))
+        let events = try decoder.feed(Array(#"{"executionStarted":true,"executionId":12,"resumeToken":"t.k"}"#.utf8))
+            + (try decoder.finish())
+        #expect(events == [.finished(reason: nil)])
+        #expect(handOver.execution == N8NExecution(id: "12", token: "t.k"))
+    }
+
+    /// A body that is no text fails the reply (exit 6) and carries what arrived, for the
+    /// history to keep; nothing of it is an event to print.
+    @Test func binaryBodiesFailAndCarryWhatArrived() throws {
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0xFF, 0x00]
+        #expect {
+            _ = try decode(png, cuts: [], contentType: "image/png")
+        } throws: { error in
+            guard let unshowable = error as? UnshowableReply else { return false }
+            return unshowable.received == String(decoding: png, as: UTF8.self) && unshowable.error.exitCode == .backend
+                && unshowable.error.message.contains("6 bytes of binary data (image/png)")
+        }
+    }
+
+    /// An error before any answer is held until the answer comes (then shown as a notice before
+    /// it), so that a stream of errors alone says each error once, the last as the failure.
+    @Test func errorsBeforeTheAnswerAreNoticesBeforeIt() throws {
+        let body = #"{"type":"error","content":"lookup down","metadata":{"nodeName":"CRM"}}"# + "\n"
+            + #"{"type":"item","content":"Shipped."}"# + "\n"
+        for cut in 0...body.utf8.count {
+            let events = try decode(body, cuts: [cut])
+            #expect(events.filter { if case .notice = $0 { return true } else { return false } } == [.notice("CRM failed: lookup down")])
+            #expect(text(events) == "Shipped.")
+            let noticeAt = events.firstIndex(of: .notice("CRM failed: lookup down"))
+            let textAt = events.firstIndex { if case .text = $0 { return true } else { return false } }
+            #expect(noticeAt != nil && textAt != nil && noticeAt! < textAt!)
+        }
+        let onlyErrors = #"{"type":"error","content":"first"}"# + "\n" + #"{"type":"error","content":"second"}"# + "\n"
+        #expect(throws: HarkError.backend("n8n: a node failed: second")) { try decode(onlyErrors) }
     }
 
     @Test func aSingleChunkWithoutNewlineIsStillAStream() throws {

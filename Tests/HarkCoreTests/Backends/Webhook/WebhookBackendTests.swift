@@ -72,7 +72,7 @@ import TestSupport
         await transcript.type("@helpdesk hi")
         await transcript.type("@wrong hi")
         #expect(transcript.text.contains("authorised"))
-        #expect(transcript.text.contains("error: 127.0.0.1:\(server.http.port) refused the credentials (HTTP 403): Authorization data is wrong!; check the session's auth"))
+        #expect(transcript.text.contains("hark: 127.0.0.1:\(server.http.port) refused the credentials (HTTP 403): Authorization data is wrong!; check the session's auth"))
         #expect(!transcript.text.contains("nope"), "the secret never appears")
         let failed = try #require(try transcript.workspace.store.lastMessage(session: "wrong", role: .assistant))
         #expect(failed.status == .failed)

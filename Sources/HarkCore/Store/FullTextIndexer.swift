@@ -1,0 +1,139 @@
+import FoundationEssentials
+import Glibc
+
+/// Puts stored text into the full-text index on a connection and a thread of its own. Writers
+/// store messages and reply segments with `unindexed` set (migration 008); a pass clears it a
+/// few rows per transaction, and the triggers index them. A reply's stream therefore never
+/// waits for FTS5's tokenizer, only, at a segment's commit, for the one transaction of the
+/// indexer in flight (the write gate). Whatever a process leaves unindexed (killed mid-reply)
+/// is indexed by the next that opens the history, and a search indexes first, so search still
+/// finds every reply.
+public final class FullTextIndexer: @unchecked Sendable {
+    private let source: Database
+    private let condition = Condition()
+    private var connection: Database?
+    private var threadStarted = false
+    /// Passes asked for and passes done: a waiter knows its request has been served.
+    private var requested = 0
+    private var completed = 0
+    private var failure: String?
+    /// Tests hold passes back to see what the stream alone wrote.
+    private var paused = false
+
+    /// Rows per transaction: each holds the write lock while FTS5 tokenizes it, about a
+    /// millisecond for a 64 KB segment, which is as long as a reply's commit may wait.
+    static let segmentsPerTransaction = 1
+
+    init(database: Database) {
+        source = database
+    }
+
+    /// Holds passes back until `resume` (tests: what the stream writes on its own).
+    func pause() { condition.withLock { paused = true } }
+
+    func resume() {
+        condition.withLock {
+            paused = false
+            condition.broadcast()
+        }
+    }
+
+    /// Asks for a pass in the background.
+    public func kick() {
+        condition.lock()
+        requested += 1
+        if !threadStarted {
+            threadStarted = true
+            condition.unlock()
+            Threads.start(name: "hark-index") { [self] in loop() }
+            return
+        }
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Indexes everything pending now and returns when it is done (a search, the end of a
+    /// one-shot run). Throws what the last pass met.
+    public func drain() throws {
+        condition.lock()
+        // Never asked for: this process has written nothing unindexed (short replies are indexed
+        // as they close), and what others left was asked for when the store opened.
+        if requested == 0 {
+            condition.unlock()
+            return
+        }
+        requested += 1
+        let ticket = requested
+        if !threadStarted {
+            // No thread yet: this thread does the pass itself.
+            condition.unlock()
+            try Self.indexPending(try indexingConnection())
+            condition.lock()
+            completed = max(completed, ticket)
+            condition.unlock()
+            return
+        }
+        condition.signal()
+        while completed < ticket { condition.wait() }
+        let failed = failure
+        condition.unlock()
+        if let failed { throw HarkError.storage(failed) }
+    }
+
+    private func indexingConnection() throws -> Database {
+        try condition.withLock {
+            if let connection { return connection }
+            let opened = try source.sibling()
+            try opened.execute("PRAGMA synchronous=NORMAL")
+            connection = opened
+            return opened
+        }
+    }
+
+    private func loop() {
+        while true {
+            condition.lock()
+            while completed >= requested || paused { condition.wait() }
+            let ticket = requested
+            condition.unlock()
+            var failed: String?
+            do { try Self.indexPending(try indexingConnection()) } catch {
+                failed = (error as? SQLiteError)?.description ?? error.userMessage
+            }
+            condition.lock()
+            completed = ticket
+            failure = failed
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    /// Indexes every pending row: messages whose text is final or under way (a reply being
+    /// written with `messages.text` still empty waits), and reply segments.
+    static func indexPending(_ database: Database) throws {
+        while true {
+            let more = try database.transaction { () -> Bool in
+                try database.run("""
+                    UPDATE message_more SET unindexed = NULL WHERE id IN
+                        (SELECT id FROM message_more WHERE unindexed IS NOT NULL ORDER BY id LIMIT ?)
+                    """, .integer(Int64(segmentsPerTransaction)))
+                let segments = database.changes
+                try database.run("""
+                    UPDATE messages SET unindexed = NULL WHERE id IN
+                        (SELECT id FROM messages WHERE unindexed IS NOT NULL AND (writer_pid IS NULL OR text != '')
+                         ORDER BY id LIMIT ?)
+                    """, .integer(Int64(segmentsPerTransaction)))
+                return segments + database.changes > 0
+            }
+            if !more { return }
+        }
+    }
+
+    /// True when some stored text is not in the index yet (cheap: two partial indexes).
+    static func hasPending(_ database: Database) throws -> Bool {
+        try database.scalar("""
+            SELECT EXISTS (SELECT 1 FROM message_more WHERE unindexed IS NOT NULL)
+                OR EXISTS (SELECT 1 FROM messages WHERE unindexed IS NOT NULL AND (writer_pid IS NULL OR text != ''))
+            """).int == 1
+    }
+}

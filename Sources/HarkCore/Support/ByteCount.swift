@@ -1,0 +1,8 @@
+/// A size as people read it: "812 B", "4.2 KB", "1.3 MB".
+public enum ByteCount {
+    public static func format(_ bytes: Int) -> String {
+        if bytes < 1024 { return "\(bytes) B" }
+        if bytes < 1024 * 1024 { return String(cFormat: "%.1f KB", Double(bytes) / 1024) }
+        return String(cFormat: "%.1f MB", Double(bytes) / 1024 / 1024)
+    }
+}

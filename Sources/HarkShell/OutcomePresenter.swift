@@ -1,0 +1,134 @@
+import FoundationEssentials
+import Glibc
+import HarkCore
+
+/// What only the interactive shell can do with an outcome: it owns the draft and the line.
+protocol ShellControls: AnyObject {
+    /// Text into the input line (all but its last line into the draft).
+    func prefill(_ text: String)
+    /// $EDITOR on `text` (or on the draft when empty), then send what comes back.
+    func editDraft(_ text: String)
+    func listen()
+    func quit()
+    /// `/edit last`: the message to edit, and what to do with the edited text.
+    func editMessage(_ text: String, then: @escaping @Sendable (String) async throws -> CommandOutcome)
+}
+
+/// Runs a line and shows what it produced, in the shell and in one-shot mode: the one place a
+/// `CommandOutcome` is acted on (and, in `OutcomePresenter+Watch`, a reply is watched). The
+/// tests see it at work by driving the shell with a fake terminal.
+final class OutcomePresenter {
+    enum Mode: Equatable {
+        /// The interactive shell: keys act on a streaming reply; outcomes that need a person
+        /// (the input line, the editor, dictation) go to the shell.
+        case shell
+        /// One line, then exit (`hark -s NAME "message"`): the reply on stdout as it comes (or
+        /// as JSON lines), read aloud with `speak`, the exit status telling how it went.
+        case oneShot(json: Bool, speak: Bool)
+    }
+
+    let workspace: Workspace
+    let terminal: Terminal
+    let loop: EventLoop
+    let mode: Mode
+    /// Set in `.shell` mode.
+    weak var shell: ShellControls?
+    /// One-shot `--code`: only the reply's fenced code blocks are printed, once it is whole.
+    var codeOnly = false
+
+    var json: Bool {
+        if case .oneShot(let json, _) = mode { return json }
+        return false
+    }
+
+    init(workspace: Workspace, terminal: Terminal, loop: EventLoop, mode: Mode) {
+        self.workspace = workspace
+        self.terminal = terminal
+        self.loop = loop
+        self.mode = mode
+    }
+
+    /// Runs one line through the workspace and shows the outcome; returns the exit status.
+    @discardableResult
+    func run(_ line: String) -> Int32 {
+        let workspace = self.workspace
+        do {
+            return present(try blocking { try await workspace.execute(line) })
+        } catch {
+            return fail(error)
+        }
+    }
+
+    func present(_ outcome: CommandOutcome) -> Int32 {
+        switch outcome {
+        case .none, .events, .summary:
+            break
+        case .copy(let text, let what):
+            do {
+                guard let said = try terminal.copy(text, what: what) else { break }
+                if shell != nil { terminal.show(said, .success) } else { terminal.writeError("hark: " + said + "\n") }
+            } catch {
+                return fail(error)
+            }
+        case .editMessage(let text, let then):
+            guard let shell else { return fail(HarkError.usage("that command needs the interactive shell")) }
+            shell.editMessage(text, then: then)
+        case .output(var document):
+            if shell == nil {
+                // One-shot: notes on the way ("logged in to …") go to stderr, so stdout is the
+                // answer alone.
+                for note in document where note.isNote { terminal.writeError("hark: " + note.plainText + "\n") }
+                document.removeAll { $0.isNote }
+            }
+            terminal.show(document)
+        case .reply(let job):
+            return watch(job)
+        case .page(let text):
+            if shell != nil { terminal.page(text) } else { terminal.write(text) }
+        case .clearScreen:
+            if shell != nil { terminal.clearScreen() }
+        case .quit:
+            shell?.quit()
+        case .prefill(let text):
+            guard let shell else {
+                terminal.write(text + "\n")
+                break
+            }
+            shell.prefill(text)
+        case .editDraft(let text):
+            guard let shell else { return fail(HarkError.usage("that command needs the interactive shell")) }
+            shell.editDraft(text)
+        case .editConfig:
+            guard shell != nil else { return fail(HarkError.usage("that command needs the interactive shell")) }
+            editConfig()
+        case .listen:
+            guard let shell else {
+                return fail(HarkError.usage("/listen needs the interactive shell; hark --listen dictates a message from a script"))
+            }
+            shell.listen()
+        }
+        return 0
+    }
+
+    /// An error as the user sees it (and, with --json, as a JSON line); returns its exit status.
+    @discardableResult
+    func fail(_ error: Error) -> Int32 {
+        if json {
+            terminal.write(JSON.object(["type": "error", "message": .string(error.userMessage),
+                                        "exit_code": .number(Double(error.exitCode.rawValue))]).encoded() + "\n")
+        }
+        terminal.showError(error)
+        return error.exitCode.rawValue
+    }
+
+    private func editConfig() {
+        do {
+            try terminal.editFile(workspace.config.path)
+            try workspace.reloadConfig()
+            terminal.show("config reloaded", .success)
+            for warning in workspace.warnings { terminal.show("warning: " + warning, .warning) }
+        } catch {
+            terminal.showError(error)
+        }
+    }
+}

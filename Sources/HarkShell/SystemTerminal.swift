@@ -1,0 +1,131 @@
+import FoundationEssentials
+import Glibc
+import HarkCore
+
+/// The real terminal: keys from stdin, text to stdout, errors to stderr, signals through the
+/// self-pipe of `Signals`, libedit for lines, $EDITOR and $PAGER attached to the tty. The only
+/// place hark writes to the screen.
+public final class SystemTerminal: Terminal, @unchecked Sendable {
+    public let capabilities: TerminalCapabilities
+    public let errorCapabilities: TerminalCapabilities
+    public let hasKeyboard: Bool
+    private let modes = TerminalModes()
+
+    public init() {
+        capabilities = .detect()
+        errorCapabilities = .detect(fd: STDERR_FILENO)
+        hasKeyboard = isatty(STDIN_FILENO) == 1
+    }
+
+    public var size: TerminalSize {
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 else { return TerminalSize(columns: 80, rows: 24) }
+        return TerminalSize(columns: size.ws_col > 0 ? Int(size.ws_col) : 80, rows: size.ws_row > 0 ? Int(size.ws_row) : 24)
+    }
+
+    // MARK: In
+
+    public var inputDescriptor: Int32 { STDIN_FILENO }
+
+    public func readInput(limit: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: limit)
+        while true {
+            let count = read(STDIN_FILENO, &bytes, limit)
+            if count >= 0 {
+                bytes.removeSubrange(count...)
+                return bytes
+            }
+            if errno != EINTR && errno != EAGAIN { return [] }
+        }
+    }
+
+    public var signalDescriptor: Int32 { Signals.readFD }
+    public func catchSignals(_ signals: [Int32]) { Signals.install(signals) }
+    public func takeSignals() -> [Int32] { Signals.drain() }
+
+    // MARK: Out
+
+    public func write(_ text: String) { RawOutput.write(text, to: STDOUT_FILENO) }
+    public func writeError(_ text: String) { RawOutput.write(text, to: STDERR_FILENO) }
+    public func clearScreen() { write("\u{1B}[H\u{1B}[2J") }
+
+    public func setKeyMode(_ mode: KeyMode) {
+        guard hasKeyboard else { return }
+        modes.set(mode)
+    }
+
+    // MARK: What only a terminal does
+
+    public func lineInput(loop: EventLoop) throws -> LineInput {
+        try LineEditor(terminal: self, loop: loop)
+    }
+
+    public func editFile(_ path: String) throws {
+        setKeyMode(.user)
+        try ExternalEditor.open(path: path)
+    }
+
+    public func edit(_ text: String) throws -> String {
+        setKeyMode(.user)
+        return try ExternalEditor.edit(text)
+    }
+
+    public func page(_ text: String) {
+        Pager.show(text, on: self)
+    }
+
+    public var hasEditor: Bool { ExternalEditor.isConfigured() }
+
+    public func copy(_ text: String, what: String) throws -> String? {
+        try Clipboard.copy(text, what: what, terminal: capabilities.isTTY ? { self.write($0) } : nil)
+    }
+}
+
+/// The terminal's modes, from the user's settings captured the first time they change.
+private final class TerminalModes {
+    private var original: termios?
+    private var captured = false
+
+    func set(_ mode: KeyMode) {
+        if !captured {
+            captured = true
+            var settings = termios()
+            if tcgetattr(STDIN_FILENO, &settings) == 0 { original = settings }
+        }
+        guard var settings = original else { return }
+        switch mode {
+        case .user:
+            break
+        case .hidden:
+            settings.c_lflag &= ~tcflag_t(ECHO)
+        case .keys:
+            settings.c_lflag &= ~tcflag_t(ECHO | ICANON | ISIG | IEXTEN)
+            withUnsafeMutableBytes(of: &settings.c_cc) { cc in
+                cc[Int(VMIN)] = 1
+                cc[Int(VTIME)] = 0
+            }
+        }
+        tcsetattr(STDIN_FILENO, TCSANOW, &settings)
+    }
+}
+
+/// Writes to a file descriptor without Foundation's buffering surprises; EINTR and short
+/// writes are retried, EPIPE (the reader went away) is reported.
+private enum RawOutput {
+    @discardableResult
+    static func write(_ text: String, to fd: Int32) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR || errno == EAGAIN { continue }
+                    return false
+                }
+                offset += written
+            }
+            return true
+        }
+    }
+}
