@@ -142,6 +142,14 @@ import TestSupport
         let noMessage = try hark([], home: home, input: "")
         #expect(noMessage.status == 2)
         #expect(noMessage.stderr.contains("no message"))
+        let badValue = try hark(["-s", "down", "hi"], home: TestHome(config: """
+            [session down]
+            kind = openai
+            url = \(refusing.baseURL)/v1
+            temperature = warm
+            """))
+        #expect(badValue.status == 3, "a value of the wrong type is a config error, found before anything is sent")
+        #expect(badValue.stderr.hasSuffix(":4: session down: temperature must be a number, 0 or more, not \"warm\"\n"))
     }
 
     @Test func authAndBackendErrorsHaveTheirOwnCodes() throws {

@@ -49,7 +49,7 @@ extension Workspace {
             rows.append([Span("tls", .dim), Span(tls, session.isInsecure ? .warning : .plain)])
         }
         if let thread = try context.history.currentThread() {
-            var text = "\(thread.title) (#\(thread.id), \(thread.messageCount) messages)"
+            var text = "\(thread.title) (#\(thread.id), \(thread.messageCount) message\(thread.messageCount == 1 ? "" : "s"))"
             if let backendID = thread.backendID { text += " · server id \(backendID)" }
             rows.append([Span("thread", .dim), Span(text)])
         } else {

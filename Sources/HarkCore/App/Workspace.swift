@@ -28,9 +28,12 @@ public final class Workspace: @unchecked Sendable {
 
     let state: Locked<State>
 
-    public init(paths: Paths, http: HTTPClient = HTTPClient(), store: HistoryStore? = nil, clock: HarkClock = .system) throws {
+    /// `http`: by default one that waits on `clock`, as the backends do.
+    public init(paths: Paths, http: HTTPClient? = nil, store: HistoryStore? = nil, clock: HarkClock = .system) throws {
+        let http = http ?? HTTPClient(clock: clock)
         self.paths = paths
         let config = try ConfigFile.load(paths: paths)
+        try BackendRegistry.checkValues(config)
         let store = try store ?? HistoryStore(path: paths.historyDatabase)
         self.store = store
         let directory = SessionDirectory()
@@ -93,6 +96,7 @@ public final class Workspace: @unchecked Sendable {
 
     public func reloadConfig() throws {
         let fresh = try ConfigFile.load(paths: paths)
+        try BackendRegistry.checkValues(fresh)
         var freshWarnings: [String] = []
         for session in fresh.sessions {
             do { freshWarnings += try BackendRegistry.validate(session) } catch { freshWarnings.append(error.userMessage) }

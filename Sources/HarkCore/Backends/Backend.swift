@@ -58,11 +58,14 @@ public struct ChatRequest: Sendable {
 public struct SettingSpec: Sendable, Equatable {
     public var key: String
     public var summary: String
+    /// What its value must be: checked for every session when the config loads.
+    public var type: SettingType
     public var required: Bool
 
-    public init(_ key: String, _ summary: String, required: Bool = false) {
+    public init(_ key: String, _ summary: String, type: SettingType = .text, required: Bool = false) {
         self.key = key
         self.summary = summary
+        self.type = type
         self.required = required
     }
 }
@@ -186,22 +189,23 @@ extension BackendKind {
 /// Settings every kind accepts.
 public enum CommonSettings {
     public static let all: [SettingSpec] = [
-        SettingSpec("speak", "on to read replies aloud"),
+        SettingSpec("speak", "on to read replies aloud", type: .flag),
         SettingSpec("voice", "espeak-ng voice name, e.g. en-us"),
-        SettingSpec("rate", "speech rate in words per minute"),
-        SettingSpec("pitch", "speech pitch, 0 to 99"),
+        SettingSpec("rate", "speech rate in words per minute", type: .whole(VoiceParameters.rateRange)),
+        SettingSpec("pitch", "speech pitch, 0 to 99", type: .whole(VoiceParameters.pitchRange)),
         SettingSpec("vosk_model", "folder of the Vosk model for dictation in this session's language"),
         SettingSpec("vosk_grammar", "limit dictation to these comma-separated phrases"),
-        SettingSpec("auto_send", "on to send a dictated message at once"),
-        SettingSpec("listen_pause", "seconds of silence that end dictation (default 1.5)"),
+        SettingSpec("auto_send", "on to send a dictated message at once", type: .flag),
+        SettingSpec("listen_pause", "seconds of silence that end dictation (default 1.5)", type: .number(0.3...10)),
         SettingSpec("send_word", "said alone while dictating, sends the line (default send; a|b for several)"),
         SettingSpec("cancel_word", "said alone while dictating, clears the line (default cancel)"),
         SettingSpec("mute_word", "said alone while dictating, stops speech (default \"stop speaking\")"),
-        SettingSpec("connect_timeout", "seconds to wait for a connection (default 10)"),
-        SettingSpec("first_byte_timeout", "seconds to wait for the reply to start (default 300)"),
-        SettingSpec("idle_timeout", "seconds of silence mid-reply before giving up (default 120)"),
-        SettingSpec("secret_timeout", "seconds a cmd: secret may take before it is stopped (default 10)"),
-        SettingSpec("insecure", "on to skip TLS certificate checks (marked in the prompt)"),
+        SettingSpec("connect_timeout", "seconds to wait for a connection (default 10)", type: .seconds),
+        SettingSpec("first_byte_timeout", "seconds to wait for the reply to start (default 300)", type: .seconds),
+        SettingSpec("idle_timeout", "seconds of silence mid-reply before giving up (default 120)", type: .seconds),
+        SettingSpec("secret_timeout", "seconds a cmd: secret may take before it is stopped (default 10)",
+                    type: .seconds),
+        SettingSpec("insecure", "on to skip TLS certificate checks (marked in the prompt)", type: .flag),
         SettingSpec("ca", "a PEM file of CA certificates to trust for this server (a private CA)"),
         SettingSpec("pin", "sha256//BASE64: the server's public key must have this SHA-256 (several joined by ;)"),
         SettingSpec("description", "a note shown by /sessions"),

@@ -31,9 +31,31 @@ public enum BackendRegistry {
             throw HarkError.usage("session \(session.name) needs \(setting.key) (\(setting.summary))")
         }
         let known = Set((kind.settings + CommonSettings.all).map(\.key))
-        return session.values.keys.sorted().filter { !known.contains($0) }.map { key in
+        let unknown = session.values.keys.sorted().filter { !known.contains($0) }.map { key in
             let suggestion = Suggest.closest(to: key, in: Array(known))
             return "session \(session.name): unknown setting \"\(key)\"" + (suggestion.map { "; did you mean \($0)?" } ?? "")
+        }
+        return badValues(session).map { "session \(session.name): \($0.key) \($0.reason)" } + unknown
+    }
+
+    /// The settings whose values are not of their declared type, in the order of the keys.
+    public static func badValues(_ session: SessionConfig) -> [(key: String, reason: String)] {
+        guard let kind = kind(named: session.kind) else { return [] }
+        var types: [String: SettingType] = [:]
+        for setting in CommonSettings.all + kind.settings { types[setting.key] = setting.type }
+        return session.values.keys.sorted().compactMap { key in
+            guard let value = session[key], let problem = types[key]?.problem(with: value) else { return nil }
+            return (key, problem)
+        }
+    }
+
+    /// Refuses a config with a value of the wrong type, naming the first one's line: a typo is
+    /// found when the config loads (exit 3), not at the first message to that session.
+    public static func checkValues(_ config: Config) throws {
+        for session in config.sessions {
+            guard let bad = badValues(session).first else { continue }
+            throw HarkError.config(path: config.path, line: session.keyLines[bad.key] ?? session.line,
+                                   reason: "session \(session.name): \(bad.key) \(bad.reason)")
         }
     }
 }

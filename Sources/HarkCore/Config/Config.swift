@@ -9,12 +9,19 @@ public struct SessionConfig: Sendable, Equatable {
     public var values: [String: String]
     /// Where the block starts in the file, for error messages.
     public var line: Int?
+    /// The line of each key in the file, for error messages about its value.
+    public var keyLines: [String: Int] = [:]
 
     public init(name: String, kind: String, values: [String: String] = [:], line: Int? = nil) {
         self.name = name
         self.kind = kind
         self.values = values
         self.line = line
+    }
+
+    /// Equal when they say the same: where the keys sit in the file does not count.
+    public static func == (a: SessionConfig, b: SessionConfig) -> Bool {
+        a.name == b.name && a.kind == b.kind && a.values == b.values && a.line == b.line
     }
 
     public subscript(key: String) -> String? {
@@ -45,29 +52,30 @@ public struct SessionConfig: Sendable, Equatable {
         }
     }
 
+    // The kinds read their values through these. A value in the config file was checked
+    // against its declared type when the file loaded (`BackendRegistry.checkValues`); these
+    // catch what `/set` and tests put in later, in the same words.
+
     public func double(_ key: String) throws -> Double? {
         guard let text = self[key] else { return nil }
-        guard let value = Double(text) else {
-            throw HarkError.usage("session \(name): \(key) must be a number, not \"\(text)\"")
-        }
+        guard let value = Double(text.trimmingSpaces), value.isFinite else { throw badValue(key, text, .number(-.greatestFiniteMagnitude ... .greatestFiniteMagnitude)) }
         return value
     }
 
     public func int(_ key: String) throws -> Int? {
         guard let text = self[key] else { return nil }
-        guard let value = Int(text) else {
-            throw HarkError.usage("session \(name): \(key) must be a whole number, not \"\(text)\"")
-        }
+        guard let value = Int(text.trimmingSpaces) else { throw badValue(key, text, .whole(Int.min...Int.max)) }
         return value
     }
 
     public func bool(_ key: String) throws -> Bool? {
-        guard let text = self[key]?.lowercased() else { return nil }
-        switch text {
-        case "on", "yes", "true", "1": return true
-        case "off", "no", "false", "0": return false
-        default: throw HarkError.usage("session \(name): \(key) must be on or off, not \"\(text)\"")
-        }
+        guard let text = self[key] else { return nil }
+        guard let value = SettingType.flag(text) else { throw badValue(key, text, .flag) }
+        return value
+    }
+
+    private func badValue(_ key: String, _ text: String, _ type: SettingType) -> HarkError {
+        .usage("session \(name): \(key) " + (type.problem(with: text) ?? "is not valid"))
     }
 
     /// Keys whose values are credentials: they must be references unless the file is private.

@@ -74,7 +74,12 @@ public enum ConfigFile {
             case .global:
                 global[key] = value
             case .session(let index):
-                if key == "kind" { sessions[index].kind = value.lowercased() } else { sessions[index].values[key] = value }
+                if key == "kind" {
+                    sessions[index].kind = value.lowercased()
+                } else {
+                    sessions[index].values[key] = value
+                    sessions[index].keyLines[key] = number
+                }
             }
         }
         for session in sessions where session.kind.isEmpty {

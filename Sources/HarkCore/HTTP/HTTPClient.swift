@@ -13,10 +13,14 @@ public final class HTTPClient: Sendable {
 
     public let userAgent: String
     public let transport: Transport
+    /// The waits between retries, and the time a Retry-After date is read against.
+    public let clock: HarkClock
 
-    public init(userAgent: String = "hark/\(HarkVersion.string)", transport: Transport = .automatic) {
+    public init(userAgent: String = "hark/\(HarkVersion.string)", transport: Transport = .automatic,
+                clock: HarkClock = .system) {
         self.userAgent = userAgent
         self.transport = transport
+        self.clock = clock
     }
 
     /// Plain http goes over hark's own transport; https, proxies, redirects and uploads over
@@ -43,14 +47,16 @@ public final class HTTPClient: Sendable {
             let wait: Double
             do {
                 let response = try await fetchOnce(request, maxBytes: maxBytes)
-                guard let delay = retry.delay(after: response.head, request: request, attempt: attempt) else { return response }
+                guard let delay = retry.delay(after: response.head, request: request, attempt: attempt, now: clock.now()) else {
+                    return response
+                }
                 wait = delay
             } catch {
                 guard let delay = retry.delay(after: error, request: request, attempt: attempt) else { throw error }
                 wait = delay
             }
             attempt += 1
-            try await Task.sleep(nanoseconds: UInt64(wait * 1e9))
+            try await clock.sleep(wait)
         }
     }
 

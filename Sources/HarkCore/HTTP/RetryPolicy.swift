@@ -36,10 +36,11 @@ public struct RetryPolicy: Sendable {
     /// The wait after a response: a gateway that could not reach its upstream (502, 503, 504),
     /// honouring a short Retry-After. Rate limits (429) are left to the backends, which know
     /// their servers' limits and tell the user about the wait.
-    func delay(after head: HTTPResponseHead, request: HTTPRequest, attempt: Int) -> Double? {
+    func delay(after head: HTTPResponseHead, request: HTTPRequest, attempt: Int, now: Date = Date()) -> Double? {
         guard Self.isIdempotent(request), attempt < delays.count, [502, 503, 504].contains(head.status) else { return nil }
-        guard let header = head.header("retry-after"), let seconds = Double(header.trimmingSpaces),
-              seconds >= 0, seconds <= longestWait else { return delays[attempt] }
+        guard let seconds = HTTPDate.retryAfter(head.header("retry-after"), now: now), seconds <= longestWait else {
+            return delays[attempt]
+        }
         return seconds
     }
 }

@@ -33,6 +33,24 @@ import TestSupport
         #expect(dropping.requests.count == 2)
     }
 
+    /// The waits are the client's clock's (the workspace's: tests wait for nothing), and a
+    /// gateway's Retry-After as an HTTP date is read against it.
+    @Test func theWaitsAreTheClocksAndARetryAfterDateIsHonoured() async throws {
+        let clock = TestClock()
+        let count = Counter()
+        let busy = try TestHTTPServer { _, response in
+            if count.next() == 1 {
+                // Two seconds after the test clock's start (2026-01-01T00:00:00Z).
+                response.send(status: 503, headers: [("Retry-After", "Thu, 01 Jan 2026 00:00:02 GMT")], text: "busy")
+            } else {
+                response.send(text: "fine")
+            }
+        }
+        let response = try await HTTPClient(clock: clock.clock).fetch(HTTPRequest(url: busy.baseURL))
+        #expect(response.text == "fine")
+        #expect(clock.sleeps == [2])
+    }
+
     @Test(arguments: HTTPClientTests.transports)
     func aGetGivesUpAfterItsAttempts(_ transport: HTTPClient.Transport) async throws {
         let busy = try Self.flakyServer(failures: 10)

@@ -9,20 +9,12 @@ extension A2ABackend {
     /// answer there (`input-required`) if any. Streamed when the card says the agent can,
     /// resumed once with SubscribeToTask when the stream drops; else sent and polled.
     public func send(_ request: ChatRequest) -> AsyncThrowingStream<ReplyEvent, Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task { [self] in
-                do {
-                    try await reply(to: request) { continuation.yield($0) }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
+        ProducedStream.make { [self] emit in
+            try await reply(to: request) { try await emit($0) }
         }
     }
 
-    private func reply(to request: ChatRequest, yield: @escaping (ReplyEvent) -> Void) async throws {
+    private func reply(to request: ChatRequest, yield: @escaping @Sendable (ReplyEvent) async throws -> Void) async throws {
         let endpoint = try await client.endpoint()
         let context = request.thread.backendID
         let waitingTask = state.pendingTask(context: context)
@@ -52,13 +44,13 @@ extension A2ABackend {
                 state.replyEnded(context: progress.contextID ?? context, taskID: progress.taskID, state: progress.endState)
             }
         }
-        let forward: (ReplyEvent) -> Void = { event in
+        let forward: (ReplyEvent) async throws -> Void = { event in
             switch event {
             case .backendMessageID(let task): state.noteTask(thread: threadID, taskID: task, settled: false)
             case .finished: record()
             default: break
             }
-            yield(event)
+            try await yield(event)
         }
         defer { record() }
         let params = A2AWire.sendParams(message: message, streaming: endpoint.card.streaming, tenant: endpoint.tenant,
@@ -78,13 +70,13 @@ extension A2ABackend {
     /// Streams one request's events; when the stream ends or breaks before the task did, and
     /// the task is known, resubscribes once.
     private func stream(_ method: A2AWire.Method, params: JSON, endpoint: A2AClient.Endpoint,
-                        progress: A2AReplyProgress, yield: (ReplyEvent) -> Void) async throws {
+                        progress: A2AReplyProgress, yield: (ReplyEvent) async throws -> Void) async throws {
         do {
             try await pipe(method, params: params, endpoint: endpoint, progress: progress, yield: yield)
         } catch {
             guard method == .stream, Self.isDrop(error), !progress.isSettled, let taskID = progress.taskID,
                   !Task.isCancelled else { throw error }
-            yield(.status("the stream broke (\(error.userMessage)); resubscribing to the task"))
+            try await yield(.status("the stream broke (\(error.userMessage)); resubscribing to the task"))
             do {
                 try await pipe(.subscribe, params: A2AWire.taskParams(taskID, method: .subscribe, tenant: endpoint.tenant,
                                                                       version: endpoint.version),
@@ -96,11 +88,11 @@ extension A2ABackend {
     }
 
     private func pipe(_ method: A2AWire.Method, params: JSON, endpoint: A2AClient.Endpoint,
-                      progress: A2AReplyProgress, yield: (ReplyEvent) -> Void) async throws {
+                      progress: A2AReplyProgress, yield: (ReplyEvent) async throws -> Void) async throws {
         let client = self.client
         let events = HTTPReply.stream(client.http, { client.request(method, params: params, to: endpoint) },
                                       decoder: A2AStreamDecoder(progress: progress))
-        for try await event in events { yield(event) }
+        for try await event in events { try await yield(event) }
     }
 
     /// A broken connection or a stream that ended early, as opposed to an answer (an HTTP
@@ -116,23 +108,29 @@ extension A2ABackend {
     /// A non-streaming agent: SendMessage answers with the task at once, then GetTask until it
     /// ends, waiting longer each time (the clock's waits: tests take none).
     private func sendAndPoll(params: JSON, endpoint: A2AClient.Endpoint, progress: A2AReplyProgress,
-                             yield: (ReplyEvent) -> Void) async throws {
+                             yield: (ReplyEvent) async throws -> Void) async throws {
         var events: [ReplyEvent] = []
-        defer { for event in ReplyEvent.coalesced(events) { yield(event) } }
-        try progress.apply(try await client.call(.send, params: params, to: endpoint), into: &events)
-        var wait = pollInterval
-        while !progress.isSettled {
-            for event in ReplyEvent.coalesced(events) { yield(event) }
-            events = []
-            guard let taskID = progress.taskID else {
-                throw HarkError.protocolViolation("the agent answered without a task or a message")
+        do {
+            try progress.apply(try await client.call(.send, params: params, to: endpoint), into: &events)
+            var wait = pollInterval
+            while !progress.isSettled {
+                for event in ReplyEvent.coalesced(events) { try await yield(event) }
+                events = []
+                guard let taskID = progress.taskID else {
+                    throw HarkError.protocolViolation("the agent answered without a task or a message")
+                }
+                try await clock.sleep(wait)
+                wait = min(wait * 1.5, 5)
+                let snapshot = try await client.call(.get, params: A2AWire.taskParams(taskID, method: .get, tenant: endpoint.tenant,
+                                                                                       version: endpoint.version), to: endpoint)
+                try progress.apply(snapshot, into: &events)
             }
-            try await clock.sleep(wait)
-            wait = min(wait * 1.5, 5)
-            let snapshot = try await client.call(.get, params: A2AWire.taskParams(taskID, method: .get, tenant: endpoint.tenant,
-                                                                                   version: endpoint.version), to: endpoint)
-            try progress.apply(snapshot, into: &events)
+        } catch {
+            // What arrived before the failure is still shown (and kept) before it.
+            for event in ReplyEvent.coalesced(events) { try? await yield(event) }
+            throw error
         }
+        for event in ReplyEvent.coalesced(events) { try await yield(event) }
     }
 
     /// The user stopped the reply (Ctrl-C, /stop, SIGINT): cancel its task, or the agent would

@@ -17,7 +17,7 @@ public final class A2ABackend: Backend, BackendKind {
         SettingSpec("url", "the agent's base URL or its card's URL, e.g. https://agent.example.com", required: true),
         SettingSpec("auth", "bearer:SECRET (or basic:USER:SECRET, header:NAME:SECRET) when the card asks for it"),
         SettingSpec("api_key", "SECRET for a card's API key scheme (sent in the header or query it names)"),
-        SettingSpec("poll_interval", "first wait in seconds between GetTask polls of a non-streaming agent (default 0.5)"),
+        SettingSpec("poll_interval", "first wait in seconds between GetTask polls of a non-streaming agent (default 0.5)", type: .seconds),
     ]
     public static var commands: [CommandSpec] { commandSpecs }
     /// A task that ends rejected or canceled (by the agent) makes a one-shot run exit 6.

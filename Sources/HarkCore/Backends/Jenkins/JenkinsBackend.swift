@@ -13,8 +13,8 @@ public final class JenkinsBackend: Backend, BackendKind, @unchecked Sendable {
     public static let settings: [SettingSpec] = [
         SettingSpec("url", "the Jenkins root URL, e.g. https://ci.example.com/", required: true),
         SettingSpec("auth", "basic:USER:SECRET with an API token (a password works too; crumbs are then fetched)"),
-        SettingSpec("poll_interval", "seconds between polls of the queue and the console (default 1)"),
-        SettingSpec("crumb", "auto (default) fetches a CSRF crumb when Jenkins asks; on fetches it first; off never"),
+        SettingSpec("poll_interval", "seconds between polls of the queue and the console (default 1)", type: .seconds),
+        SettingSpec("crumb", "auto (default) fetches a CSRF crumb when Jenkins asks; on fetches it first; off never", type: .choice(["auto", "on", "off"])),
         SettingSpec("favourites", "jobs listed first in /jobs, comma-separated (/fav and /unfav change it)"),
     ]
 

@@ -10,12 +10,12 @@ public final class MonicaBackend: Backend, BackendKind {
     public static let settings: [SettingSpec] = [
         SettingSpec("url", "Monica's address, e.g. https://monica.example.com (/api is added)", required: true),
         SettingSpec("auth", "bearer:SECRET, an API token from Monica's Settings › API", required: true),
-        SettingSpec("page_size", "contacts per page (default 15, at most 100)"),
+        SettingSpec("page_size", "contacts per page (default 15, at most 100)", type: .whole(1...100)),
         SettingSpec("sort", "contact order: created_at or updated_at, - first for newest first"),
-        SettingSpec("cache", "seconds answers are kept (default 300; 0 turns the cache off)"),
-        SettingSpec("tries", "attempts on a rate limit, server error or network error (default 3)"),
-        SettingSpec("retry_delay", "seconds before the second attempt, doubling after (default 1)"),
-        SettingSpec("max_wait", "the longest Retry-After to wait for, in seconds (default 60)"),
+        SettingSpec("cache", "seconds answers are kept (default 300; 0 turns the cache off)", type: .seconds),
+        SettingSpec("tries", "attempts on a rate limit, server error or network error (default 3)", type: .positiveCount),
+        SettingSpec("retry_delay", "seconds before the second attempt, doubling after (default 1)", type: .seconds),
+        SettingSpec("max_wait", "the longest Retry-After to wait for, in seconds (default 60)", type: .seconds),
     ]
 
     static let contactID = ArgumentSpec.one("ID", .dynamic("contacts"))

@@ -61,28 +61,7 @@ struct MonicaRetryPolicy: Sendable, Equatable {
 
     /// Retry-After as seconds from now: a number of seconds, or an HTTP date (RFC 9110).
     static func seconds(retryAfter value: String?, now: Date) -> Double? {
-        guard let value = value?.trimmingSpaces, !value.isEmpty else { return nil }
-        if let seconds = Double(value) { return max(0, seconds) }
-        guard let date = httpDate(value) else { return nil }
-        return max(0, date.timeIntervalSince(now).rounded(.up))
-    }
-
-    /// An IMF-fixdate, "Sun, 06 Nov 1994 08:49:37 GMT", the form servers send today.
-    static func httpDate(_ text: String) -> Date? {
-        let words = text.split(separator: " ")
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        guard words.count == 6, words[5] == "GMT", let day = Int(words[1]), let year = Int(words[3]),
-              let month = months.firstIndex(of: String(words[2])) else { return nil }
-        let clock = words[4].split(separator: ":").compactMap { Int($0) }
-        guard clock.count == 3 else { return nil }
-        var parts = tm()
-        parts.tm_year = Int32(year - 1900)
-        parts.tm_mon = Int32(month)
-        parts.tm_mday = Int32(day)
-        parts.tm_hour = Int32(clock[0])
-        parts.tm_min = Int32(clock[1])
-        parts.tm_sec = Int32(clock[2])
-        return Date(timeIntervalSince1970: Double(timegm(&parts)))
+        HTTPDate.retryAfter(value, now: now)
     }
 
     /// "2s", "0.5s".

@@ -206,9 +206,7 @@ final class NylaClient: @unchecked Sendable {
     }
 
     static func retryDelay(_ header: String?, attempt: Int) -> Double {
-        if let header, let seconds = Double(header.trimmingSpaces), seconds >= 0 { return seconds }
-        if let header, let date = HTTPDate.parse(header) { return max(0, date.timeIntervalSinceNow.rounded(.up)) }
-        return Double(1 << attempt)
+        HTTPDate.retryAfter(header, now: Date()) ?? Double(1 << attempt)
     }
 
     static func seconds(_ value: Double) -> String {

@@ -137,23 +137,15 @@ extension OpenAIBackend {
         let request = ChatRequest(text: Self.summaryInstruction, thread: thread, history: older, summary: current.summary,
                                   estimator: current.estimator, purpose: .summary)
         let reply = send(request)
-        let events = AsyncThrowingStream<ReplyEvent, Error> { continuation in
-            let task = Task {
-                continuation.yield(.status("summary of \(turns) earlier turn\(turns == 1 ? "" : "s"):"))
-                do {
-                    for try await event in reply {
-                        // Said before the end: the reply's watchers stop at `.finished`.
-                        if case .finished = event {
-                            continuation.yield(.status("kept as this thread's summary; it is sent in place of those turns"))
-                        }
-                        continuation.yield(event)
-                    }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
+        let events = ProducedStream.make { (emit: ProducedStream.Emitter<ReplyEvent>) in
+            try await emit(.status("summary of \(turns) earlier turn\(turns == 1 ? "" : "s"):"))
+            for try await event in reply {
+                // Said before the end: the reply's watchers stop at `.finished`.
+                if case .finished = event {
+                    try await emit(.status("kept as this thread's summary; it is sent in place of those turns"))
                 }
+                try await emit(event)
             }
-            continuation.onTermination = { _ in task.cancel() }
         }
         return .summary(events, thread: thread, throughMessageID: current.messageIDs[keepFrom - 1], turns: turns)
     }

@@ -12,11 +12,11 @@ public final class OpenAIBackend: Backend, BackendKind {
         SettingSpec("auth", "bearer:SECRET for hosted APIs"),
         SettingSpec("model", "the model name the server expects"),
         SettingSpec("system", "a system prompt: text, or @FILE"),
-        SettingSpec("temperature", "sampling temperature, e.g. 0.7"),
-        SettingSpec("max_tokens", "the longest reply, in tokens"),
+        SettingSpec("temperature", "sampling temperature, e.g. 0.7", type: .nonNegative),
+        SettingSpec("max_tokens", "the longest reply, in tokens (0: the server decides)", type: .count),
         SettingSpec("context", "the model's context window in tokens, e.g. 8192 or 8k (default: asked of the server, else 8192)"),
-        SettingSpec("context_messages", "at most this many earlier messages sent (default: as many as fit the context)"),
-        SettingSpec("usage", "on (default) asks the server for token counts"),
+        SettingSpec("context_messages", "at most this many earlier messages sent (default: as many as fit the context)", type: .count),
+        SettingSpec("usage", "on (default) asks the server for token counts", type: .flag),
     ]
 
     let session: SessionConfig

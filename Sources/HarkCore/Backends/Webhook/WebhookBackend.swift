@@ -16,11 +16,11 @@ public final class WebhookBackend: Backend, BackendKind, RemoteThreads {
     public static let settings: [SettingSpec] = [
         SettingSpec("url", "the webhook or Chat URL", required: true),
         SettingSpec("auth", "basic:USER:SECRET, header:NAME:SECRET or bearer:SECRET"),
-        SettingSpec("stream", "on (default) asks for a streamed reply; n8n's trigger response mode decides what it sends"),
+        SettingSpec("stream", "on (default) asks for a streamed reply; n8n's trigger response mode decides what it sends", type: .flag),
         SettingSpec("input_key", "the message's key in the payload (default chatInput)"),
         SettingSpec("session_key", "the session id's key in the payload (default sessionId)"),
         SettingSpec("metadata", "a JSON object sent as metadata with every message"),
-        SettingSpec("load_history", "on (default) loads the server's history when you open a thread"),
+        SettingSpec("load_history", "on (default) loads the server's history when you open a thread", type: .flag),
     ]
 
     let session: SessionConfig

@@ -495,9 +495,11 @@ import TestSupport
     }
 
     @Test func badSettingsAreRefusedWithWhatToWrite() async throws {
+        // A value of the wrong type is found when the config loads, with its line.
         let home = TestHome(config: Self.config("https://crm.example.com", extra: "page_size = 500"))
-        let workspace = try home.workspace()
-        #expect(await Transcript(workspace).type("@crm jo") == "> @crm jo\nhark: session crm: page_size must be 1 to 100 (Monica's limit)\n")
+        #expect { try home.workspace() } throws: { error in
+            error.userMessage.hasSuffix(": session crm: page_size must be a whole number from 1 to 100, not \"500\"")
+        }
         let noScheme = TestHome(config: Self.config("crm.example.com"))
         #expect(await Transcript(try noScheme.workspace()).type("@crm jo")
             == "> @crm jo\nhark: session crm: url must be Monica's address, e.g. https://monica.example.com\n")

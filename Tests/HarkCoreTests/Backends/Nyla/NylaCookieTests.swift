@@ -33,14 +33,6 @@ import TestSupport
         #expect(jar.isEmpty)
     }
 
-    @Test func httpDatesInAllThreeForms() {
-        let expected = Date(timeIntervalSince1970: 1_445_412_480)  // 2015-10-21 07:28:00 UTC
-        #expect(HTTPDate.parse("Wed, 21 Oct 2015 07:28:00 GMT") == expected)
-        #expect(HTTPDate.parse("Wednesday, 21-Oct-15 07:28:00 GMT") == expected)
-        #expect(HTTPDate.parse("Wed Oct 21 07:28:00 2015") == expected)
-        #expect(HTTPDate.parse("soon") == nil)
-    }
-
     @Test func isoDatesWithFractionsAndZones() {
         #expect(ISODate.parse("2026-03-03T09:00:00Z") == Date(timeIntervalSince1970: 1_772_528_400))
         #expect(ISODate.parse("2026-03-03T10:00:00.250+01:00") == Date(timeIntervalSince1970: 1_772_528_400.25))
