@@ -55,7 +55,7 @@ _hark() {
         version)
             COMPREPLY=($(compgen -W "" -- "$cur")) ;;
         help)
-            COMPREPLY=($(compgen -W "accept activities agent ask attach backup build clear compact completions contact contacts continue copy docs doctor download edit edits export file files form forms forward gifts help history info instance instances job jobs listen log login logout model more mute next notes pipe prompt prompts queue quit refresh reject restore retry save search session sessions speak stats status stop stop-build tag tags tasks think thread threads tools transcribe upload version voice" -- "$cur")) ;;
+            COMPREPLY=($(compgen -W "abort accept activities agent approve artifacts ask attach backup build clear compact completions contact contacts continue copy docs doctor download edit edits export fav file files form forms forward gifts help history info instance instances job jobs listen log login logout model more mute next notes pipe prompt prompts queue quit refresh reject restore retry save search session sessions speak stages stats status stop stop-build tag tags tasks tests think thread threads tools transcribe unfav upload version voice" -- "$cur")) ;;
         completions)
             COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")) ;;
     esac

@@ -22,7 +22,7 @@ say() {
 
 # Debian packages: build headers, the voice engines, the tools the tests drive.
 packages=(libedit-dev libsqlite3-dev libcurl4-openssl-dev zlib1g-dev espeak-ng libespeak-ng-dev python3 python3-venv)
-if [ "$testing" = 1 ]; then packages+=(tmux sqlite3 pulseaudio pulseaudio-utils sox poppler-utils); fi
+if [ "$testing" = 1 ]; then packages+=(tmux sqlite3 pulseaudio pulseaudio-utils sox poppler-utils openssl); fi
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

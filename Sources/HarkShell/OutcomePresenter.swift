@@ -73,7 +73,13 @@ final class OutcomePresenter {
         case .editMessage(let text, let then):
             guard let shell else { return fail(HarkError.usage("that command needs the interactive shell")) }
             shell.editMessage(text, then: then)
-        case .output(let document):
+        case .output(var document):
+            if shell == nil {
+                // One-shot: notes on the way ("logged in to …") go to stderr, so stdout is the
+                // answer alone.
+                for note in document where note.isNote { terminal.writeError("hark: " + note.plainText + "\n") }
+                document.removeAll { $0.isNote }
+            }
             terminal.show(document)
         case .reply(let job):
             return watch(job)

@@ -11,12 +11,20 @@ import TestSupport
         var stderr: String
     }
 
-    func hark(_ arguments: [String], home: TestHome, input: String? = nil) throws -> Run {
-        let result = try Subprocess.run([BuiltProducts.hark] + arguments, environment: home.environment,
+    func hark(_ arguments: [String], home: TestHome, input: String? = nil, environment: [String: String] = [:]) throws -> Run {
+        let result = try Subprocess.run([BuiltProducts.hark] + arguments, environment: home.environment.merging(environment) { $1 },
                                         streams: .captured(input: input.map { Data($0.utf8) } ?? Data()))
         return Run(status: result.status, stdout: String(decoding: result.stdout, as: UTF8.self),
                    stderr: String(decoding: result.stderr, as: UTF8.self))
     }
+
+    /// A Nyla session `ny` on instance ws1 that logs in with a password from the environment.
+    func nylaHome(_ gateway: TestNylaGateway) -> TestHome {
+        TestHome(config: "[session ny]\nkind = nyla\nurl = \(gateway.url)\nlanguage = en\ninstance = ws1\n"
+            + "user = ann\npassword = env:HARK_TEST_NYLA_PASSWORD\n")
+    }
+
+    static let nylaPassword = ["HARK_TEST_NYLA_PASSWORD": "s3cret pass"]
 
     func openAIHome(_ server: TestOpenAIServer) -> TestHome {
         TestHome(config: "[session bot]\nkind = openai\nurl = \(server.baseURL)\n")
@@ -49,6 +57,48 @@ import TestSupport
         #expect(done["status"]?.string == "complete")
         #expect(done["usage"]?["total_tokens"]?.int == 5)
         #expect(done["message_id"]?.int != nil)
+    }
+
+    /// `hark -s ny /prompts | …` gets the prompts alone: how hark got there (a login, a rate
+    /// limit waited out) is said on stderr.
+    @Test func notesOnTheWayGoToStderrNeverStdout() throws {
+        let gateway = try TestNylaGateway()
+        let home = nylaHome(gateway)
+        func hark(_ arguments: [String]) throws -> Run { try self.hark(arguments, home: home, environment: Self.nylaPassword) }
+        let host = "127.0.0.1:\(gateway.http.port)"
+        let prompts = try hark(["-s", "ny", "/prompts"])
+        #expect(prompts.status == 0)
+        #expect(prompts.stdout.hasPrefix("summarize"))
+        #expect(!prompts.stdout.contains("logged in"))
+        #expect(prompts.stderr == "hark: logged in to \(host) as Ann Example\n")
+        gateway.throttle(next: 1, retryAfter: "0")
+        let chat = try hark(["-s", "ny", "hello"])
+        #expect(chat.status == 0)
+        #expect(chat.stdout == "Echo: hello")
+        #expect(chat.stderr == "hark: \(host) is rate limiting (HTTP 429); retrying\n")
+    }
+
+    /// `hark -s ny "/attach f"` says the file goes with the next message, and the next run's
+    /// message takes it; `/retry` sends it again and `/history` shows it under the message.
+    @Test func aFileAttachedInOneRunGoesWithTheNextRunsMessage() throws {
+        let gateway = try TestNylaGateway()
+        let home = nylaHome(gateway)
+        func hark(_ arguments: [String]) throws -> Run { try self.hark(arguments, home: home, environment: Self.nylaPassword) }
+        let files = TemporaryDirectory()
+        let brief = files.write("brief.txt", "Brief: keep it short.\n")
+        let attach = try hark(["-s", "ny", "/attach", brief])
+        #expect(attach.status == 0)
+        let id = try #require(gateway.fileIDs(named: "brief.txt").first)
+        #expect(attach.stdout.contains("brief.txt uploaded as \(id); it goes with your next message"))
+        #expect(try hark(["-s", "ny", "Summarize the brief"]).status == 0)
+        #expect(gateway.streamBodies.last?["fileIds"] == [.string(id)])
+        #expect(try hark(["-s", "ny", "/retry"]).status == 0)
+        #expect(gateway.streamBodies.count == 2)
+        #expect(gateway.streamBodies.last?["fileIds"] == [.string(id)], "a retried message goes with its files")
+        let history = try hark(["-s", "ny", "/history"])
+        #expect(history.stdout.contains("Summarize the brief\n  attached: brief.txt (22 bytes)\n"))
+        #expect(try hark(["-s", "ny", "And now?"]).status == 0)
+        #expect(gateway.streamBodies.last?["fileIds"] == [], "a file goes with one message only")
     }
 
     /// A reply cut by max_tokens: the note on stderr, `done` with its finish_reason.

@@ -19,9 +19,9 @@ struct JenkinsShellTests {
 
         try await terminal.waitFor(text: "ci ›")
         try terminal.enter("build deploy")
-        try await terminal.waitFor(text: "TICKET (string): ")
+        try await terminal.waitFor(text: "TICKET (string; Enter keeps the default): ")
         try terminal.enter("CHG-9")
-        try await terminal.waitFor(text: "TOKEN (password): ")
+        try await terminal.waitFor(text: "TOKEN (password; Enter keeps the default): ")
         try terminal.enter("zebra-42")
         try await terminal.waitFor(text: "waiting: In the quiet period")
         #expect(try !terminal.screen().contains("zebra-42"), "the password is not echoed")

@@ -233,6 +233,7 @@ public final class TestHTTPServer: @unchecked Sendable {
 
 public enum TestServerError: Error {
     case socket(Int32)
+    case tls(String)
 }
 
 /// Reads HTTP requests off a socket: request line, headers, a Content-Length or chunked body.

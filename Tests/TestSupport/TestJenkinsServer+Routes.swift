@@ -101,12 +101,21 @@ extension TestJenkinsServer {
         case ["cancelItem"]:
             guard exchange.requirePost() else { return }
             let id = Int(exchange.request.query["id"] ?? "") ?? -1
-            let cancelled: Bool = lock.withLock {
-                guard let index = queue.firstIndex(where: { $0.id == id && !$0.hasLeft }) else { return false }
+            if lock.withLock({ () -> Bool in defer { startBeforeCancel = false }; return startBeforeCancel }) { start(id) }
+            // core/src/main/java/hudson/model/Queue.java, doCancelItem: getItem(id) finds left
+            // items too (`leftItems.getIfPresent(id)`), which cancel() cannot take out: `return
+            // HttpResponses.error(SC_INTERNAL_SERVER_ERROR, "Could not cancel run for id " + id)`.
+            let outcome: Int = lock.withLock {
+                guard let index = queue.firstIndex(where: { $0.id == id && !$0.expired }) else { return 404 }
+                if queue[index].hasLeft { return 500 }
                 queue[index].cancelled = true
-                return true
+                return 204
             }
-            cancelled ? exchange.empty(204) : exchange.page(404, "Provided id (\(id)) not found")
+            switch outcome {
+            case 204: exchange.empty(204)
+            case 500: exchange.page(500, "Could not cancel run for id \(id)")
+            default: exchange.page(404, "Provided id (\(id)) not found")
+            }
         case let item where item.count == 4 && item[0] == "item" && item[2...] == ["api", "json"]:
             guard let id = Int(item[1]) else { return exchange.page(404, "Not Found") }
             queuePollGate?.wait()
@@ -133,8 +142,18 @@ extension TestJenkinsServer {
             path.append(rest[rest.startIndex + 1])
             rest = rest.dropFirst(2)
         }
-        guard let job = lock.withLock({ find(path) }) else { return exchange.page(404, "Not Found") }
         let action = Array(rest)
+        guard let job = lock.withLock({ find(path) }) else {
+            guard let container = lock.withLock({ containerJSON(path) }) else { return exchange.page(404, "Not Found") }
+            switch action {
+            case ["api", "json"]: return exchange.json(container)
+            // cloudbees-folder ComputedFolder.doBuild: "building" a multibranch project only
+            // schedules a scan for branches (`scheduleBuild2(…)`, then forwardToPreviousPage).
+            case ["build"] where exchange.request.method == "POST" && lock.withLock({ multibranchProjects.contains(path) }):
+                return exchange.empty(302, headers: [("Location", root + "/")])
+            default: return exchange.page(404, "Not Found")
+            }
+        }
         switch action {
         case ["api", "json"]:
             exchange.json(lock.withLock { job.json(root: root, inQueue: queue.contains { $0.job == path && !$0.hasLeft }) })
@@ -153,6 +172,18 @@ extension TestJenkinsServer {
 
     private func trigger(_ job: TestJenkinsJob, withParameters: Bool, _ exchange: JenkinsExchange) {
         guard exchange.requirePost() else { return }
+        if let permission = job.deniedPermission {
+            // core/src/main/java/hudson/security/AccessDeniedException3.java, reportAsHeaders:
+            // `X-You-Are-Authenticated-As`, `X-Required-Permission: permission.getId()` and each
+            // `X-Permission-Implied-By`; the body is the /accessDenied page, with the message
+            // "{0} is missing the {1} permission" (hudson/security/Messages.properties).
+            return exchange.send(403, [("Content-Type", "text/html;charset=utf-8"), ("X-You-Are-Authenticated-As", Self.user),
+                                       ("X-You-Are-In-Group-Disabled", "JENKINS-39402: use -Dhudson.security.AccessDeniedException2.REPORT_GROUP_HEADERS=true or use /whoAmI to diagnose"),
+                                       ("X-Required-Permission", permission),
+                                       ("X-Permission-Implied-By", "hudson.model.Hudson.Administer")],
+                                 Array(("<html><head><title>Access Denied [Jenkins]</title></head><body><h1>Access Denied</h1>"
+                                        + "<p>\(Self.user) is missing the Job/Build permission</p></body></html>").utf8))
+        }
         if job.disabled { return exchange.page(409, "\(job.fullName) is not buildable") }
         let parameterized = !job.parameters.isEmpty
         if !withParameters && parameterized { return exchange.page(400, "\(job.fullName) is parameterized; use buildWithParameters") }
@@ -173,10 +204,10 @@ extension TestJenkinsServer {
     }
 
     private func answerBuild(_ build: TestJenkinsBuild, of job: TestJenkinsJob, _ action: [String], _ exchange: JenkinsExchange) {
-        let buildURL = root + job.path.map { "/job/" + $0 }.joined() + "/\(build.number)/"
+        let buildURL = root + TestJenkinsServer.jobURLPath(job.path) + "/\(build.number)/"
         switch action {
         case ["api", "json"]:
-            exchange.json(lock.withLock { build.json(jobURL: root + job.path.map { "/job/" + $0 }.joined() + "/") })
+            exchange.json(lock.withLock { build.json(jobURL: root + TestJenkinsServer.jobURLPath(job.path) + "/") })
         case ["stop"]:
             guard exchange.requirePost() else { return }
             mutate { _ in
@@ -188,12 +219,28 @@ extension TestJenkinsServer {
             exchange.empty(302, headers: [("Location", buildURL)])
         case ["logText", "progressiveText"]:
             progressiveText(build, exchange)
+        case ["testReport", "api", "json"]:
+            testReport(build, exchange)
+        case let path where path.first == "artifact" && path.count > 1:
+            let wanted = path.dropFirst().joined(separator: "/")
+            guard let artifact = lock.withLock({ build.artifacts.first { $0.path == wanted } }) else {
+                return exchange.page(404, "Not Found")
+            }
+            exchange.send(200, [("Content-Type", "application/octet-stream")], artifact.bytes)
+        case let path where path.first == "wfapi" || path.first == "input":
+            // Actions of a WorkflowRun only: a freestyle build has no such URL.
+            guard lock.withLock({ build.pipeline }) else { return exchange.page(404, "Not Found") }
+            path.first == "wfapi" ? answerStageView(build, of: job, Array(path.dropFirst()), exchange)
+                                  : answerInput(build, Array(path.dropFirst()), exchange)
         default:
             exchange.page(404, "Not Found")
         }
     }
 
-    /// stapler's LargeText.doProgressText.
+    /// stapler's LargeText.doProgressText. The log goes out as it is stored, console notes
+    /// included: jenkinsci/jenkins core/src/main/java/hudson/console/AnnotatedLargeText.java
+    /// has `delegateToWriteLogTo(req, rsp) { return isHtml(req); }`, so a plain-text request is
+    /// not written through writeLogTo and its PlainTextConsoleOutputStream, which strips them.
     private func progressiveText(_ build: TestJenkinsBuild, _ exchange: JenkinsExchange) {
         let requested = Int(exchange.request.query["start"] ?? "0") ?? 0
         let (text, end, more, length): ([UInt8], Int, Bool, Int) = lock.withLock {

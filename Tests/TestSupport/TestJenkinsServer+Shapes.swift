@@ -47,13 +47,29 @@ extension TestJenkinsServer {
             guard !seen.contains(name) else { continue }
             seen.append(name)
             if job.path.count == prefix.count + 1 {
-                items.append(["_class": "hudson.model.FreeStyleProject", "name": .string(name), "color": .string(job.color)])
+                items.append(["_class": .string(job.className), "name": .string(name), "color": .string(job.color)])
             } else {
-                items.append(["_class": "com.cloudbees.hudson.plugins.folder.Folder", "name": .string(name),
+                items.append(["_class": .string(containerClass(prefix + [name])), "name": .string(name),
                               "jobs": .array(tree(under: prefix + [name]))])
             }
         }
         return items
+    }
+
+    /// A folder's `_class`: cloudbees-folder's Folder, or workflow-multibranch's
+    /// WorkflowMultiBranchProject (a branch-api MultiBranchProject).
+    func containerClass(_ path: [String]) -> String {
+        multibranchProjects.contains(path) ? "org.jenkinsci.plugins.workflow.multibranch.WorkflowMultiBranchProject"
+            : "com.cloudbees.hudson.plugins.folder.Folder"
+    }
+
+    /// A folder or multibranch project as its api/json exports it: its items under `jobs`.
+    func containerJSON(_ path: [String]) -> JSON? {
+        let items = tree(under: path)
+        guard !items.isEmpty else { return nil }
+        return ["_class": .string(containerClass(path)), "name": .string(path.last ?? ""),
+                "fullName": .string(path.joined(separator: "/")), "description": nil,
+                "url": .string(root + Self.jobURLPath(path) + "/"), "jobs": .array(items)]
     }
 
     /// stapler's LineEndNormalizingWriter: every lone LF goes out as CR LF.

@@ -28,6 +28,8 @@ public final class TestJenkinsServer: @unchecked Sendable {
         public var gzip = false
         public var crumb: String?
         public var form: [String: String] = [:]
+        /// A Pipeline's stages as wfapi/describe answered them: `Build:SUCCESS,Test:IN_PROGRESS`.
+        public var stages: String?
     }
 
     public static let version = "2.462.3"
@@ -42,6 +44,8 @@ public final class TestJenkinsServer: @unchecked Sendable {
     let contextPath: String
     let lock = NSRecursiveLock()
     var jobs: [TestJenkinsJob] = []
+    /// Paths of multibranch projects (the other folders are plain folders).
+    var multibranchProjects: Set<[String]> = []
     var queue: [TestJenkinsQueueItem] = []
     var nextQueueID = 40
     var sessions: [String: String] = [:]
@@ -75,6 +79,38 @@ public final class TestJenkinsServer: @unchecked Sendable {
             jobs.append(TestJenkinsJob(path: name.split(separator: "/").map(String.init), description: description,
                                        parameters: parameters, disabled: disabled))
         }
+    }
+
+    /// A multibranch Pipeline project with one Pipeline job per branch. Each branch job is
+    /// named by branch-api's NameEncoder (jenkinsci/branch-api-plugin
+    /// src/main/java/jenkins/branch/NameEncoder.java: `case '/': buf.append("%2F")`), so
+    /// `feature/x` is the job `feature%2Fx`, at the URL `…/job/feature%252Fx/`.
+    public func addMultibranch(_ name: String, branches: [String]) {
+        lock.withLock {
+            let project = name.split(separator: "/").map(String.init)
+            multibranchProjects.insert(project)
+            for branch in branches {
+                let job = TestJenkinsJob(path: project + [Self.nameEncoded(branch)], description: "", parameters: [], disabled: false)
+                job.pipeline = true
+                jobs.append(job)
+            }
+        }
+    }
+
+    /// A Pipeline job (WorkflowJob): its builds answer wfapi and input steps.
+    public func addPipeline(_ name: String, parameters: [TestJenkinsParameter] = []) {
+        addJob(name, parameters: parameters)
+        mutate { $0.find(name)?.pipeline = true }
+    }
+
+    /// An item whose ball colour is fixed, as a plugin's item that reports BallColor.GREY
+    /// (core/src/main/java/hudson/model/BallColor.java: `GREY("grey", …)`; exported by
+    /// `toString()`, `name().toLowerCase()`).
+    public func setColor(_ job: String, _ color: String) { mutate { $0.find(job)?.fixedColor = color } }
+
+    /// Building the job needs a permission the user lacks (`hudson.model.Item.Build`).
+    public func denyBuild(_ job: String, permission: String = "hudson.model.Item.Build") {
+        mutate { $0.find(job)?.deniedPermission = permission }
     }
 
     /// A finished build with its whole log (a "Finished: RESULT" line is added).
@@ -111,13 +147,33 @@ public final class TestJenkinsServer: @unchecked Sendable {
             guard let index = server.queue.firstIndex(where: { $0.id == id }), let job = server.find(server.queue[index].job) else { return }
             number = job.nextBuildNumber
             job.nextBuildNumber += 1
-            job.builds.append(TestJenkinsBuild(number: number, queueID: id, log: "Started by user \(Self.fullName)\n", result: nil,
-                                               timestamp: Self.epoch + Double(number) * 3_600_000,
-                                               parameters: server.queue[index].parameters))
+            let build = TestJenkinsBuild(number: number, queueID: id, log: "Started by user \(Self.fullName)\n", result: nil,
+                                         timestamp: Self.epoch + Double(number) * 3_600_000, parameters: server.queue[index].parameters)
+            build.pipeline = job.pipeline
+            job.builds.append(build)
             server.queue[index].buildNumber = number
         }
         return number
     }
+
+    /// A build someone else asked for, waiting in the queue; returns the queue item's id.
+    @discardableResult
+    public func enqueue(_ job: String) -> Int {
+        mutate { server in
+            server.queue.append(TestJenkinsQueueItem(id: server.nextQueueID, job: job.split(separator: "/").map(String.init),
+                                                     why: "Waiting for next available executor", parameters: [:], since: Self.epoch))
+            server.nextQueueID += 1
+        }
+        return lock.withLock { nextQueueID - 1 }
+    }
+
+    /// The next cancel of a queue item arrives just after an executor took the item: Jenkins
+    /// then holds it as a left item, which cannot be cancelled.
+    public var startsBeforeCancel: Bool {
+        get { lock.withLock { startBeforeCancel } }
+        set { lock.withLock { startBeforeCancel = newValue } }
+    }
+    var startBeforeCancel = false
 
     /// A build started by someone else (a timer, another user), already running.
     @discardableResult
@@ -156,6 +212,59 @@ public final class TestJenkinsServer: @unchecked Sendable {
     /// The log file is replaced by a shorter one (rotated, or the build was replayed).
     public func replaceLog(_ job: String, _ number: Int, with text: String) {
         mutate { $0.find(job, number)?.log = Array(text.utf8) }
+    }
+
+    // MARK: Pipelines, artifacts, tests
+
+    public func setStages(_ job: String, _ number: Int, _ stages: [TestJenkinsStage]) {
+        mutate { $0.find(job, number)?.stages = stages }
+    }
+
+    /// The Pipeline reaches an input step: logged as InputStepExecution.start logs it
+    /// (jenkinsci/pipeline-input-step-plugin src/main/java/org/jenkinsci/plugins/workflow/
+    /// support/steps/input/InputStepExecution.java: `printf("%s%n%s or %s%n", input.getMessage(),
+    /// POSTHyperlinkNote.encodeTo(thisUrl + "proceedEmpty", input.getOk()),
+    /// POSTHyperlinkNote.encodeTo(thisUrl + "abort", input.getCancel()))`, the links console
+    /// notes), and pending until /proceed, /proceedEmpty or /abort answers it. The id is the
+    /// step's (an MD5 of its message, capitalised, in the plugin).
+    public func pauseForInput(_ job: String, _ number: Int, message: String, ok: String = "Proceed",
+                              parameters: [TestJenkinsParameter] = []) {
+        mutate { server in
+            guard let build = server.find(job, number) else { return }
+            let id = "Ef95dd500ae6ed3b27b89fb852296d1" + String(build.inputs.count)
+            build.inputs.append(TestJenkinsInput(id: id, message: message, ok: ok, parameters: parameters))
+            if parameters.isEmpty {
+                build.log += Array("\(message)\n\(Self.consoleNote())\(ok)\(Self.consoleNote()) or \(Self.consoleNote())Abort\(Self.consoleNote())\n".utf8)
+            } else {
+                build.log += Array("\(Self.consoleNote())Input requested\(Self.consoleNote())\n".utf8)
+            }
+            if let index = build.stages.lastIndex(where: { $0.status == "IN_PROGRESS" }) {
+                build.stages[index].status = "PAUSED_PENDING_INPUT"
+            }
+        }
+    }
+
+    /// What each proceed of the build's input steps sent (its form fields).
+    public func inputAnswers(_ job: String, _ number: Int) -> [[String: String]] {
+        lock.withLock { find(job, number)?.inputAnswers ?? [] }
+    }
+
+    public func pendingInputs(_ job: String, _ number: Int) -> Int { lock.withLock { find(job, number)?.inputs.count ?? 0 } }
+
+    public func archive(_ job: String, _ number: Int, _ path: String, _ bytes: [UInt8]) {
+        mutate { $0.find(job, number)?.artifacts.append((path, bytes)) }
+    }
+
+    public func recordTests(_ job: String, _ number: Int, _ cases: [TestJenkinsCase]) {
+        mutate { $0.find(job, number)?.tests = cases }
+    }
+
+    /// A console note as ConsoleNote.encode writes it (jenkinsci/jenkins
+    /// core/src/main/java/hudson/console/ConsoleNote.java: `PREAMBLE_STR = "\u001B[8mha:"`,
+    /// the base64 of the MAC and the serialized note, `POSTAMBLE_STR = "\u001B[0m"`).
+    public static func consoleNote() -> String {
+        "\u{1B}[8mha:////4PKu+aTJ3pS9vVAlCS2rNTIbKvo2aN8Pnx2tk4J9Gm3YAAAAoh+LCAAAAAAAAP9tjTEOwjAQBM8BClpKHuFItIg6VEgUPCAkJ"
+            + "sRNRZj2waBEs6bPtGXAqvQCnpWGZ9T1bAzI1C7vq39NvJ5zDzmGqmTLvBHfGklOqZyQ1WFg8qE0tKUvsa/P4ecuBN5p8AX8P4pM5AAAA\u{1B}[0m"
     }
 
     /// The parameters a build was started with.
@@ -197,6 +306,27 @@ public final class TestJenkinsServer: @unchecked Sendable {
     }
 
     // MARK: Lookups (lock held)
+
+    /// NameEncoder.encode for the characters a branch name holds.
+    static func nameEncoded(_ name: String) -> String {
+        var out = ""
+        for character in name {
+            switch character {
+            case "%": out += "%25"
+            case "/": out += "%2F"
+            case "#": out += "%23"
+            case "?": out += "%3F"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
+    /// `/job/A/job/B`, each name as Util.rawEncode puts it in a URL (so `%2F` is `%252F`).
+    static func jobURLPath(_ path: [String]) -> String {
+        path.map { "/job/" + ($0.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "%/"))) ?? $0) }
+            .joined()
+    }
 
     func find(_ name: String) -> TestJenkinsJob? { find(name.split(separator: "/").map(String.init)) }
     func find(_ path: [String]) -> TestJenkinsJob? { jobs.first { $0.path == path } }

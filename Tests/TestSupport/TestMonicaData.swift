@@ -93,7 +93,26 @@ public struct TestMonicaData: Sendable {
 
     /// The Contact resource; `withFields` adds contactFields and the three latest notes, as
     /// `?with=contactfields` does.
-    func contactJSON(_ contact: Contact, withFields: Bool, baseURL: String) -> JSON {
+    /// A name search's row. Monica selects few columns for it, and the resource renders what
+    /// is missing as null or false. monicahq/monica 4.x, app/Traits/Searchable.php:
+    ///     $builder->select(array_map(function ($column) { return "{$this->getTable()}.$column"; },
+    ///                      $this->return_from_search));
+    /// and app/Models/Contact/Contact.php's $return_from_search: id, uuid, first_name,
+    /// middle_name, last_name, nickname, description, gender_id, account_id, created_at,
+    /// updated_at, is_partial, is_starred and the avatar columns; no job, company, is_active,
+    /// last_talked_to, first_met_additional_info or food_preferences. Relations (tags,
+    /// statistics, addresses) still load by id.
+    ///
+    /// `searched`: a row of a name search. Monica selects few columns for it and the resource
+    /// renders what is missing as null or false. monicahq/monica 4.x, app/Traits/Searchable.php:
+    ///     $builder->select(array_map(function ($column) { return "{$this->getTable()}.$column"; },
+    ///                      $this->return_from_search));
+    /// with app/Models/Contact/Contact.php's $return_from_search: id, uuid, first_name,
+    /// middle_name, last_name, nickname, description, gender_id, account_id, created_at,
+    /// updated_at, is_partial, is_starred and the avatar columns; no job, company, is_active,
+    /// last_talked_to or first_met_additional_info. Relations (tags, statistics, addresses)
+    /// still load by id.
+    func contactJSON(_ contact: Contact, withFields: Bool, baseURL: String, searched: Bool = false) -> JSON {
         let date: JSON = ["is_age_based": contact.birthdate == nil ? nil : false,
                           "is_year_unknown": contact.birthdate == nil ? nil : .bool(contact.birthdateYearUnknown),
                           "date": JSON(contact.birthdate)]
@@ -103,19 +122,19 @@ public struct TestMonicaData: Sendable {
             "first_name": .string(contact.first), "last_name": JSON(contact.last), "nickname": JSON(contact.nickname),
             "complete_name": .string(name(contact)), "initials": .string(String(contact.first.prefix(1))),
             "description": JSON(contact.description), "gender": "Rather not say", "gender_type": "O",
-            "is_starred": .bool(contact.starred), "is_partial": false, "is_active": true, "is_dead": false, "is_me": false,
-            "last_called": contact.id == 1 ? "2025-01-05T00:00:00Z" : nil,
+            "is_starred": .bool(contact.starred), "is_partial": false, "is_active": .bool(!searched), "is_dead": false, "is_me": false,
+            "last_called": contact.id == 1 && !searched ? "2025-01-05T00:00:00Z" : nil,
             "last_activity_together": contact.id == 1 ? "2025-01-10T00:00:00Z" : nil,
             "stay_in_touch_frequency": nil, "stay_in_touch_trigger_date": nil,
             "information": [
                 "relationships": ["love": ["total": 0, "contacts": []], "family": ["total": 0, "contacts": []],
                                   "friend": ["total": 0, "contacts": []], "work": ["total": 0, "contacts": []]],
                 "dates": ["birthdate": date, "deceased_date": empty],
-                "career": ["job": JSON(contact.job), "company": JSON(contact.company)],
+                "career": searched ? ["job": nil, "company": nil] : ["job": JSON(contact.job), "company": JSON(contact.company)],
                 "avatar": ["url": .string(baseURL + "/avatar/\(contact.id).png"), "source": "default",
                            "default_avatar_color": "#b3d5fe"],
                 "food_preferences": nil,
-                "how_you_met": ["general_information": contact.id == 1 ? "at the climbing gym" : nil,
+                "how_you_met": ["general_information": contact.id == 1 && !searched ? "at the climbing gym" : nil,
                                 "first_met_date": contact.id == 1
                                     ? ["is_age_based": false, "is_year_unknown": false, "date": "2019-05-01T00:00:00Z"] : empty,
                                 "first_met_through_contact": nil],

@@ -24,18 +24,29 @@ public final class TestMonicaServer: @unchecked Sendable {
     /// Monica's address, as a user would configure it (hark adds `/api`).
     public var baseURL: String { http.baseURL }
     private let faults = FaultQueue()
+    private let views = ViewCounter()
 
     /// The requests that reached the API (all of them, faults included).
     public var apiRequests: [TestRequest] { http.requests.filter { $0.path.hasPrefix("/api") } }
 
     public init(data: TestMonicaData = .standard) throws {
-        let queue = faults
+        let (queue, counter) = (faults, views)
         http = try TestHTTPServer { request, response in
-            Self.handle(request, response, data: data, faults: queue)
+            Self.handle(request, response, data: data, faults: queue, views: counter)
         }
     }
 
     public func inject(_ list: [Fault]) { faults.append(list) }
+
+    /// How often each contact's card was opened (`number_of_views` on the server).
+    public func views(of id: Int) -> Int { views.of(id) }
+
+    final class ViewCounter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var counts: [Int: Int] = [:]
+        func count(_ id: Int) { lock.withLock { counts[id, default: 0] += 1 } }
+        func of(_ id: Int) -> Int { lock.withLock { counts[id] ?? 0 } }
+    }
 
     final class FaultQueue: @unchecked Sendable {
         private let lock = NSLock()
@@ -49,7 +60,8 @@ public final class TestMonicaServer: @unchecked Sendable {
                       headers: headers)
     }
 
-    static func handle(_ request: TestRequest, _ response: ResponseWriter, data: TestMonicaData, faults: FaultQueue) {
+    static func handle(_ request: TestRequest, _ response: ResponseWriter, data: TestMonicaData, faults: FaultQueue,
+                       views: ViewCounter) {
         let host = "http://" + (request.header("host") ?? "127.0.0.1")
         guard request.path.hasPrefix("/api") else {
             response.send(status: 200, headers: [("Content-Type", "text/html; charset=UTF-8")],
@@ -59,7 +71,12 @@ public final class TestMonicaServer: @unchecked Sendable {
         let wantsJSON = request.header("accept")?.contains("application/json") == true
         guard request.header("authorization") == "Bearer " + token else {
             if wantsJSON {
-                error(response, status: 401, code: 42, message: "Unauthenticated.")
+                // Not Monica's error envelope: Laravel's own answer to a failed auth:api guard.
+                // monicahq/monica 4.x, tests/Api/Authentication/ApiAuthenticateTest.php:
+                //     $response = $this->json('GET', '/api/contacts');
+                //     $response->assertStatus(401);
+                //     $response->assertJsonFragment(['message' => 'Unauthenticated.']);
+                response.send(status: 401, json: #"{"message":"Unauthenticated."}"#)
             } else {
                 // Laravel's answer to a browser: off to the login page.
                 let target = host + "/login"
@@ -118,15 +135,24 @@ public final class TestMonicaServer: @unchecked Sendable {
         case ["contacts"]:
             var contacts = data.contacts
             var extra: [String: JSON] = [:]
+            var byName = false
             if let needle = query["query"], !needle.isEmpty {
                 contacts = contacts.filter { matches($0, needle, data: data) }
                 extra["query"] = .string(needle)
+                byName = fieldSearch(needle) == nil
             }
-            paged(sorted(contacts, created: \.created).map { data.contactJSON($0, withFields: false, baseURL: host) }, extra: extra)
+            paged(sorted(contacts, created: \.created).map { data.contactJSON($0, withFields: false, baseURL: host, searched: byName) },
+                  extra: extra)
         case let path where path.count >= 2 && path[0] == "contacts":
             guard let id = Int(path[1]), let contact = data.contact(id) else { return notFound() }
             switch path.count == 2 ? "" : path[2] {
             case "":
+                // Opening a card counts a view. monicahq/monica 4.x, ApiContactController::show:
+                //     UpdateLastConsultedDate::dispatch($contact);
+                // and app/Jobs/UpdateLastConsultedDate.php:
+                //     $this->contact->last_consulted_at = now();
+                //     $this->contact->number_of_views = $this->contact->number_of_views + 1;
+                views.count(id)
                 ok(["data": data.contactJSON(contact, withFields: query["with"] == "contactfields", baseURL: host)])
             case "notes":
                 paged(sorted(data.notes.filter { $0.contact == id }, created: \.created).map(data.noteJSON))
@@ -152,15 +178,27 @@ public final class TestMonicaServer: @unchecked Sendable {
     /// Monica's search (app/Helpers/SearchHelper.php): `field:value` finds contacts with a
     /// contact field of that type (its name, any case) whose content starts with the value;
     /// anything else is looked for in the names, nickname, job and company.
+    /// `field:value` as monicahq/monica 4.x app/Helpers/SearchHelper.php splits it:
+    ///     if (preg_match('/(.{1,})[:](.{1,})/', $needle, $matches)) {
+    /// (greedy, so the last colon splits).
+    static func fieldSearch(_ needle: String) -> (field: Substring, value: Substring)? {
+        guard let colon = needle.lastIndex(of: ":"), colon != needle.startIndex, needle.index(after: colon) != needle.endIndex
+        else { return nil }
+        return (needle[..<colon], needle[needle.index(after: colon)...])
+    }
+
+    /// A field search: contacts with a field of that type starting with the value (LIKE
+    /// "$search_term%"). A name search: app/Traits/Searchable.php's buildQuery, each word of
+    /// the needle `LIKE %word%` against $searchable_columns (first_name, middle_name,
+    /// last_name, nickname, description, job), all ORed.
     static func matches(_ contact: TestMonicaData.Contact, _ needle: String, data: TestMonicaData) -> Bool {
         let lowered = needle.lowercased()
-        if let colon = lowered.firstIndex(of: ":") {
-            let field = lowered[..<colon]
-            let value = lowered[lowered.index(after: colon)...]
+        if let (field, value) = fieldSearch(lowered) {
             return contact.fields.contains { $0.0.lowercased() == field && $0.1.lowercased().hasPrefix(value) }
         }
-        return [contact.first, contact.last, contact.nickname, contact.job, contact.company].compactMap { $0 }
-            .contains { $0.lowercased().contains(lowered) }
+        let columns = [contact.first, contact.last, contact.nickname, contact.description, contact.job].compactMap { $0?.lowercased() }
+        return lowered.split(separator: " ", omittingEmptySubsequences: false)
+            .contains { word in columns.contains { $0.contains(word) } }
     }
 
     /// Laravel's LengthAwarePaginator as a resource collection renders it.

@@ -22,10 +22,7 @@ extension TestNylaGateway {
                 world.workflows.values.filter { $0.instance == instance }.sorted { $0.order > $1.order }
                     .map { world.workflowJSON($0, chatbot: chatbot) }
             }
-            // A chatbot answers with a bare list, a workspace with a FastAPI page.
-            chatbot ? json(response, .array(items))
-                    : json(response, ["items": .array(items), "total": .number(Double(items.count)), "page": 1,
-                                      "pageSize": 100, "totalPages": 1])
+            paged(request, response, items)
         case ("POST", ["workflows"]) where !chatbot:
             guard let name = validName(body, response) else { return }
             let created = world.locked { world -> JSON in
@@ -62,8 +59,7 @@ extension TestNylaGateway {
                            "createdAt": .string(TimeFormat.iso8601(message.createdAt))]
                 }
             }
-            messages.map { json(response, chatbot ? ["messages": .array($0)] : .array($0)) }
-                ?? detail(response, 404, "Workflow not found")
+            messages.map { paged(request, response, $0) } ?? detail(response, 404, "Workflow not found")
         default:
             if chatbot { return detail(response, 404, "Not Found") }
             routeWorkspace(request, response, world: world, instance: instance, rest: rest)
@@ -94,7 +90,7 @@ extension TestNylaGateway {
                 world.files.values.filter { $0.instance == instance && (folder == nil || $0.folder == folder) }
                     .sorted { $0.id < $1.id }.map { world.fileJSON($0) }
             }
-            json(response, ["files": .array(files)])
+            paged(request, response, files)
         case ("POST", ["files", "upload"]):
             guard let parts = Multipart.parse(request.body, contentType: request.header("content-type") ?? ""),
                   let file = parts.first(where: { $0.name == "file" }), let name = file.filename else {
@@ -126,7 +122,7 @@ extension TestNylaGateway {
                 world.edits.values.filter { $0.status == "pending" && world.files[$0.fileID]?.instance == instance }
                     .sorted { $0.order < $1.order }.map { world.editJSON($0) }
             }
-            json(response, .array(edits))
+            paged(request, response, edits)
         case ("POST", let path) where path.count == 2 && path[0] == "pending-edits" && path[1].hasSuffix("-all"):
             let accept = path[1] == "accept-all"
             let count = world.locked { world -> Int in
@@ -182,6 +178,8 @@ extension TestNylaGateway {
             return (id, true, name)
         }
         guard let opened else { return detail(response, 404, "Workflow not found") }
+        let steps = script(StreamRequest(feature: feature, instance: instance, workflowID: opened.id, prompt: prompt, body: body))
+        if case .json(let answer)? = steps.first { return json(response, answer) }
         let out = SSEWriter(response: response, awkward: awkward)
         response.startChunked(headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")])
         if opened.isNew {
@@ -190,7 +188,7 @@ extension TestNylaGateway {
         out.event(["type": "message", "workflowId": .string(opened.id),
                    "message": ["id": "echo", "role": "user", "content": .string(prompt)]])
         var reply = ""
-        for step in script(StreamRequest(feature: feature, instance: instance, workflowID: opened.id, prompt: prompt, body: body)) {
+        for step in steps {
             if response.clientGone { return }
             switch step {
             case .chunk(let text):
@@ -232,6 +230,8 @@ extension TestNylaGateway {
             case .close:
                 response.abort()
                 return
+            case .json:
+                break
             }
         }
     }

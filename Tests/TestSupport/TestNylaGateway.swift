@@ -30,6 +30,9 @@ public final class TestNylaGateway: @unchecked Sendable {
         case error(String)
         /// Drop the connection here.
         case close
+        /// As the first step: answer 200 with this JSON instead of an event stream, as a
+        /// gateway (or a proxy before it) may for a request it does not stream.
+        case json(JSON)
     }
 
     public struct StreamRequest: Sendable {
@@ -222,12 +225,19 @@ extension TestNylaGateway {
 
     /// The prompt library, paginated; the gateway serves at most two per page.
     static func prompts(_ request: TestRequest, _ response: ResponseWriter) {
+        paged(request, response, World.prompts, largestPage: 2)
+    }
+
+    /// A list as the seed's gateway sends every list: a PaginatedResponse `{items, total, page,
+    /// pageSize, totalPages}` for `page` (from 1) and `pageSize` (default 25, the seed's
+    /// PaginationParams), serving at most `largestPage` items however many are asked for (a
+    /// gateway's own limit; hark must follow totalPages). Recorded in docs/nyla-protocol.md.
+    static func paged(_ request: TestRequest, _ response: ResponseWriter, _ all: [JSON], largestPage: Int = 25) {
         let page = max(1, Int(request.query["page"] ?? "1") ?? 1)
-        let size = min(2, max(1, Int(request.query["pageSize"] ?? "25") ?? 25))
-        let all = World.prompts
+        let size = min(largestPage, max(1, Int(request.query["pageSize"] ?? "25") ?? 25))
         let items = Array(all.dropFirst((page - 1) * size).prefix(size))
         json(response, ["items": .array(items), "total": .number(Double(all.count)), "page": .number(Double(page)),
-                        "pageSize": .number(Double(size)), "totalPages": .number(Double((all.count + size - 1) / size))])
+                        "pageSize": .number(Double(size)), "totalPages": .number(Double(max(1, (all.count + size - 1) / size)))])
     }
 }
 

@@ -45,7 +45,9 @@ extension Workspace {
         if let url = session.url { rows.append([Span("url", .dim), Span(Self.displayURL(url))]) }
         if let auth = try? session.auth() { rows.append([Span("auth", .dim), Span(auth.description)]) }
         if let model = session.model { rows.append([Span("model", .dim), Span(model)]) }
-        if session.isInsecure { rows.append([Span("tls", .dim), Span("certificate checks OFF (insecure = on)", .warning)]) }
+        if let tls = (try? session.tls())?.summary {
+            rows.append([Span("tls", .dim), Span(tls, session.isInsecure ? .warning : .plain)])
+        }
         if let thread = try context.history.currentThread() {
             var text = "\(thread.title) (#\(thread.id), \(thread.messageCount) message\(thread.messageCount == 1 ? "" : "s"))"
             if let backendID = thread.backendID { text += " · server id \(backendID)" }

@@ -14,10 +14,16 @@ extension Workspace {
         let all = context.arguments.flag("--all")
         let messages = try context.history.messages(threadID: thread.id, limit: count, superseded: all)
         guard !messages.isEmpty else { return .output([StyledLine("no messages in this thread yet", .dim)]) }
+        var attachments: [Int64: [Attachment]] = [:]
+        for message in messages where message.role == .user {
+            let files = try store.attachments(messageID: message.id)
+            if !files.isEmpty { attachments[message.id] = files }
+        }
         // Numbered by place among the thread's messages (those /edit last replaced have none):
         // the N of /thread fork.
         let shown = messages.filter { $0.supersededBy == nil }.count
-        return .output(MessageFormatting.document(messages, session: context.session, firstNumber: thread.messageCount - shown + 1))
+        return .output(MessageFormatting.document(messages, session: context.session, firstNumber: thread.messageCount - shown + 1,
+                                                  attachments: attachments))
     }
 
     func searchCommand(_ context: CommandContext) async throws -> CommandOutcome {

@@ -70,9 +70,8 @@ extension Workspace {
     }
 
     func attach(_ context: CommandContext) async throws -> CommandOutcome {
-        let session = context.session.name
         guard let path = Self.attachedPath(context) else {
-            let queued = state.read { $0.pendingAttachments[session] ?? [] }
+            let queued = try context.history.pendingAttachments()
             if queued.isEmpty { throw context.badArguments() }
             return .output(queued.map { StyledLine("attached: \($0.name) (\($0.size) bytes)", .dim) })
         }
@@ -85,7 +84,7 @@ extension Workspace {
         let size = stat(path, &status) == 0 ? Int(status.st_size) : 0
         let attachment = Attachment(path: path, name: path.lastPathComponent, size: size,
                                     mimeType: MimeType.guess(path))
-        state.update { $0.pendingAttachments[session, default: []].append(attachment) }
+        try context.history.attach(attachment)
         return .output([StyledLine("\(attachment.name) (\(size) bytes) goes with your next message", .dim)])
     }
 

@@ -24,7 +24,6 @@ public final class Workspace: @unchecked Sendable {
         var backends: [String: any Backend] = [:]
         var jobs: [ReplyJob] = []
         var nextJobID = 1
-        var pendingAttachments: [String: [Attachment]] = [:]
         /// Each session's server threads as last listed, for Tab.
         var serverThreads: [String: [RemoteThread]] = [:]
     }
@@ -220,16 +219,18 @@ public final class Workspace: @unchecked Sendable {
         }
         let context: ThreadContext
         let userMessageID: Int64
+        let attachments: [Attachment]
         if let userMessage {
             context = try store.context(threadID: thread.id, session: name, before: userMessage.id,
                                         window: backend.historyWindow)
             userMessageID = userMessage.id
+            attachments = try store.attachments(messageID: userMessage.id)
         } else {
             context = try store.context(threadID: thread.id, session: name, window: backend.historyWindow)
             userMessageID = try store.addMessage(threadID: thread.id, session: name, role: .user, text: text,
                                                  indexWithReply: true)
+            attachments = try store.claimPendingAttachments(session: name, messageID: userMessageID)
         }
-        let attachments = state.update { $0.pendingAttachments.removeValue(forKey: name) ?? [] }
         let job = makeJob(session: name, kind: session.kind, thread: thread, userMessageID: userMessageID)
         let request = ChatRequest(text: text, thread: thread, history: context.turns, summary: context.summary, notLoaded: context.notLoaded,
                                   estimator: context.estimator, attachments: attachments)

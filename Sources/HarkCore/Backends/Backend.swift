@@ -7,12 +7,15 @@ public struct Attachment: Sendable, Equatable {
     public var name: String
     public var size: Int
     public var mimeType: String
+    /// The server's id for the file when it was uploaded on attaching (a Nyla file).
+    public var backendID: String?
 
-    public init(path: String, name: String, size: Int, mimeType: String) {
+    public init(path: String, name: String, size: Int, mimeType: String, backendID: String? = nil) {
         self.path = path
         self.name = name
         self.size = size
         self.mimeType = mimeType
+        self.backendID = backendID
     }
 }
 
@@ -212,6 +215,8 @@ public enum CommonSettings {
         SettingSpec("secret_timeout", "seconds a cmd: secret may take before it is stopped (default 10)",
                     type: .seconds),
         SettingSpec("insecure", "on to skip TLS certificate checks (marked in the prompt)", type: .flag),
+        SettingSpec("ca", "a PEM file of CA certificates to trust for this server (a private CA)"),
+        SettingSpec("pin", "sha256//BASE64: the server's public key must have this SHA-256 (several joined by ;)"),
         SettingSpec("description", "a note shown by /sessions"),
     ]
 }

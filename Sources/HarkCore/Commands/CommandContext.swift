@@ -62,7 +62,15 @@ public final class CommandNotes: @unchecked Sendable {
 
     public func add(_ note: String) { collected.update { $0.append(note) } }
 
-    public var lines: Document { collected.read { $0.map { StyledLine($0, .dim) } } }
+    public var lines: Document {
+        collected.read { notes in
+            notes.map { note in
+                var line = StyledLine(note, .dim)
+                line.isNote = true
+                return line
+            }
+        }
+    }
 }
 
 extension BackendKind where Self: Backend {

@@ -206,10 +206,13 @@ final class CurlTransfer: @unchecked Sendable {
         let noProxy = ["127.0.0.1", "localhost", "::1", ProcessInfo.processInfo.environment["no_proxy"],
                        ProcessInfo.processInfo.environment["NO_PROXY"]].compactMap { $0 }.filter { !$0.isEmpty }
         hark_curl_setopt_string(easy, CURLOPT_NOPROXY, noProxy.joined(separator: ","))
-        if request.insecure {
+        if request.tls.insecure {
             hark_curl_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 0)
             hark_curl_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 0)
         }
+        if let bundle = request.tls.caFile { hark_curl_setopt_string(easy, CURLOPT_CAINFO, bundle) }
+        // Checked by libcurl during the handshake, before a byte of the request is sent.
+        if let pins = request.tls.pinnedKeys { hark_curl_setopt_string(easy, CURLOPT_PINNEDPUBLICKEY, pins) }
     }
 
     private func describe(_ code: CURLcode) -> HarkError {
@@ -226,8 +229,17 @@ final class CurlTransfer: @unchecked Sendable {
             return sawFirstByte
                 ? .timeout(host: host, phase: "with no data", seconds: request.timeouts.idle)
                 : .timeout(host: host, phase: "while connecting", seconds: request.timeouts.connect)
-        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE:
-            return .network(host: host, reason: "its TLS certificate is not trusted (set insecure = on only for a server you control)")
+        case CURLE_PEER_FAILED_VERIFICATION:
+            if let bundle = request.tls.caFile {
+                return .network(host: host, reason: "its TLS certificate is not signed by the CA in \(bundle) (or names another host)")
+            }
+            return .network(host: host, reason: "its TLS certificate is not trusted; set ca = PATH to your CA bundle "
+                + "(insecure = on only for a server you control)")
+        case CURLE_SSL_CACERT_BADFILE:
+            return .network(host: host, reason: "cannot use the CA bundle \(request.tls.caFile ?? "of the system") (not PEM certificates?)")
+        case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+            return .network(host: host, reason: "its TLS public key does not match the session's pin; "
+                + "if the server's key changed on purpose, update pin")
         case CURLE_SSL_CONNECT_ERROR: return .network(host: host, reason: "the TLS handshake failed")
         case CURLE_GOT_NOTHING: return .network(host: host, reason: NetworkReason.closedWithoutAnswer)
         case CURLE_RECV_ERROR, CURLE_PARTIAL_FILE, CURLE_SEND_ERROR:

@@ -47,20 +47,26 @@ public struct HTTPRequest: Sendable {
     public var headers: [(name: String, value: String)]
     public var body: Body
     public var timeouts: HTTPTimeouts
-    /// Skip TLS verification: only when a session says `insecure = on`.
-    public var insecure: Bool
+    /// How the server's certificate is checked: the session's `ca`, `pin` and `insecure`.
+    public var tls: TLSOptions
     public var followRedirects: Bool
 
     public init(method: String = "GET", url: String, headers: [(name: String, value: String)] = [],
                 body: Body = .none, timeouts: HTTPTimeouts = HTTPTimeouts(), insecure: Bool = false,
-                followRedirects: Bool = false) {
+                tls: TLSOptions? = nil, followRedirects: Bool = false) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeouts = timeouts
-        self.insecure = insecure
+        self.tls = tls ?? TLSOptions(insecure: insecure)
         self.followRedirects = followRedirects
+    }
+
+    /// Skip TLS verification: only when a session says `insecure = on`.
+    public var insecure: Bool {
+        get { tls.insecure }
+        set { tls.insecure = newValue }
     }
 
     /// A POST of a JSON document.

@@ -1,8 +1,10 @@
 /// Messages as lines to show.
 public enum MessageFormatting {
     /// `firstNumber`: the place in the thread of the first message not superseded, to number
-    /// them (`/history`); superseded ones are marked and get no number.
-    public static func document(_ messages: [Message], session: SessionConfig, firstNumber: Int? = nil) -> Document {
+    /// them (`/history`); superseded ones are marked and get no number. `attachments`: the
+    /// files that went with each message, by message id.
+    public static func document(_ messages: [Message], session: SessionConfig, firstNumber: Int? = nil,
+                                attachments: [Int64: [Attachment]] = [:]) -> Document {
         var lines: Document = []
         let replyStyle: Style = BackendRegistry.repliesAreMarkdown(kind: session.kind) ? .markdownBlock : .plain
         var number = firstNumber
@@ -27,6 +29,9 @@ public enum MessageFormatting {
             if message.supersededBy != nil { header.append(Span(" · superseded (/edit last)", .dim)) }
             lines.append(StyledLine(header))
             lines.append(StyledLine(message.text, message.role == .user ? .plain : replyStyle))
+            for file in attachments[message.id] ?? [] {
+                lines.append(StyledLine("  attached: \(file.name) (\(file.size) bytes)", .dim))
+            }
             for note in message.notes { lines.append(StyledLine("  » " + note, .dim)) }
             if let error = message.error { lines.append(StyledLine("  " + error, .error)) }
         }

@@ -18,6 +18,9 @@ public struct Span: Sendable, Equatable {
 
 public struct StyledLine: Sendable, Equatable, ExpressibleByStringLiteral {
     public var spans: [Span]
+    /// A note about how the command went ("logged in to …"), not its answer: a pipe gets it
+    /// on stderr, so stdout holds only the answer.
+    public var isNote = false
 
     public init(_ spans: [Span]) { self.spans = spans }
     public init(_ text: String, _ style: Style = .plain) { self.spans = [Span(text, style)] }

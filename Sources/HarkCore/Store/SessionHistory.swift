@@ -62,6 +62,13 @@ public struct SessionHistory: Sendable {
         if let last { try store.markRead(session: session, upTo: last) }
     }
 
+    /// A file for the session's next message, kept until that message is sent (in this run
+    /// or the next).
+    public func attach(_ attachment: Attachment) throws { try store.addPendingAttachment(attachment, session: session) }
+
+    /// The files waiting for the next message.
+    public func pendingAttachments() throws -> [Attachment] { try store.pendingAttachments(session: session) }
+
     /// The tables a kind adds for itself by migration (the local kind's form progress).
     public func tables<T>(_ body: (Database) throws -> T) throws -> T { try store.wrap { try body(store.database) } }
 }

@@ -31,17 +31,49 @@ public enum DownloadTarget {
 
     /// Writes the bytes to a temporary file beside `destination`, then renames it over.
     public static func write(_ bytes: [UInt8], to destination: String) throws {
-        let temporary = destination + ".part-\(getpid())"
-        guard let handle = PosixFile(writingAtPath: temporary) else {
-            throw HarkError.io("cannot write \(destination); check the folder")
-        }
+        let (temporary, handle) = try open(beside: destination)
         do { try handle.write(bytes) } catch {
             handle.close()
             unlink(temporary)
             throw error
         }
         handle.close()
-        guard rename(temporary, destination) == 0 else {
+        try rename(temporary, over: destination)
+    }
+
+    /// Streams the rest of a response's body into a temporary file beside `destination`,
+    /// renamed over it once whole, so an interrupted download never leaves a truncated file
+    /// under the real name. Returns the bytes written.
+    static func save(_ body: HTTPStream.AsyncIterator, to destination: String) async throws -> Int {
+        let (temporary, handle) = try open(beside: destination)
+        var written = 0
+        var body = body
+        do {
+            while let event = try await body.next() {
+                guard case .body(let bytes) = event else { continue }
+                try handle.write(bytes)
+                written += bytes.count
+            }
+            handle.close()
+        } catch {
+            handle.close()
+            unlink(temporary)
+            throw error
+        }
+        try rename(temporary, over: destination)
+        return written
+    }
+
+    private static func open(beside destination: String) throws -> (String, PosixFile) {
+        let temporary = destination + ".part-\(getpid())"
+        guard let handle = PosixFile(writingAtPath: temporary) else {
+            throw HarkError.io("cannot write \(destination); check the folder")
+        }
+        return (temporary, handle)
+    }
+
+    private static func rename(_ temporary: String, over destination: String) throws {
+        guard Glibc.rename(temporary, destination) == 0 else {
             unlink(temporary)
             throw HarkError.io("cannot write \(destination): \(String(cString: strerror(errno)))")
         }

@@ -55,7 +55,8 @@ extension A2ABackend {
         let endpoint = try? await client.endpoint()
         let sameHost = endpoint.map { HTTPRequest.displayHost(of: $0.url) == HTTPRequest.displayHost(of: url) } ?? false
         var request = HTTPRequest(url: url, headers: sameHost ? endpoint?.headers ?? [] : [], timeouts: client.timeouts)
-        request.insecure = session.isInsecure
+        // The session's ca and pin are its agent's; a file elsewhere is checked as usual.
+        request.tls = sameHost ? client.tls : TLSOptions(insecure: session.isInsecure)
         request.followRedirects = true
         let response = try await client.http.fetch(request)
         guard response.head.isSuccess else { throw client.failure(response.head, body: response.body) }

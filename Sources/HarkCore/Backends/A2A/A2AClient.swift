@@ -19,6 +19,8 @@ final class A2AClient: @unchecked Sendable {
     let state: A2ASessionState
     let clock: HarkClock
     let timeouts: HTTPTimeouts
+    /// The session's ca, pin and insecure: how the agent's certificate is checked.
+    let tls: TLSOptions
     /// How long a card is trusted when its response does not say (Cache-Control max-age).
     static let cardLifetime: Double = 300
     private let lock = Lock()
@@ -29,6 +31,7 @@ final class A2AClient: @unchecked Sendable {
         http = environment.http
         clock = environment.clock
         timeouts = try session.timeouts()
+        tls = try session.tls()
         auth = A2AAuth(session: session.name, auth: try session.auth(),
                        apiKey: session["api_key"].map(SecretReference.init), environment: environment.environment)
         state = A2ASessionState.shared(paths: environment.paths, session: session.name)
@@ -50,7 +53,7 @@ final class A2AClient: @unchecked Sendable {
         var lastStatus = 404
         for candidate in candidates {
             var request = HTTPRequest(url: candidate, headers: [("Accept", "application/json")], timeouts: timeouts)
-            request.insecure = session.isInsecure
+            request.tls = tls
             let response = try await http.fetch(request, maxBytes: 4 << 20)
             guard response.head.isSuccess else {
                 lastStatus = response.status
@@ -109,7 +112,7 @@ final class A2AClient: @unchecked Sendable {
                                        headers: [("Accept", streams ? "text/event-stream" : "application/json"),
                                                  ("A2A-Version", endpoint.version.rawValue)] + endpoint.headers,
                                        timeouts: timeouts ?? self.timeouts)
-        request.insecure = session.isInsecure
+        request.tls = tls
         return request
     }
 

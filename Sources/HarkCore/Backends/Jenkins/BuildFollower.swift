@@ -4,8 +4,10 @@ import Glibc
 /// Follows one build to its end as reply events: the queue item until the build starts
 /// (its reason as status lines: "waiting: In the quiet period…", "blocked: …"), then the
 /// console as it grows (the reply text, stored in the history), then the result as the
-/// closing notice ("app #12 SUCCESS in 1m02s"), which is also the one-line notice when the
-/// build ends in the background. Cancelling the stream stops following, not the build.
+/// closing notice ("app #12 SUCCESS in 1m02s", with the test counts when it has tests),
+/// which is also the one-line notice when the build ends in the background. A Pipeline's
+/// stages come as status lines, and an input step it waits on as a notice. Cancelling the
+/// stream stops following, not the build.
 struct BuildFollower: Sendable {
     enum Start: Sendable {
         case queued(Int)
@@ -90,10 +92,20 @@ struct BuildFollower: Sendable {
         }
     }
 
-    /// progressiveText from byte 0 until Jenkins says the log is complete.
+    /// What the follower last said about a Pipeline's stages and input steps.
+    struct StageWatch {
+        /// nil until the first answer: a build that is no pipeline answers 404 once.
+        var isPipeline: Bool?
+        var shown: String?
+        var announcedInputs: Set<String> = []
+    }
+
+    /// progressiveText from byte 0 until Jenkins says the log is complete; for a Pipeline,
+    /// its stages as a status line whenever one changes, and a notice when it waits for input.
     private func streamConsole(_ number: Int, emit: (ReplyEvent) -> Void) async throws {
         var start = 0
         var decoder = ConsoleDecoder()
+        var watch = StageWatch()
         while true {
             let chunk = try await server.console(job, number, from: start)
             if chunk.restarted {
@@ -105,10 +117,35 @@ struct BuildFollower: Sendable {
             if !text.isEmpty { emit(.text(text)) }
             start = chunk.nextStart
             if !chunk.moreData { break }
+            await watchStages(number, &watch, emit: emit)
             try await pause()
         }
         let rest = decoder.finish()
         if !rest.isEmpty { emit(.text(rest)) }
+        if watch.isPipeline == true { await watchStages(number, &watch, emit: emit) }
+    }
+
+    /// One look at a Pipeline's stages (pipeline-stage-view's wfapi/describe) and, while it is
+    /// paused, at the input steps it waits on. A failure here never stops the console.
+    private func watchStages(_ number: Int, _ watch: inout StageWatch, emit: (ReplyEvent) -> Void) async {
+        guard watch.isPipeline != false else { return }
+        let answer: PipelineRun?
+        do { answer = try await server.pipeline(job, number) } catch { return }
+        guard let run = answer else {
+            watch.isPipeline = false
+            return
+        }
+        watch.isPipeline = true
+        if !run.stages.isEmpty, run.state != watch.shown {
+            watch.shown = run.state
+            emit(.status(run.line))
+        }
+        guard run.isPaused, let inputs = try? await server.pendingInputs(job, number) else { return }
+        for input in inputs where !watch.announcedInputs.contains(input.id) {
+            watch.announcedInputs.insert(input.id)
+            emit(.notice("\(job) #\(number) waits for input: \(input.message) (/approve \(job) #\(number) proceeds, "
+                + "/abort \(job) #\(number) stops it)"))
+        }
     }
 
     /// The build's result. The log is complete only once the build is, so one request
@@ -131,6 +168,7 @@ struct BuildFollower: Sendable {
     /// "app #12 SUCCESS in 1m02s".
     static func summary(_ job: JobPath, _ build: BuildInfo) -> String {
         guard let result = build.result else { return "\(job) #\(build.number) ended without a result" }
-        return "\(job) #\(build.number) \(result) in \(TimeFormat.duration(build.duration / 1000))"
+        let tests = build.tests.map { " · tests: " + $0.summary } ?? ""
+        return "\(job) #\(build.number) \(result) in \(TimeFormat.duration(build.duration / 1000))" + tests
     }
 }

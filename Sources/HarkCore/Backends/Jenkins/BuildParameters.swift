@@ -4,8 +4,10 @@ import Glibc
 /// The parameters of one build, checked against the job's definitions: choices must be one
 /// of the choices, booleans yes or no, a password comes from a secret reference or is asked
 /// without echo, and a parameter with no value to fall back on is asked for in the shell
-/// (in a pipe, leaving it out is an error). Parameters left out otherwise get Jenkins'
-/// defaults, which are listed so the user sees what the build will use.
+/// (in a pipe, leaving it out is an error). A password, or free text whose default is empty,
+/// is asked in the shell too, an empty answer keeping the default. Parameters left out are
+/// not sent, so Jenkins uses its defaults; they are listed so the user sees what the build
+/// will use.
 struct BuildParameters: Sendable {
     /// Sent to `buildWithParameters`.
     var form: [(String, String)] = []
@@ -38,9 +40,14 @@ struct BuildParameters: Sendable {
             if let value = checked[definition.name] {
                 result.add(definition, value, shownAs: definition.kind == .password ? given[definition.name]! : value)
             } else if definition.isRequired {
-                let answer = try await Self.ask(definition, job: job.path, interaction: interaction)
+                let answer = try await Self.ask(definition, job: job.path, interaction: interaction, optional: false)
+                result.add(definition, answer ?? "", shownAs: definition.kind == .password ? "***" : answer ?? "")
+            } else if definition.isAskedInShell, interaction.isInteractive,
+                      let answer = try await Self.ask(definition, job: job.path, interaction: interaction, optional: true) {
                 result.add(definition, answer, shownAs: definition.kind == .password ? "***" : answer)
             } else if definition.kind != .file {
+                // Left out, so Jenkins uses its own default: never sent as an empty value,
+                // which would override a stored password.
                 let fallback = definition.kind == .password ? "(default)" : (definition.defaultValue ?? "")
                 result.defaults.append("\(definition.name)=\(fallback)")
             }
@@ -105,13 +112,18 @@ struct BuildParameters: Sendable {
         }
     }
 
-    static func ask(_ definition: ParameterDefinition, job: JobPath, interaction: Interaction) async throws -> String {
+    /// Asks for a value. `optional`: an empty answer (or nobody to ask) is nil, and Jenkins'
+    /// default applies; otherwise nobody to ask is an error naming what to add.
+    static func ask(_ definition: ParameterDefinition, job: JobPath, interaction: Interaction, optional: Bool) async throws -> String? {
         var prompt = "\(definition.name) (\(definition.typeLabel)"
         if let description = definition.description { prompt += ": " + JenkinsText.plain(description) }
+        if optional { prompt += "; Enter keeps the default" }
         prompt += "): "
         guard let answer = await interaction.ask(prompt, secret: definition.kind == .password) else {
+            if optional { return nil }
             throw HarkError.usage("\(job) needs \(definition.name) (\(definition.typeLabel)); add \(definition.name)=VALUE")
         }
+        if optional && answer.isEmpty { return nil }
         return try check(answer, for: definition, typed: true)
     }
 }

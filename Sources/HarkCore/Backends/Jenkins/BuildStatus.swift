@@ -10,7 +10,9 @@ public enum BuildStatus: Sendable, Equatable {
         case "red": self = .failure
         case "yellow": self = .unstable
         case "aborted": self = .aborted
-        case "notbuilt", "nobuilt": self = .notBuilt
+        // BallColor: NOTBUILT exports as "notbuilt"; GREY ("grey"), which plugins' items use
+        // for "never built" (Jenkins' own label for it is "Disabled" though the job is not).
+        case "notbuilt", "nobuilt", "grey": self = .notBuilt
         case "disabled": self = .disabled
         default: self = .unknown
         }

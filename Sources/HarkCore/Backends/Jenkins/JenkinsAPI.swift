@@ -11,9 +11,10 @@ enum JenkinsAPI {
         return "/api/json?tree=" + encodeTree("jobs[" + level(folderDepth) + "]")
     }
 
+    /// A job, or a folder or multibranch project (`_class` tells; `jobs` are its children).
     static func job(_ path: JobPath, builds: Int = 10) -> String {
-        let tree = "name,fullName,description,color,buildable,inQueue,nextBuildNumber,"
-            + "property[parameterDefinitions[name,type,description,defaultParameterValue[value],choices]],"
+        let tree = "_class,name,fullName,description,color,buildable,inQueue,nextBuildNumber,jobs[name,_class],"
+            + "property[parameterDefinitions[name,type,description,defaultParameterValue[value,jobName,number],choices]],"
             + "builds[number,result,building,duration,estimatedDuration,timestamp,queueId]{0,\(builds)}"
         return path.urlPath + "api/json?tree=" + encodeTree(tree)
     }
@@ -24,7 +25,9 @@ enum JenkinsAPI {
         path.urlPath + "api/json?tree=" + encodeTree("builds[number,queueId]{0,50}")
     }
 
-    static let buildFields = "number,result,building,inProgress,duration,estimatedDuration,timestamp,url,queueId"
+    /// The test counts come from the build's TestResultAction (junit plugin), when it has one.
+    static let buildFields = "_class,number,result,building,inProgress,duration,estimatedDuration,timestamp,url,queueId,"
+        + "artifacts[fileName,relativePath],actions[_class,failCount,skipCount,totalCount]"
 
     /// `number` or a permalink such as `lastBuild`.
     static func build(_ path: JobPath, _ reference: String) -> String {
@@ -33,6 +36,31 @@ enum JenkinsAPI {
 
     static func progressiveText(_ path: JobPath, _ number: Int, start: Int) -> String {
         path.urlPath + "\(number)/logText/progressiveText?start=\(start)"
+    }
+
+    /// pipeline-stage-view's REST API (rest-api/README.md): the run's status and its stages.
+    static func describe(_ path: JobPath, _ number: Int) -> String { path.urlPath + "\(number)/wfapi/describe" }
+
+    /// The input steps a paused pipeline waits on (`id`, `message`, `proceedText`, `inputs`).
+    static func pendingInputs(_ path: JobPath, _ number: Int) -> String {
+        path.urlPath + "\(number)/wfapi/pendingInputActions"
+    }
+
+    /// pipeline-input-step's InputStepExecution: `proceedEmpty` for an input without
+    /// parameters, `proceed` with the form field `json` for one with, `abort`. All POST.
+    static func input(_ path: JobPath, _ number: Int, _ id: String, _ action: String) -> String {
+        path.urlPath + "\(number)/input/" + JobPath.encode(id) + "/" + action
+    }
+
+    /// An archived file: `…/N/artifact/RELATIVE/PATH` (Run.getArtifactsDir, served by DirectoryBrowserSupport).
+    static func artifact(_ path: JobPath, _ number: Int, _ relativePath: String) -> String {
+        path.urlPath + "\(number)/artifact/" + relativePath.split(separator: "/").map { JobPath.encode(String($0)) }.joined(separator: "/")
+    }
+
+    /// The junit plugin's TestResult: counts, and the cases of each suite with their status.
+    static func testReport(_ path: JobPath, _ number: Int) -> String {
+        path.urlPath + "\(number)/testReport/api/json?tree="
+            + encodeTree("failCount,passCount,skipCount,suites[cases[className,name,status,errorDetails]]")
     }
 
     static func trigger(_ path: JobPath, parameterized: Bool) -> String {

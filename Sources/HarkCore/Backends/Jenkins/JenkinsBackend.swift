@@ -15,6 +15,7 @@ public final class JenkinsBackend: Backend, BackendKind, @unchecked Sendable {
         SettingSpec("auth", "basic:USER:SECRET with an API token (a password works too; crumbs are then fetched)"),
         SettingSpec("poll_interval", "seconds between polls of the queue and the console (default 1)", type: .seconds),
         SettingSpec("crumb", "auto (default) fetches a CSRF crumb when Jenkins asks; on fetches it first; off never", type: .choice(["auto", "on", "off"])),
+        SettingSpec("favourites", "jobs listed first in /jobs, comma-separated (/fav and /unfav change it)"),
     ]
 
     public static let commands: [CommandSpec] = [
@@ -33,6 +34,25 @@ public final class JenkinsBackend: Backend, BackendKind, @unchecked Sendable {
         CommandSpec("stop-build", [.optional("JOB", .dynamic("jobs")), .optional("#N")],
                     "stop a build, or take it out of the queue", group: "jenkins", run: handler(JenkinsBackend.stopBuild)),
         CommandSpec("queue", "show the build queue", group: "jenkins", run: handler(JenkinsBackend.showQueue)),
+        CommandSpec("stages", [.optional("JOB", .dynamic("jobs")), .optional("#N")],
+                    "a Pipeline build's stages with their status and time", group: "jenkins", run: handler(JenkinsBackend.stages)),
+        CommandSpec("approve", [.optional("JOB", .dynamic("jobs")), .any("#N KEY=VALUE")],
+                    "proceed at the input step a paused Pipeline waits on (with its parameters)", group: "jenkins",
+                    run: handler(JenkinsBackend.approve)),
+        CommandSpec("abort", [.optional("JOB", .dynamic("jobs")), .optional("#N")],
+                    "abort a paused Pipeline at the input step it waits on", group: "jenkins",
+                    run: handler(JenkinsBackend.abortInput)),
+        CommandSpec("artifacts", [.optional("JOB", .dynamic("jobs")), .optional("#N")], "the files a build archived",
+                    group: "jenkins", run: handler(JenkinsBackend.artifacts)),
+        CommandSpec("download", [.one("ARTIFACT", .dynamic("artifacts")), .optional("PATH", .files)],
+                    "save an archived file of the build /artifacts showed", group: "jenkins",
+                    run: handler(JenkinsBackend.downloadArtifact)),
+        CommandSpec("tests", [.optional("JOB", .dynamic("jobs")), .optional("#N")],
+                    "a build's test results: counts and the first failures", group: "jenkins", run: handler(JenkinsBackend.tests)),
+        CommandSpec("fav", [.optional("JOB", .dynamic("jobs"))], "make a job a favourite, listed first in /jobs (alone: the favourites)",
+                    group: "jenkins", run: handler(JenkinsBackend.favourite)),
+        CommandSpec("unfav", [.one("JOB", .dynamic("favourites"))], "a job is no longer a favourite", group: "jenkins",
+                    run: handler(JenkinsBackend.unfavourite)),
         CommandSpec("refresh", "forget cached jobs (5 min) and build states (30 s)", group: "jenkins",
                     run: handler(JenkinsBackend.refresh)),
     ]
@@ -45,6 +65,7 @@ public final class JenkinsBackend: Backend, BackendKind, @unchecked Sendable {
     let sessions: SessionDirectory
     private let lock = Lock()
     private var lastJobName: String?
+    private var listedArtifacts: (job: JobPath, number: Int, files: [String])?
 
     init(session: SessionConfig, environment: BackendEnvironment) throws {
         self.session = session
@@ -59,7 +80,7 @@ public final class JenkinsBackend: Backend, BackendKind, @unchecked Sendable {
             throw HarkError.usage("session \(session.name): url must start with http:// or https://")
         }
         let client = JenkinsClient(root: url, http: environment.http, auth: try session.authHeaders(),
-                                   timeouts: try session.timeouts(), insecure: session.isInsecure, crumbMode: mode)
+                                   timeouts: try session.timeouts(), tls: try session.tls(), crumbMode: mode)
         server = JenkinsServer(session: session.name, client: client, cache: JenkinsCache())
     }
 
@@ -75,6 +96,13 @@ public final class JenkinsBackend: Backend, BackendKind, @unchecked Sendable {
     var lastJob: String? {
         get { lock.withLock { lastJobName } }
         set { lock.withLock { lastJobName = newValue } }
+    }
+
+    /// The build `/artifacts` showed last, for `/download` and Tab.
+    var lastArtifacts: (job: JobPath, number: Int, files: [String])? { lock.withLock { listedArtifacts } }
+
+    func remember(artifactsOf job: JobPath, _ build: BuildInfo) {
+        lock.withLock { listedArtifacts = (job, build.number, build.artifacts) }
     }
 
     // MARK: Typed lines
@@ -132,6 +160,11 @@ public final class JenkinsBackend: Backend, BackendKind, @unchecked Sendable {
     }
 
     public func completions(for key: String) -> [String] {
-        key == "jobs" ? server.cache.knownJobNames : []
+        switch key {
+        case "jobs": return server.cache.knownJobNames
+        case "favourites": return favourites
+        case "artifacts": return (lastArtifacts?.files ?? []).flatMap { [$0] + ($0.contains("/") ? [$0.lastPathComponent] : []) }
+        default: return []
+        }
     }
 }

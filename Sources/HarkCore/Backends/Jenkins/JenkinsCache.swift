@@ -26,7 +26,10 @@ final class JenkinsCache: @unchecked Sendable {
     }
 
     /// Job names for completion: even a stale list is better than none there.
-    var knownJobNames: [String] { lock.withLock { jobList?.jobs.map(\.path.description) ?? [] } }
+    var knownJobNames: [String] { knownJobs.map(\.path.description) }
+
+    /// The last job list, fresh or not: which parts of a typed name are one name.
+    var knownJobs: [JobSummary] { lock.withLock { jobList?.jobs ?? [] } }
 
     func store(jobs: [JobSummary]) {
         lock.withLock { jobList = (jobs, now()) }

@@ -12,7 +12,7 @@ final class JenkinsClient: @unchecked Sendable {
     let http: HTTPClient
     let auth: AuthHeaderCache
     let timeouts: HTTPTimeouts
-    let insecure: Bool
+    let tls: TLSOptions
     let crumbMode: CrumbMode
 
     private let lock = Lock()
@@ -20,14 +20,14 @@ final class JenkinsClient: @unchecked Sendable {
     private var crumb: (field: String, value: String)?
     private var serverVersion: String?
 
-    init(root: String, http: HTTPClient, auth: AuthHeaderCache, timeouts: HTTPTimeouts, insecure: Bool, crumbMode: CrumbMode) {
+    init(root: String, http: HTTPClient, auth: AuthHeaderCache, timeouts: HTTPTimeouts, tls: TLSOptions, crumbMode: CrumbMode) {
         var trimmed = root
         while trimmed.hasSuffix("/") { trimmed.removeLast() }
         self.root = trimmed
         self.http = http
         self.auth = auth
         self.timeouts = timeouts
-        self.insecure = insecure
+        self.tls = tls
         self.crumbMode = crumbMode
     }
 
@@ -65,9 +65,29 @@ final class JenkinsClient: @unchecked Sendable {
         return response
     }
 
-    private func request(_ method: String, _ path: String, form: [(String, String)] = []) throws -> HTTPRequest {
+    /// A GET whose body is read as it arrives (an artifact may be large). Error statuses the
+    /// caller does not handle are read (bounded) and thrown.
+    func open(_ path: String, handling: Set<Int> = []) async throws -> (HTTPResponseHead, HTTPStream.AsyncIterator, HTTPStream) {
+        let stream = try http.stream(try request("GET", path, accept: "*/*"))
+        var body = stream.makeAsyncIterator()
+        guard case .head(let head)? = try await body.next() else {
+            stream.cancel()
+            throw HarkError.protocolViolation("\(host) sent no response")
+        }
+        remember(head)
+        if (200..<400).contains(head.status) || handling.contains(head.status) { return (head, body, stream) }
+        defer { stream.cancel() }
+        var bytes: [UInt8] = []
+        while bytes.count < 65536, let event = try await body.next() {
+            if case .body(let piece) = event { bytes += piece }
+        }
+        try check(HTTPResponse(head: head, body: bytes), handling: handling)
+        throw failure(HTTPResponse(head: head, body: bytes))
+    }
+
+    private func request(_ method: String, _ path: String, form: [(String, String)] = [], accept: String? = nil) throws -> HTTPRequest {
         var headers = try auth.headers()
-        headers.append(("Accept", method == "GET" ? "application/json, text/plain" : "*/*"))
+        headers.append(("Accept", accept ?? (method == "GET" ? "application/json, text/plain" : "*/*")))
         let (jar, token) = lock.withLock { (cookies, crumb) }
         if !jar.isEmpty { headers.append(("Cookie", jar.map { "\($0.name)=\($0.value)" }.joined(separator: "; "))) }
         var body = HTTPRequest.Body.none
@@ -79,7 +99,7 @@ final class JenkinsClient: @unchecked Sendable {
             }
         }
         return HTTPRequest(method: method, url: root + path, headers: headers, body: body, timeouts: timeouts,
-                           insecure: insecure, followRedirects: method == "GET")
+                           tls: tls, followRedirects: method == "GET")
     }
 
     private func send(_ request: HTTPRequest) async throws -> HTTPResponse {
@@ -133,10 +153,27 @@ final class JenkinsClient: @unchecked Sendable {
 
     func failure(_ response: HTTPResponse) -> HarkError {
         let message = Self.message(response)
+        if response.status == 403, let permission = response.head.header("x-required-permission") {
+            return Self.missingPermission(permission, user: response.head.header("x-you-are-authenticated-as"), host: host)
+        }
         switch response.status {
         case 401, 403: return .unauthorized(status: response.status, host: host, serverMessage: message)
         default: return .http(status: response.status, host: host, serverMessage: message)
         }
+    }
+
+    /// A 403 from an AccessDeniedException3 names the permission that was missing in
+    /// `X-Required-Permission` (its id, `hudson.model.Item.Build`), and the user in
+    /// `X-You-Are-Authenticated-As`: the credentials were right, the rights are not.
+    static func missingPermission(_ id: String, user: String?, host: String) -> HarkError {
+        let parts = id.split(separator: ".")
+        // The groups as Jenkins' security matrix titles them.
+        let groups = ["Item": "Job", "Hudson": "Overall", "Jenkins": "Overall", "Computer": "Agent", "Run": "Run", "View": "View",
+                      "SCM": "SCM", "Cloud": "Cloud"]
+        var name = id
+        if parts.count >= 2, let group = groups[String(parts[parts.count - 2])] { name = group + "/" + parts[parts.count - 1] }
+        return .authentication("\(user ?? "you") may not do this on \(host): the \(name) permission is missing "
+            + "(\(id)); ask a Jenkins admin to grant it")
     }
 
     /// The server's reason, without the "Error 403 " that Jetty's error pages put first.

@@ -4,7 +4,7 @@ import Glibc
 /// The Jenkins session's commands. Each returns lines to show, a page, or a build to follow.
 extension JenkinsBackend {
     func listJobs(_ context: CommandContext) async throws -> CommandOutcome {
-        .output(JenkinsViews.jobList(try await server.jobs(), filter: context.arguments["FILTER"]))
+        .output(JenkinsViews.jobList(try await server.jobs(), filter: context.arguments["FILTER"], favourites: favourites))
     }
 
     func showQueue(_ context: CommandContext) async throws -> CommandOutcome {
@@ -24,14 +24,30 @@ extension JenkinsBackend {
 
     func status(_ context: CommandContext) async throws -> CommandOutcome {
         guard let name = context.arguments["JOB"] ?? lastJob else { throw context.badArguments("no job was named yet") }
-        let job = try await server.job(name)
+        let job = try buildable(try await server.job(name))
         lastJob = job.path.description
         return .output(JenkinsViews.status(job))
     }
 
+    /// A job that has builds, or the error a folder or multibranch project gets: building one
+    /// would only rescan it (ComputedFolder.doBuild), so its jobs or branches are named instead.
+    func buildable(_ job: JobDetails) throws -> JobDetails {
+        let children = job.children.map { job.path.appending($0).description }
+        let shown = children.prefix(12).joined(separator: ", ") + (children.count > 12 ? ", …" : "")
+        switch job.kind {
+        case .job:
+            return job
+        case .folder:
+            throw HarkError.usage("\(job.path) is a folder; " + (children.isEmpty ? "it holds no jobs" : "name one of its jobs: \(shown)"))
+        case .multibranch:
+            throw HarkError.usage("\(job.path) is a multibranch project; "
+                + (children.isEmpty ? "it has no branches yet" : "name one of its branches: \(shown)"))
+        }
+    }
+
     func build(_ context: CommandContext) async throws -> CommandOutcome {
         let name = context.arguments["JOB"] ?? ""
-        let job = try await server.job(name)
+        let job = try buildable(try await server.job(name))
         guard job.buildable else {
             throw HarkError.backend("\(job.path) is disabled on \(session.name); enable it in Jenkins to build it")
         }
@@ -51,7 +67,11 @@ extension JenkinsBackend {
 
     /// `[JOB] [#N]`: either may be left out (the job named last, the newest build).
     func jobAndNumber(_ context: CommandContext) throws -> (job: String, number: Int?) {
-        var words = context.arguments.words
+        try jobAndNumber(context.arguments.words, context)
+    }
+
+    func jobAndNumber(_ given: [String], _ context: CommandContext) throws -> (job: String, number: Int?) {
+        var words = given
         var number: Int?
         if let last = words.last, let parsed = Int(last.hasPrefix("#") ? String(last.dropFirst()) : last), parsed > 0 {
             number = parsed
@@ -65,7 +85,7 @@ extension JenkinsBackend {
     /// one is shown whole.
     func log(_ context: CommandContext) async throws -> CommandOutcome {
         let (name, number) = try jobAndNumber(context)
-        let job = try await server.job(name)
+        let job = try buildable(try await server.job(name))
         lastJob = job.path.description
         let build = try await server.build(job.path, number)
         if build.isRunning {
@@ -117,7 +137,10 @@ extension JenkinsBackend {
             return .output([StyledLine("asked \(session.name) to stop \(job) #\(number)", .dim)])
         }
         guard let queueID else { throw HarkError.usage("\(job) has no build running or queued") }
-        try await server.cancel(queueItem: queueID)
+        if let started = try await server.cancel(queueItem: queueID) {
+            return .output([StyledLine("\(job) #\(started) had already started when the cancel reached the queue; "
+                + "/stop-build \(job) #\(started) stops it", .warning)])
+        }
         return .output([StyledLine("took \(job) out of the queue (item #\(queueID))", .dim)])
     }
 }

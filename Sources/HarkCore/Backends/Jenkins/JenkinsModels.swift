@@ -40,8 +40,11 @@ public struct ParameterDefinition: Sendable, Equatable {
     /// The Jenkins type name, for types hark does not know (`GitParameterDefinition`).
     public var typeName: String
     public var description: String?
-    /// The default as text (`true`/`false` for booleans); nil when the job has none.
+    /// The default as text (`true`/`false` for booleans, `job#12` for a run); nil when the job
+    /// has none, or does not say (a password).
     public var defaultValue: String?
+    /// Whether Jenkins exports a default at all.
+    public var hasDefault: Bool
     public var choices: [String]
 
     init?(_ json: JSON) {
@@ -61,8 +64,18 @@ public struct ParameterDefinition: Sendable, Equatable {
         }
         let description = json["description"]?.string?.trimmed
         self.description = description?.isEmpty == false ? description : nil
-        // A password's default is never shown; only whether there is one matters.
-        defaultValue = json["defaultParameterValue"]?["value"]?.text
+        // As Jenkins exports them (ParameterDefinition.getDefaultParameterValue): a value
+        // object, or null when there is nothing to fall back on (a run parameter whose job has
+        // no build yet). A password's value is never exported (PasswordParameterValue exports
+        // only its name), so only whether it has one is known. A run parameter's value is
+        // `jobName` and `number` (RunParameterValue), sent back as JOB#N.
+        let fallback = json["defaultParameterValue"]
+        hasDefault = fallback?.object != nil
+        if let job = fallback?["jobName"]?.string, let number = fallback?["number"]?.text {
+            defaultValue = "\(job)#\(number)"
+        } else {
+            defaultValue = fallback?["value"]?.text
+        }
     }
 
     /// A short name for the type: `string`, `choice`…, or Jenkins' own for the others.
@@ -70,12 +83,22 @@ public struct ParameterDefinition: Sendable, Equatable {
         kind == .other ? typeName.replacingOccurrences(of: "ParameterDefinition", with: "") : kind.rawValue
     }
 
-    /// Must be given (or asked): no default, or an empty one where a value is free text.
+    /// Must be given (or asked): Jenkins has no default to use. An empty string is a default
+    /// like any other, and a password's stored default is used when none is sent.
     public var isRequired: Bool {
         switch kind {
-        case .boolean, .choice: return false
-        case .string, .text, .password, .run, .other: return defaultValue?.isEmpty ?? true
-        case .file: return false
+        case .boolean, .choice, .password, .file: return false
+        case .string, .text, .run, .other: return !hasDefault
+        }
+    }
+
+    /// Asked in the shell though not required, an empty answer keeping Jenkins' default: a
+    /// password (its default cannot be seen) and free text whose default is empty.
+    public var isAskedInShell: Bool {
+        switch kind {
+        case .password: return true
+        case .string, .text: return defaultValue?.isEmpty ?? true
+        default: return isRequired
         }
     }
 }
@@ -91,6 +114,12 @@ public struct BuildInfo: Sendable, Equatable {
     /// Milliseconds since 1970.
     public var timestamp: Double
     public var queueID: Int?
+    /// `org.jenkinsci.plugins.workflow.job.WorkflowRun` for a pipeline.
+    public var className: String
+    /// Archived files, by their path below the build's artifact folder.
+    public var artifacts: [String]
+    /// From the junit plugin's TestResultAction, when the build recorded tests.
+    public var tests: TestCounts?
 
     init?(_ json: JSON) {
         guard let number = json["number"]?.int else { return nil }
@@ -101,16 +130,71 @@ public struct BuildInfo: Sendable, Equatable {
         estimatedDuration = json["estimatedDuration"]?.double ?? -1
         timestamp = json["timestamp"]?.double ?? 0
         queueID = json["queueId"]?.int
+        className = json["_class"]?.string ?? ""
+        artifacts = (json["artifacts"]?.array ?? []).compactMap { $0["relativePath"]?.string }
+        tests = (json["actions"]?.array ?? []).lazy.compactMap(TestCounts.init(action:)).first
     }
+
+    /// A Pipeline run, with stages and input steps (pipeline-stage-view answers for it).
+    public var isPipeline: Bool { className.hasSuffix("WorkflowRun") }
 
     public var status: BuildStatus { result.map(BuildStatus.init(result:)) ?? .unknown }
     public var startedAt: Date { Date(timeIntervalSince1970: timestamp / 1000) }
     public var isRunning: Bool { building || result == nil }
 }
 
+/// Passed, failed and skipped tests of one build.
+public struct TestCounts: Sendable, Equatable {
+    public var failed: Int
+    public var skipped: Int
+    public var total: Int
+
+    public var passed: Int { total - failed - skipped }
+
+    /// A build's TestResultAction (`failCount`, `skipCount`, `totalCount`); nil for other actions.
+    init?(action json: JSON) {
+        guard let total = json["totalCount"]?.int, let failed = json["failCount"]?.int else { return nil }
+        self.total = total
+        self.failed = failed
+        skipped = json["skipCount"]?.int ?? 0
+    }
+
+    public init(failed: Int, skipped: Int, total: Int) {
+        self.failed = failed
+        self.skipped = skipped
+        self.total = total
+    }
+
+    /// "2 failed, 40 passed, 1 skipped".
+    public var summary: String {
+        var parts = [String]()
+        if failed > 0 { parts.append("\(failed) failed") }
+        parts.append("\(passed) passed")
+        if skipped > 0 { parts.append("\(skipped) skipped") }
+        return parts.joined(separator: ", ")
+    }
+}
+
+/// What an item of the job tree is: something to build, or a container of jobs.
+public enum ItemKind: Sendable, Equatable {
+    case job
+    /// A folder (cloudbees-folder) or an organisation folder: its jobs are built one by one.
+    case folder
+    /// A multibranch project (branch-api): one job per branch; building the project itself
+    /// would only scan for branches (ComputedFolder.doBuild).
+    case multibranch
+
+    init(className: String, hasJobs: Bool) {
+        if className.hasSuffix("MultiBranchProject") { self = .multibranch } else { self = hasJobs ? .folder : .job }
+    }
+}
+
 /// A job with its parameters and recent builds (`/job NAME`).
 public struct JobDetails: Sendable, Equatable {
     public var path: JobPath
+    public var kind: ItemKind
+    /// A folder's or multibranch project's items (branch names as Jenkins encodes them).
+    public var children: [String]
     public var description: String?
     public var color: String
     public var buildable: Bool
@@ -121,6 +205,9 @@ public struct JobDetails: Sendable, Equatable {
 
     init(path: JobPath, _ json: JSON) {
         self.path = path
+        let items = json["jobs"]?.array
+        kind = ItemKind(className: json["_class"]?.string ?? "", hasJobs: items != nil)
+        children = (items ?? []).compactMap { $0["name"]?.string }
         let description = json["description"]?.string.map(JenkinsText.plain) ?? ""
         self.description = description.isEmpty ? nil : description
         color = json["color"]?.string ?? ""

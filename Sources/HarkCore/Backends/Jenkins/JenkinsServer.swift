@@ -28,7 +28,9 @@ final class JenkinsServer: Sendable {
     /// A job by the name the user typed: a full name (`team/app`), or a bare name that only
     /// one job in any folder has.
     func job(_ name: String, fresh: Bool = false) async throws -> JobDetails {
-        guard let path = JobPath(parsing: name) else { throw HarkError.usage("name a job, e.g. app or team/app") }
+        guard var path = JobPath(parsing: name) else { throw HarkError.usage("name a job, e.g. app or team/app") }
+        // A branch's name may hold a slash (`app/feature/x`): the job list knows the parts.
+        if let known = cache.knownJobs.first(where: { $0.path.description == name }) { path = known.path }
         if !fresh, let cached = cache.job(path) { return cached }
         if let found = try await fetchJob(path) { return found }
         let jobs = try await self.jobs()
@@ -117,6 +119,43 @@ final class JenkinsServer: Sendable {
         return try ProgressiveText(head: response.head, body: response.body, requestedStart: start)
     }
 
+    // MARK: Pipelines, artifacts, tests
+
+    /// The stages of a Pipeline run; nil for a build that is no pipeline.
+    func pipeline(_ job: JobPath, _ number: Int) async throws -> PipelineRun? {
+        let (status, json) = try await client.getJSON(JenkinsAPI.describe(job, number), handling: [404])
+        return status == 404 ? nil : PipelineRun(json)
+    }
+
+    func pendingInputs(_ job: JobPath, _ number: Int) async throws -> [PendingInput] {
+        let (status, json) = try await client.getJSON(JenkinsAPI.pendingInputs(job, number), handling: [404])
+        return status == 404 ? [] : (json.array ?? []).compactMap(PendingInput.init)
+    }
+
+    /// Answers an input step: proceed (with the form of its parameters) or abort.
+    func answer(_ input: PendingInput, of job: JobPath, _ number: Int, proceed form: [(String, String)]?) async throws {
+        let action = form == nil ? "abort" : (input.parameters.isEmpty ? "proceedEmpty" : "proceed")
+        let response = try await client.post(JenkinsAPI.input(job, number, input.id, action), form: form ?? [], handling: [404])
+        if response.status == 404 {
+            throw HarkError.usage("\(job) #\(number) no longer waits for \"\(input.message)\"")
+        }
+        cache.invalidate(job)
+    }
+
+    /// The build's test report; nil when it recorded none.
+    func testReport(_ job: JobPath, _ number: Int) async throws -> TestReport? {
+        let (status, json) = try await client.getJSON(JenkinsAPI.testReport(job, number), handling: [404])
+        return status == 404 ? nil : TestReport(json)
+    }
+
+    /// Saves an archived file; returns the bytes written.
+    func download(_ job: JobPath, _ number: Int, artifact: String, to destination: String) async throws -> Int {
+        let (head, body, stream) = try await client.open(JenkinsAPI.artifact(job, number, artifact), handling: [404])
+        defer { stream.cancel() }
+        if head.status == 404 { throw HarkError.usage("\(job) #\(number) has no artifact \(artifact); /artifacts lists them") }
+        return try await DownloadTarget.save(body, to: destination)
+    }
+
     // MARK: Queue
 
     func queue() async throws -> [QueueItem] {
@@ -136,8 +175,14 @@ final class JenkinsServer: Sendable {
         return json["builds"]?.array?.first { $0["queueId"]?.int == id }?["number"]?.int
     }
 
-    func cancel(queueItem id: Int) async throws {
-        _ = try await client.post(JenkinsAPI.cancelQueueItem(id))
+    /// Takes an item out of the queue; returns nil, or the number of the build it had already
+    /// become. Queue.doCancelItem finds a left item too and answers 500 "Could not cancel run
+    /// for id N" for it: the build started while the cancel was on its way.
+    func cancel(queueItem id: Int) async throws -> Int? {
+        let response = try await client.post(JenkinsAPI.cancelQueueItem(id), handling: [500])
+        guard response.status == 500 else { return nil }
+        if let number = try await queueItem(id)?.buildNumber { return number }
+        throw client.failure(response)
     }
 
     // MARK: Server

@@ -36,10 +36,20 @@ public struct JobPath: Sendable, Hashable, CustomStringConvertible {
         components = found
     }
 
-    public var description: String { components.joined(separator: "/") }
+    /// `team/app`, each part as people read it: a multibranch project names a branch's job
+    /// with branch-api's NameEncoder (`feature/x` becomes `feature%2Fx`), which is undone here.
+    public var description: String { components.map(Self.decoded).joined(separator: "/") }
 
-    /// The last part: what Jenkins calls the job's name.
-    public var leaf: String { components.last ?? "" }
+    /// The last part, decoded: what Jenkins shows as the job's name.
+    public var leaf: String { components.last.map(Self.decoded) ?? "" }
+
+    /// A child of this folder, by the name Jenkins gives it.
+    public func appending(_ name: String) -> JobPath { JobPath(components + [name]) }
+
+    /// NameEncoder.decode: percent escapes undone (`%2F` → `/`).
+    static func decoded(_ name: String) -> String {
+        name.contains("%") ? (name.percentDecoded ?? name) : name
+    }
 
     /// `/job/team/job/app/`, each name percent-encoded.
     public var urlPath: String {

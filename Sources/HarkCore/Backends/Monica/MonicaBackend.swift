@@ -79,7 +79,7 @@ public final class MonicaBackend: Backend, BackendKind {
                                     idle: try session.double("idle_timeout") ?? 30)
         clock = environment.clock
         client = MonicaClient(url: url, http: environment.http, auth: try session.authHeaders(),
-                              timeouts: timeouts, insecure: session.isInsecure, policy: policy, clock: environment.clock,
+                              timeouts: timeouts, tls: try session.tls(), policy: policy, clock: environment.clock,
                               cacheLifetime: cacheLifetime)
     }
 

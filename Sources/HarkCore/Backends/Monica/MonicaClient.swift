@@ -12,19 +12,19 @@ final class MonicaClient: Sendable {
     let http: HTTPClient
     let auth: AuthHeaderCache
     let timeouts: HTTPTimeouts
-    let insecure: Bool
+    let tls: TLSOptions
     let policy: MonicaRetryPolicy
     let clock: HarkClock
     let cache: MonicaCache
 
-    init(url: String, http: HTTPClient, auth: AuthHeaderCache, timeouts: HTTPTimeouts, insecure: Bool,
+    init(url: String, http: HTTPClient, auth: AuthHeaderCache, timeouts: HTTPTimeouts, tls: TLSOptions,
          policy: MonicaRetryPolicy, clock: HarkClock, cacheLifetime: Double) {
         apiBase = Self.apiBase(for: url)
         host = HTTPRequest.displayHost(of: url)
         self.http = http
         self.auth = auth
         self.timeouts = timeouts
-        self.insecure = insecure
+        self.tls = tls
         self.policy = policy
         self.clock = clock
         cache = MonicaCache(lifetime: cacheLifetime, now: clock.now)
@@ -94,7 +94,7 @@ final class MonicaClient: Sendable {
 
     func request(_ url: String) throws -> HTTPRequest {
         HTTPRequest(method: "GET", url: url, headers: [("Accept", "application/json")] + (try auth.headers()),
-                    timeouts: timeouts, insecure: insecure, followRedirects: false)
+                    timeouts: timeouts, tls: tls, followRedirects: false)
     }
 
     func decode(_ response: HTTPResponse) throws -> JSON {
@@ -114,6 +114,8 @@ final class MonicaClient: Sendable {
             ?? ServerMessage.extract(from: response.body, contentType: response.head.header("content-type")))
             .map { ServerMessage.clip(ServerMessage.sanitize($0)) }
         if status == 401 {
+            // Laravel's auth guard answers `{"message":"Unauthenticated."}` (not Monica's
+            // envelope): whatever the body, what the user can do is fix the token.
             // A cached `cmd:` secret may have been rotated since: resolve it afresh next time.
             auth.reset()
             return .unauthorized(status: status, host: host, serverMessage: "the API token is wrong or has expired")

@@ -8,12 +8,16 @@ enum MonicaFormatting {
     // MARK: Listings
 
     /// One line per contact: id, name, nickname, company / job, tags.
+    /// The company / job column only when some row has one: a name search's rows never do
+    /// (Monica selects few columns for it), and opening each card to fill them would count a
+    /// view of every contact found.
     static func contactTable(_ contacts: [MonicaContact]) -> [String] {
-        var rows: [[String]] = [["id", "name", "nickname", "company / job", "tags"]]
-        for contact in contacts {
-            let work = [contact.company, contact.job].compactMap { $0 }.joined(separator: " · ")
-            rows.append([String(contact.id), clip(contact.name, 28), clip(contact.nickname ?? "", 16), clip(work, 32),
-                         clip(contact.tags.map(\.name).joined(separator: ", "), 32)])
+        let work = contacts.map { [$0.company, $0.job].compactMap { $0 }.joined(separator: " · ") }
+        let showsWork = work.contains { !$0.isEmpty }
+        var rows: [[String]] = [["id", "name", "nickname"] + (showsWork ? ["company / job"] : []) + ["tags"]]
+        for (contact, work) in zip(contacts, work) {
+            rows.append([String(contact.id), clip(contact.name, 28), clip(contact.nickname ?? "", 16)]
+                + (showsWork ? [clip(work, 32)] : []) + [clip(contact.tags.map(\.name).joined(separator: ", "), 32)])
         }
         return align(rows)
     }

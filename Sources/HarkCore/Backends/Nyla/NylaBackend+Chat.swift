@@ -21,33 +21,24 @@ extension NylaBackend {
     }
 
     private func stream(_ request: ChatRequest, into continuation: AsyncThrowingStream<ReplyEvent, Error>.Continuation) async throws {
-        let notes = NylaNotes(forward: { continuation.yield(.status($0)) })
+        let notes = NylaNotes(forward: { continuation.yield(.status($0)) }, warnings: { continuation.yield(.notice($0)) })
         if let done = try await ensureLogin(nil, notes: notes) { notes.add(done) }
         let (instance, feature) = try await instance(notes: notes)
         let threadID = request.thread.id
         let workflow = request.thread.backendID
-        let attached = state.update { values -> [NylaFile] in
-            defer { values.attachments = [] }
-            return values.attachments
-        }
         var options = self.options
-        options.fileIDs = attached.map(\.id)
+        // Uploaded by /attach; the message holds them in the history, so /retry sends them again.
+        options.fileIDs = request.attachments.compactMap(\.backendID)
         state.update { $0.replies[threadID] = (instance, workflow) }
         let path = NylaWire.startStream(instance, feature)
         let body = NylaWire.streamBody(prompt: request.text, workflowID: workflow, feature: feature, options: options)
-        let response: NylaOpenResponse
-        do {
-            response = try await client.open(path, notes: notes) {
-                try client.request("POST", path, json: body, instance: instance, accept: "text/event-stream")
-            }
-        } catch {
-            // Not sent: the files stay attached for the next try.
-            state.update { $0.attachments = attached + $0.attachments }
-            throw error
+        let response = try await client.open(path, notes: notes) {
+            try client.request("POST", path, json: body, instance: instance, accept: "text/event-stream")
         }
         defer { response.stream.cancel() }
-        var decoder = NylaEventDecoder(workflowID: workflow, title: request.thread.title)
         var iterator = response.body
+        try await requireEventStream(response.head, body: &iterator)
+        var decoder = NylaEventDecoder(workflowID: workflow, title: request.thread.title)
         var finished: ReplyEvent?
         reading: while let event = try await iterator.next() {
             guard case .body(let bytes) = event else { continue }
@@ -73,6 +64,20 @@ extension NylaBackend {
         if finished == nil { _ = try decoder.finish() }
         if feature == .workspace, let notice = await recountEdits(instance) { continuation.yield(.notice(notice)) }
         continuation.yield(finished ?? .finished(reason: nil))
+    }
+
+    /// A 200 that is not `text/event-stream` (JSON from the gateway or a proxy in front of it)
+    /// is no reply: it fails as the wrong kind of answer, with what it said.
+    func requireEventStream(_ head: HTTPResponseHead, body: inout HTTPStream.AsyncIterator) async throws {
+        guard let type = head.header("content-type")?.lowercased(), !type.contains("text/event-stream") else { return }
+        var bytes: [UInt8] = []
+        while bytes.count < 65536, let event = try await body.next() {
+            if case .body(let piece) = event { bytes += piece }
+        }
+        let said = ServerMessage.extract(from: bytes, contentType: type)
+            ?? (try? JSON.parse(bytes)).map { ServerMessage.clip($0.encoded()) } ?? "an empty body"
+        let kind = type.split(separator: ";").first.map { $0.trimmingSpaces } ?? type
+        throw HarkError.protocolViolation("\(client.host) answered the message with \(kind), not an event stream: \(said)")
     }
 
     /// Refreshes the pending edits after a reply; a line when the agent proposed new ones.

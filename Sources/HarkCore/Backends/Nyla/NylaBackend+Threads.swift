@@ -10,9 +10,8 @@ extension NylaBackend: RemoteThreads {
     public func listThreads(_ context: CommandContext) async throws -> [RemoteThread]? {
         let notes = NylaNotes(forward: { context.notes.add($0) })
         let (instance, feature) = try await prepare(context, notes: notes)
-        let json = try await client.json("GET", NylaWire.threads(instance, feature), query: NylaWire.pageQuery,
-                                         instance: instance, notes: notes)
-        return NylaWire.items(json, key: feature == .workspace ? "workflows" : "threads").compactMap(NylaWire.thread)
+        return try await client.allItems(NylaWire.threads(instance, feature), key: feature == .workspace ? "workflows" : "threads",
+                                         instance: instance, notes: notes).compactMap(NylaWire.thread)
     }
 
     public func createThread(title: String, _ context: CommandContext) async throws -> NewRemoteThread {
@@ -46,7 +45,7 @@ extension NylaBackend: RemoteThreads {
     public func loadThread(id: String, _ context: CommandContext) async throws -> [Turn] {
         let notes = NylaNotes(forward: { context.notes.add($0) })
         let (instance, feature) = try await prepare(context, notes: notes)
-        let json = try await client.json("GET", NylaWire.threadMessages(instance, feature, id), instance: instance, notes: notes)
-        return NylaWire.items(json, key: "messages").compactMap(NylaWire.message)
+        return try await client.allItems(NylaWire.threadMessages(instance, feature, id), key: "messages", instance: instance,
+                                         notes: notes).compactMap(NylaWire.message)
     }
 }

@@ -64,6 +64,8 @@ public final class NylaBackend: Backend, BackendKind {
     }
 
     let session: SessionConfig
+    /// The session's history: the files /attach keeps for the next message.
+    let history: SessionHistory?
     let client: NylaClient
     let state: NylaSessionState
     let environment: [String: String]
@@ -74,6 +76,7 @@ public final class NylaBackend: Backend, BackendKind {
 
     init(session: SessionConfig, environment: BackendEnvironment) throws {
         self.session = session
+        history = environment.history(of: session.name)
         self.environment = environment.environment
         guard let url = session.url, url.lowercased().hasPrefix("http://") || url.lowercased().hasPrefix("https://") else {
             throw HarkError.usage("session \(session.name): url must be the gateway's http(s) address, e.g. https://nyla.example.com")
@@ -96,6 +99,11 @@ public final class NylaBackend: Backend, BackendKind {
         }
         options = NylaWire.StreamOptions(dataSourceIDs: Self.list(session["data_sources"]), language: language,
                                          providers: Self.list(session["providers"]))
+        client.reauthenticate = { [weak self] notes in
+            guard let self, let done = try await self.loginWithStoredPassword(notes: notes) else { return false }
+            notes?.add(done + " again")
+            return true
+        }
     }
 
     public static func make(session: SessionConfig, environment: BackendEnvironment) throws -> any Backend {
@@ -115,23 +123,30 @@ public final class NylaBackend: Backend, BackendKind {
 
     /// Makes sure requests will be authenticated: a token, a saved login, the `password`
     /// setting, or (in the shell) asking. Returns what it did, for the output.
+    /// A saved login whose cookies have all expired counts as none: with a stored password hark
+    /// logs in again before the request instead of sending it without cookies.
     @discardableResult
     func ensureLogin(_ interaction: Interaction?, notes: NylaNotes?) async throws -> String? {
         if client.isLoggedIn { return nil }
-        if let reference = session["password"] {
-            guard let user = session["user"] else {
-                throw HarkError.usage("session \(session.name) has a password but no user; add user = NAME")
-            }
-            let password = try SecretReference(reference).resolve(
-                environment: environment,
-                commandTimeout: try session.double("secret_timeout") ?? SecretReference.defaultCommandTimeout)
-            let name = try await client.login(user: user, password: password, notes: notes)
-            return "logged in to \(client.host) as \(name)"
-        }
+        if let done = try await loginWithStoredPassword(notes: notes) { return done }
         if let interaction, interaction.isInteractive {
             return try await interactiveLogin(user: nil, interaction: interaction, notes: notes)
         }
-        throw HarkError.authentication("not logged in to \(client.host); /login signs in (or set password = env:VAR, or auth = bearer:SECRET)")
+        let state = client.loginExpired ? "the saved login to \(client.host) has expired" : "not logged in to \(client.host)"
+        throw HarkError.authentication("\(state); /login signs in (or set password = env:VAR, or auth = bearer:SECRET)")
+    }
+
+    /// Logs in with the `user` and `password` settings; nil when the session stores no password.
+    func loginWithStoredPassword(notes: NylaNotes?) async throws -> String? {
+        guard let reference = session["password"] else { return nil }
+        guard let user = session["user"] else {
+            throw HarkError.usage("session \(session.name) has a password but no user; add user = NAME")
+        }
+        let password = try SecretReference(reference).resolve(
+            environment: environment,
+            commandTimeout: try session.double("secret_timeout") ?? SecretReference.defaultCommandTimeout)
+        let name = try await client.login(user: user, password: password, notes: notes)
+        return "logged in to \(client.host) as \(name)"
     }
 
     func interactiveLogin(user given: String?, interaction: Interaction, notes: NylaNotes?) async throws -> String {
@@ -224,7 +239,8 @@ public final class NylaBackend: Backend, BackendKind {
         } else {
             facts.append(("login", "not logged in; /login signs in"))
         }
-        let (instance, counts, attached) = state.read { ($0.instance, $0.editCounts, $0.attachments) }
+        let (instance, counts) = state.read { ($0.instance, $0.editCounts) }
+        let attached = (try? history?.pendingAttachments()) ?? []
         if let instance {
             facts.append(("instance", "\(instance.label) (\(instance.featureCode) \(instance.id), mandate \(instance.mandateName))"))
             if let count = counts[instance.id] { facts.append(("pending edits", String(count))) }

@@ -1,19 +1,27 @@
 import FoundationEssentials
 import Glibc
 
-/// Lines a call wants the user to see besides its result ("the gateway is busy; retrying"):
-/// collected for a command's output, or passed on at once as status lines of a reply.
+/// Lines a call wants the user to see besides its result ("logged in to …"): collected for a
+/// command's output, or passed on at once as status lines of a reply. A warning (a retried
+/// rate limit) is worth a line in a pipe too: a reply passes it on as a notice, which a
+/// one-shot run writes to stderr.
 final class NylaNotes: @unchecked Sendable {
     private let lock = Lock()
     private var collected: [String] = []
     private let forward: (@Sendable (String) -> Void)?
+    private let forwardWarning: (@Sendable (String) -> Void)?
 
-    init(forward: (@Sendable (String) -> Void)? = nil) {
+    init(forward: (@Sendable (String) -> Void)? = nil, warnings: (@Sendable (String) -> Void)? = nil) {
         self.forward = forward
+        forwardWarning = warnings
     }
 
     func add(_ note: String) {
         if let forward { forward(note) } else { lock.withLock { collected.append(note) } }
+    }
+
+    func warn(_ note: String) {
+        if let forwardWarning { forwardWarning(note) } else { add(note) }
     }
 
     var lines: Document { lock.withLock { collected.map { StyledLine($0, .dim) } } }
@@ -39,7 +47,7 @@ final class NylaClient: @unchecked Sendable {
     let auth: AuthHeaderCache
     let usesToken: Bool
     let timeouts: HTTPTimeouts
-    let insecure: Bool
+    let tls: TLSOptions
     /// Secure cookies go over https only (and to loopback, as browsers allow).
     let secureChannel: Bool
     static let maxRetries = 3
@@ -57,7 +65,7 @@ final class NylaClient: @unchecked Sendable {
         auth = try session.authHeaders()
         usesToken = authSpec != nil
         timeouts = try session.timeouts()
-        insecure = session.isInsecure
+        tls = try session.tls()
         let displayHost = host
         secureChannel = base.lowercased().hasPrefix("https://")
             || ["127.0.0.1", "localhost", "[::1]"].contains { displayHost.hasPrefix($0) }
@@ -67,7 +75,14 @@ final class NylaClient: @unchecked Sendable {
         }
     }
 
-    var isLoggedIn: Bool { usesToken || state.read { $0.login?.established == true } }
+    var isLoggedIn: Bool { usesToken || state.read { $0.login?.established == true && $0.login?.jar.hasLiveCookie() == true } }
+
+    /// A saved login whose cookies have all expired.
+    var loginExpired: Bool { state.read { $0.login?.established == true && $0.login?.jar.hasLiveCookie() == false } }
+
+    /// Logs in again with the session's stored password; false when it has none. Set by the
+    /// backend, which knows the settings; used once when the gateway ends a login mid-run.
+    var reauthenticate: (@Sendable (NylaNotes?) async throws -> Bool)?
     var userName: String? { state.read { $0.login?.user } }
 
     // MARK: Requests
@@ -98,13 +113,14 @@ final class NylaClient: @unchecked Sendable {
             url += "?" + query.map { NylaWire.escape($0.0) + "=" + NylaWire.escape($0.1) }.joined(separator: "&")
         }
         return HTTPRequest(method: method, url: url, headers: headers, body: payload, timeouts: timeouts ?? self.timeouts,
-                           insecure: insecure)
+                           tls: tls)
     }
 
     /// Sends a request and returns once its head is in, with the body still to read. Waits and
     /// retries on 429 (saying so through `notes`); any other failure is thrown as a HarkError.
     func open(_ path: String, notes: NylaNotes?, _ build: () throws -> HTTPRequest) async throws -> NylaOpenResponse {
         var attempt = 0
+        var loggedInAgain = false
         while true {
             let request = try build()
             let stream = try http.stream(request)
@@ -120,6 +136,13 @@ final class NylaClient: @unchecked Sendable {
                 if case .body(let bytes) = event, errorBody.count < 65536 { errorBody += bytes.prefix(65536 - errorBody.count) }
             }
             stream.cancel()
+            // The gateway ended the login (a restart, a session timeout): with a stored password,
+            // log in once more and send the request again rather than fail the run.
+            if head.status == 401, path != NylaWire.login, !usesToken, !loggedInAgain, let reauthenticate,
+               try await reauthenticate(notes) {
+                loggedInAgain = true
+                continue
+            }
             if head.status == 429 {
                 let wait = Self.retryDelay(head.header("retry-after"), attempt: attempt)
                 guard attempt < Self.maxRetries, wait <= Self.longestWait else {
@@ -127,7 +150,7 @@ final class NylaClient: @unchecked Sendable {
                         + (wait > Self.longestWait ? "\(Int(wait))s" : "a minute"))
                 }
                 attempt += 1
-                notes?.add("\(host) is rate limiting (HTTP 429); " + (wait > 0 ? "retrying in \(Self.seconds(wait))" : "retrying"))
+                notes?.warn("\(host) is rate limiting (HTTP 429); " + (wait > 0 ? "retrying in \(Self.seconds(wait))" : "retrying"))
                 if wait > 0 { try await Task.sleep(nanoseconds: UInt64(wait * 1e9)) }
                 continue
             }
@@ -162,6 +185,24 @@ final class NylaClient: @unchecked Sendable {
         do { return try JSON.parse(response.body) } catch {
             throw HarkError.protocolViolation("\(host) answered \(path) with something that is not JSON")
         }
+    }
+
+    /// Every item of a list the gateway pages (a FastAPI PaginatedResponse: `items`, `total`,
+    /// `page`, `pageSize`, `totalPages`; the seed's page size is 25): pages are asked for until
+    /// `totalPages`, which a gateway may make more than hark's page size implies, since it may
+    /// serve fewer items than asked. A bare list is one page.
+    func allItems(_ path: String, key: String, query: [(String, String)] = [], instance: NylaInstance? = nil,
+                  notes: NylaNotes?) async throws -> [JSON] {
+        var items: [JSON] = []
+        var page = 1
+        var pages = 1
+        repeat {
+            let json = try await json("GET", path, query: query + NylaWire.pageQuery(page), instance: instance, notes: notes)
+            items += NylaWire.items(json, key: key)
+            pages = min(NylaWire.pageCount(json), NylaWire.maxPages)
+            page += 1
+        } while page <= pages
+        return items
     }
 
     static func retryDelay(_ header: String?, attempt: Int) -> Double {

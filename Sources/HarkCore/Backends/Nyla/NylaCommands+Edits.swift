@@ -2,8 +2,8 @@
 /// diffs (styled spans, so a pipe gets plain text), applied or discarded one by one or all.
 extension NylaBackend {
     func pendingEdits(_ instance: NylaInstance, notes: NylaNotes?) async throws -> [NylaPendingEdit] {
-        let json = try await client.json("GET", NylaWire.pendingEdits(instance), instance: instance, notes: notes)
-        let edits = NylaWire.items(json, key: "edits").compactMap(NylaWire.pendingEdit)
+        let edits = try await client.allItems(NylaWire.pendingEdits(instance), key: "edits", instance: instance, notes: notes)
+            .compactMap(NylaWire.pendingEdit)
         state.update { values in
             values.edits = edits
             values.editCounts[instance.id] = edits.count

@@ -29,10 +29,10 @@ extension NylaBackend {
         if let reference = context.arguments["FOLDER"] { parent = try await folder(reference, instance, notes: notes) }
         // Looking a folder up has just fetched them.
         let folders = parent == nil ? try await self.folders(instance, notes: notes) : state.read { $0.folders }
-        let json = try await client.json("GET", NylaWire.files(instance), query: parent.map { [("folderId", $0.id)] } ?? [],
-                                         instance: instance, notes: notes)
+        let listed = try await client.allItems(NylaWire.files(instance), key: "files", query: parent.map { [("folderId", $0.id)] } ?? [],
+                                               instance: instance, notes: notes)
         // Filtered here too, in case the gateway ignores the folder query.
-        let files = NylaWire.items(json, key: "files").compactMap(NylaWire.file).filter { $0.folderID == parent?.id }
+        let files = listed.compactMap(NylaWire.file).filter { $0.folderID == parent?.id }
         state.update { values in
             values.files = files + values.files.filter { known in !files.contains { $0.id == known.id } }
         }
@@ -80,13 +80,15 @@ extension NylaBackend {
 
     func attachCommand(_ context: CommandContext, notes: NylaNotes) async throws -> Document {
         guard let path = Workspace.attachedPath(context) else {
-            let attached = state.read { $0.attachments }
+            let attached = try context.history.pendingAttachments()
             guard !attached.isEmpty else { throw context.badArguments() }
-            return attached.map { StyledLine("attached: \($0.name) (\($0.id))", .dim) }
+            return attached.map { StyledLine("attached: \($0.name)" + ($0.backendID.map { " (\($0))" } ?? ""), .dim) }
         }
         let instance = try await workspaceInstance(context, notes: notes, for: "files")
         let file = try await upload(path, folder: nil, instance: instance, notes: notes)
-        state.update { $0.attachments.append(file) }
+        // Kept in the history until the next message takes it, in this run or the next.
+        try context.history.attach(Attachment(path: path.expandingTildeInPath, name: file.name, size: file.size ?? 0,
+                                              mimeType: file.mimeType ?? MimeType.guess(path), backendID: file.id))
         return [StyledLine("\(file.name) uploaded as \(file.id); it goes with your next message", .dim)]
     }
 
@@ -108,28 +110,7 @@ extension NylaBackend {
             try client.request("GET", path, instance: instance, accept: "*/*")
         }
         defer { response.stream.cancel() }
-        let temporary = destination + ".part-\(getpid())"
-        guard let handle = PosixFile(writingAtPath: temporary) else {
-            throw HarkError.io("cannot write \(destination); check the folder")
-        }
-        var written = 0
-        do {
-            var body = response.body
-            while let event = try await body.next() {
-                guard case .body(let bytes) = event else { continue }
-                try handle.write(bytes)
-                written += bytes.count
-            }
-            handle.close()
-        } catch {
-            handle.close()
-            unlink(temporary)
-            throw error
-        }
-        guard rename(temporary, destination) == 0 else {
-            unlink(temporary)
-            throw HarkError.io("cannot write \(destination): \(String(cString: strerror(errno)))")
-        }
+        let written = try await DownloadTarget.save(response.body, to: destination)
         return [StyledLine("saved \(file.name) (\(Self.size(written))) to \(destination)", .success)]
     }
 

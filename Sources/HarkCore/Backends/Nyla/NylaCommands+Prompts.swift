@@ -1,16 +1,7 @@
 /// /prompts and /prompt: the gateway's prompt library, a prompt put in the input line.
 extension NylaBackend {
     func prompts(notes: NylaNotes) async throws -> [NylaPrompt] {
-        var prompts: [NylaPrompt] = []
-        var page = 1
-        var pages = 1
-        repeat {
-            let query = [("page", String(page)), ("pageSize", "100")]
-            let json = try await client.json("GET", NylaWire.prompts, query: query, notes: notes)
-            prompts += NylaWire.items(json, key: "prompts").compactMap(NylaWire.prompt)
-            pages = min(NylaWire.pageCount(json), 20)
-            page += 1
-        } while page <= pages
+        let prompts = try await client.allItems(NylaWire.prompts, key: "prompts", notes: notes).compactMap(NylaWire.prompt)
         let found = prompts
         state.update { $0.prompts = found }
         return prompts

@@ -23,6 +23,12 @@ public struct CookieJar: Sendable, Equatable {
 
     public var isEmpty: Bool { cookies.isEmpty }
 
+    /// Whether any cookie is still valid: a saved login whose cookies have all expired sends
+    /// none, and the gateway answers 401.
+    public func hasLiveCookie(now: Date = Date()) -> Bool {
+        cookies.contains { cookie in cookie.expires.map { $0 > now.timeIntervalSince1970 } ?? true }
+    }
+
     /// Takes every cookie of a response's `set-cookie` header (values joined by "\n").
     /// Returns true when the jar changed.
     @discardableResult

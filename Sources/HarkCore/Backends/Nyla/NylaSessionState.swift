@@ -2,8 +2,8 @@ import FoundationEssentials
 import Glibc
 
 /// What a Nyla session knows at run time: its login, the instance it talks to, the lists it
-/// last fetched (for Tab, which must not wait for the network), files attached to the next
-/// message, and which workflow each running reply belongs to (for stop).
+/// last fetched (for Tab, which must not wait for the network), and which workflow each
+/// running reply belongs to (for stop).
 ///
 /// A backend is rebuilt whenever the config is reloaded (`/instance` writes the config), and a
 /// reply may still be streaming through the old one; so this state lives beside the backends,
@@ -21,7 +21,6 @@ final class NylaSessionState: @unchecked Sendable {
         var edits: [NylaPendingEdit] = []
         var editCounts: [String: Int] = [:]
         var prompts: [NylaPrompt] = []
-        var attachments: [NylaFile] = []
         /// By local thread id: the instance and workflow of its latest reply.
         var replies: [Int64: (instance: NylaInstance, workflow: String?)] = [:]
     }

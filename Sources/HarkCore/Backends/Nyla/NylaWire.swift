@@ -193,7 +193,12 @@ public enum NylaWire {
     public static let uploadFileField = "file"
     public static let uploadFolderField = "folderId"
 
-    public static let pageQuery: [(String, String)] = [("page", "1"), ("pageSize", "100")]
+    /// `page` (from 1) and `pageSize` of a paginated list. hark asks for 100 to need few
+    /// requests; the gateway decides how many it serves.
+    public static func pageQuery(_ page: Int) -> [(String, String)] { [("page", String(page)), ("pageSize", "100")] }
+
+    /// A list longer than this many pages is cut (100 pages of 25 are 2,500 items).
+    public static let maxPages = 100
 
     // MARK: Reading answers
 

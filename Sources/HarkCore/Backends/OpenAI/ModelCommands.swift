@@ -43,7 +43,7 @@ extension OpenAIBackend {
     func listModels() async throws -> [String] {
         let base = try await CancellableWait.value { [self] in try await self.base() }
         var request = HTTPRequest(url: base + "/models", headers: api.headers(auth: try auth.headers()), timeouts: timeouts)
-        request.insecure = session.isInsecure
+        request.tls = try session.tls()
         let response = try await http.fetch(request)
         guard response.head.isSuccess else {
             throw ServerMessage.error(status: response.head.status, host: request.displayHost, body: response.body,

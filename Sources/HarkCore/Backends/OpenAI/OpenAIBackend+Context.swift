@@ -24,7 +24,7 @@ extension OpenAIBackend {
         }
         if asking, !contextState.read({ $0.asked }) {
             let learned = await ServerContextWindow.learn(http: http, base: session.url ?? "", model: session.model,
-                                                          headers: (try? auth.headers()) ?? [], insecure: session.isInsecure,
+                                                          headers: (try? auth.headers()) ?? [], tls: (try? session.tls()) ?? TLSOptions(insecure: session.isInsecure),
                                                           connectTimeout: timeouts.connect)
             contextState.update { state in
                 state.asked = true

@@ -15,7 +15,7 @@ extension OpenAIBackend: EmbeddingProvider {
         // Beside the chat API at the session's base (or a served model's, started if need be).
         var request = HTTPRequest.json(url: try await base() + "/embeddings", body: .object(body),
                                        headers: [("Accept", "application/json")] + (try auth.headers()), timeouts: timeouts)
-        request.insecure = session.isInsecure
+        request.tls = try session.tls()
         let response = try await http.fetch(request, maxBytes: 256 << 20, retry: .never)
         if [404, 405, 501].contains(response.status) {
             embeddingsOffered.update { $0 = false }

@@ -170,7 +170,7 @@ public final class OpenAIBackend: Backend, BackendKind {
     func request(_ body: JSON, base: String) throws -> HTTPRequest {
         var outgoing = HTTPRequest.json(url: base + api.path, body: body, headers: api.headers(auth: try auth.headers()),
                                         timeouts: timeouts)
-        outgoing.insecure = session.isInsecure
+        outgoing.tls = try session.tls()
         return outgoing
     }
 

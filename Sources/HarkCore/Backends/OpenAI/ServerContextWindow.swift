@@ -22,12 +22,12 @@ public struct ServerContextWindow: Sendable, Equatable {
     static let ollamaDefault = 4096
 
     public static func learn(http: HTTPClient, base: String, model: String?, headers: [(name: String, value: String)],
-                             insecure: Bool, connectTimeout: Double) async -> ServerContextWindow? {
+                             tls: TLSOptions, connectTimeout: Double) async -> ServerContextWindow? {
         let root = Self.root(of: base)
         // A server that does not answer in a few seconds does not hold up the message.
         let timeouts = HTTPTimeouts(connect: min(connectTimeout, 5), firstByte: 5, idle: 5)
         var props = HTTPRequest(url: root + "/props", headers: headers, timeouts: timeouts)
-        props.insecure = insecure
+        props.tls = tls
         if let response = try? await http.fetch(props, maxBytes: 1 << 20, retry: .never), response.status == 200,
            let tokens = Self.llamaCppWindow(try? response.json()) {
             return ServerContextWindow(tokens: tokens, source: "llama.cpp /props")
@@ -35,7 +35,7 @@ public struct ServerContextWindow: Sendable, Equatable {
         guard let model else { return nil }
         var show = HTTPRequest.json(url: root + "/api/show", body: ["model": .string(model)], headers: headers,
                                     timeouts: timeouts)
-        show.insecure = insecure
+        show.tls = tls
         if let response = try? await http.fetch(show, maxBytes: 8 << 20, retry: .never), response.status == 200,
            let tokens = Self.ollamaWindow(try? response.json()) {
             return ServerContextWindow(tokens: tokens, source: "Ollama /api/show")

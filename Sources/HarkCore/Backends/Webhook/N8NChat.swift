@@ -50,10 +50,10 @@ final class N8NChat: @unchecked Sendable {
     }
 
     static func open(webhook: String, sessionID: String, execution: N8NExecution, headers: [(name: String, value: String)],
-                     timeouts: HTTPTimeouts, insecure: Bool, http: HTTPClient) async throws -> N8NChat {
+                     timeouts: HTTPTimeouts, tls: TLSOptions, http: HTTPClient) async throws -> N8NChat {
         let chat = N8NChat(sessionID: sessionID, execution: execution)
         let request = HTTPRequest(url: try url(webhook: webhook, sessionID: sessionID, execution: execution),
-                                  headers: headers, timeouts: timeouts, insecure: insecure)
+                                  headers: headers, timeouts: timeouts, tls: tls)
         let socket = try await WebSocketClient.connect(request, userAgent: http.userAgent, transport: http.transport) { [weak chat] socket, incoming in
             chat?.received(incoming, on: socket)
         }

@@ -87,7 +87,7 @@ public final class WebhookBackend: Backend, BackendKind, RemoteThreads {
         return N8NChatHandOver.stream(posted, handOver: handOver) { [self] execution in
             let chat = try await N8NChat.open(webhook: url, sessionID: sessionID, execution: execution,
                                               headers: try auth.headers(), timeouts: timeouts,
-                                              insecure: session.isInsecure, http: http)
+                                              tls: try session.tls(), http: http)
             chats.keep(chat, thread: request.thread.id)
             return chat.reply(timeouts: timeouts, grace: chats.grace)
         }
@@ -118,7 +118,7 @@ public final class WebhookBackend: Backend, BackendKind, RemoteThreads {
                 outgoing = HTTPRequest(method: "POST", url: url, headers: try headers(), body: .multipart(parts),
                                        timeouts: timeouts)
             }
-            outgoing.insecure = session.isInsecure
+            outgoing.tls = try session.tls()
             return outgoing
         }, decoder: N8NReplyDecoder(handOver: handOver))
     }
@@ -136,7 +136,7 @@ public final class WebhookBackend: Backend, BackendKind, RemoteThreads {
         let body = JSON.object(fields)
         var request = HTTPRequest.json(url: url, body: body, headers: [("Accept", "application/json")] + (try auth.headers()),
                                        timeouts: timeouts)
-        request.insecure = session.isInsecure
+        request.tls = try session.tls()
         let response = try await http.fetch(request)
         guard response.head.isSuccess else {
             throw ServerMessage.error(status: response.status, host: request.displayHost, body: response.body,

@@ -113,8 +113,6 @@ import TestSupport
         server.addJob("deploy", parameters: [.string("TICKET", description: "Change ticket"), .password("TOKEN"),
                                              .choice("TARGET", ["staging", "production"])])
         let transcript = try JenkinsHarness(server)
-        let pipe = await transcript.type("/build deploy")
-        #expect(pipe == "> /build deploy\nhark: deploy needs TICKET (string); add TICKET=VALUE\n")
 
         let person = ScriptedInteraction(["CHG-1", "s3cret-pass"])
         transcript.workspace.interaction = person
@@ -123,7 +121,8 @@ import TestSupport
             server.finish("deploy", server.start(40), "SUCCESS", duration: 1_000)
         }
         #expect(output.hasPrefix("> build deploy TARGET=production\n· waiting: In the quiet period. Expires in 5 sec\n"))
-        #expect(person.questions.map(\.prompt) == ["TICKET (string: Change ticket): ", "TOKEN (password): "])
+        #expect(person.questions.map(\.prompt) == ["TICKET (string: Change ticket; Enter keeps the default): ",
+                                                     "TOKEN (password; Enter keeps the default): "])
         #expect(person.questions.map(\.secret) == [false, true])
         #expect(server.parameters("deploy", 1) == ["TICKET": "CHG-1", "TOKEN": "s3cret-pass", "TARGET": "production"])
         let store = transcript.workspace.store

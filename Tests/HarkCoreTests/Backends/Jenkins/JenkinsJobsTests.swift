@@ -152,7 +152,7 @@ import TestSupport
 
     @Test func otherSessionsReachJenkinsWithAtAndRetryBuildsAgain() async throws {
         let server = try Self.server()
-        server.addJob("deploy", parameters: [.string("TICKET")])
+        server.addJob("deploy", parameters: [.run("TICKET", project: "lib", lastBuild: nil)])
         let transcript = try JenkinsHarness(server)
         try transcript.workspace.switchSession(to: "notes")
         await transcript.type("@ci status app")
@@ -164,7 +164,7 @@ import TestSupport
             ✗ app #2 FAILURE in 12.5s · \(Self.date(2))
             > @ci build deploy
             ci ›
-            hark: deploy needs TICKET (string); add TICKET=VALUE
+            hark: deploy needs TICKET (run); add TICKET=VALUE
             > @ci hello
             ci ›
             hark: \(TypedCommands.explanation)
@@ -172,7 +172,7 @@ import TestSupport
             """)
         try transcript.workspace.switchSession(to: "ci")
         let id = server.nextQueueItem
-        await transcript.type("/build deploy TICKET=T-1") { _ in
+        await transcript.type("/build deploy TICKET=lib#1") { _ in
             #expect(await server.until(JenkinsBackgroundTests.queuePolls(id)))
             server.finish("deploy", server.start(id), "SUCCESS", duration: 1_000)
         }
@@ -181,6 +181,6 @@ import TestSupport
             server.finish("deploy", server.start(id + 1), "SUCCESS", duration: 2_000)
         }
         #expect(again.hasSuffix("Finished: SUCCESS\n» deploy #2 SUCCESS in 2.0s\n"))
-        #expect(server.parameters("deploy", 2) == ["TICKET": "T-1"])
+        #expect(server.parameters("deploy", 2) == ["TICKET": "lib#1"])
     }
 }

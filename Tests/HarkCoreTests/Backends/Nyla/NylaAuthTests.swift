@@ -157,8 +157,8 @@ import TestSupport
         let busy = await transcript.type("busy?")
         #expect(busy == """
             > busy?
-            · \(host) is rate limiting (HTTP 429); retrying
-            · \(host) is rate limiting (HTTP 429); retrying
+            » \(host) is rate limiting (HTTP 429); retrying
+            » \(host) is rate limiting (HTTP 429); retrying
             · thread: Chat: busy?
             · Thinking
             Echo: busy?

@@ -126,4 +126,27 @@ import TestSupport
         #expect(raw.contains("name=\"files\"; filename=\"report.txt\""))
         #expect(raw.contains("quarterly numbers"))
     }
+
+    /// A file attached in one run (a one-shot `hark -s helpdesk "/attach f"`) waits in the
+    /// history DB and goes with the next run's message; `/retry` sends it again.
+    @Test func anAttachmentWaitsForTheNextRunAndGoesAgainOnRetry() async throws {
+        let server = try TestN8NServer { _, _ in .streaming(["ok"]) }
+        let directory = TemporaryDirectory()
+        let file = directory.write("report.txt", "quarterly numbers")
+        let home = TestHome(config: Self.config(server.webhookURL))
+        let first = try home.workspace()
+        try first.switchSession(to: "helpdesk")
+        await Transcript(first).type("/attach \(file)")
+        #expect(server.http.requests.isEmpty)
+        let next = try home.workspace()
+        try next.switchSession(to: "helpdesk")
+        let transcript = Transcript(next)
+        await transcript.type("see attached")
+        await transcript.type("/retry")
+        await transcript.type("and this?")
+        let sent = server.http.requests.map(\.text)
+        #expect(sent.count == 3)
+        #expect(sent.prefix(2).allSatisfy { $0.contains("name=\"files\"; filename=\"report.txt\"") && $0.contains("quarterly numbers") })
+        #expect(sent.last?.contains("report.txt") == false, "a file goes with one message only")
+    }
 }
