@@ -31,11 +31,14 @@ targets=(sse ndjson config command json http n8n openai messages responses secre
 core=Sources/HarkCore
 json_sources=("$core/JSON/JSON.swift" "$core/JSON/JSONParser.swift" "$core/JSON/JSONScanner.swift" "$core/JSON/JSONEncoding.swift"
   "$core/JSON/UTF8Validation.swift")
+# The request type, with the TLS options it carries (their ca path is expanded like any path).
+http_request=("$core/HTTP/HTTPRequest.swift" "$core/HTTP/TLSOptions.swift" "$core/Support/PathName.swift" "$core/Config/Paths.swift"
+  "$core/Support/PosixFile.swift")
 errors=("$core/Support/HarkError.swift" "$core/Support/MessageLine.swift" "$core/Support/Suggest.swift" "$core/Support/SecretValues.swift"
   "$core/Support/Lock.swift" "$core/Support/TextSearch.swift")
 # What a reply decoder target needs besides the decoder: its helpers, the ReplyDecoder protocol, the
 # response head, the events.
-decoder_sources=(Tests/Fuzz/Support/ReplyDecoderSupport.swift "$core/Backends/ReplyDecoder.swift" "$core/HTTP/HTTPRequest.swift"
+decoder_sources=(Tests/Fuzz/Support/ReplyDecoderSupport.swift "$core/Backends/ReplyDecoder.swift" "${http_request[@]}"
   "$core/Model/ReplyEvent.swift" "$core/Model/ToolCall.swift" "$core/Model/Message.swift" "${json_sources[@]}" "${errors[@]}")
 
 # And what the model APIs' decoders share: the SSE parser and the JSON event stream.
@@ -50,10 +53,10 @@ sources() {
     config) echo "$core/Config/ConfigFile.swift $core/Config/Config.swift $core/Config/SettingType.swift $core/Config/Secret.swift $core/Config/URLCredentials.swift" \
       "$core/Tools/MCP/MCPServerConfig.swift $core/Commands/CommandInvocation.swift" \
       "$core/Config/Paths.swift $core/Support/PathName.swift $core/Support/ShellCommand.swift $core/Support/Subprocess.swift" \
-      "$core/Support/PosixFile.swift $core/HTTP/HTTPRequest.swift ${json_sources[*]} ${errors[*]}" ;;
+      "$core/Support/PosixFile.swift $core/HTTP/HTTPRequest.swift $core/HTTP/TLSOptions.swift ${json_sources[*]} ${errors[*]}" ;;
     command) echo "$core/Commands/CommandInvocation.swift ${errors[*]}" ;;
     json) echo "${json_sources[*]}" ;;
-    http) echo "$core/HTTP/HTTPResponseParser.swift $core/HTTP/HTTPRequest.swift $core/HTTP/RetryPolicy.swift $core/HTTP/HTTPDate.swift ${json_sources[*]} ${errors[*]}" ;;
+    http) echo "$core/HTTP/HTTPResponseParser.swift ${http_request[*]} $core/HTTP/RetryPolicy.swift $core/HTTP/HTTPDate.swift ${json_sources[*]} ${errors[*]}" ;;
     n8n) echo "$core/Backends/Webhook/N8NReplyDecoder.swift $core/Streaming/ChunkTemplate.swift $core/Streaming/LineSplitter.swift $core/Streaming/ByteSearch.swift" \
       "${decoder_sources[*]}" ;;
     openai) echo "$core/Backends/OpenAI/ChatCompletions/ChatCompletionDecoder.swift $core/Streaming/ChunkTemplate.swift" \
@@ -63,7 +66,7 @@ sources() {
     responses) echo "$core/Backends/OpenAI/Responses/ResponsesEventReader.swift ${model_sources[*]}" ;;
     secrets) echo "$core/Config/Secret.swift $core/Config/Config.swift $core/Config/SettingType.swift $core/Config/URLCredentials.swift" \
       "$core/Tools/MCP/MCPServerConfig.swift $core/Commands/CommandInvocation.swift" \
-      "$core/HTTP/AuthHeaderCache.swift $core/HTTP/HTTPRequest.swift $core/Support/ShellCommand.swift" \
+      "$core/HTTP/AuthHeaderCache.swift $core/HTTP/HTTPRequest.swift $core/HTTP/TLSOptions.swift $core/Support/ShellCommand.swift" \
       "$core/Support/Subprocess.swift $core/Support/PosixFile.swift $core/Support/PathName.swift $core/Config/Paths.swift" \
       "${json_sources[*]} ${errors[*]}" ;;
     a2a) echo "$core/Backends/A2A/A2AStreamDecoder.swift $core/Backends/A2A/A2AReplyProgress.swift $core/Backends/A2A/A2AWire.swift" \

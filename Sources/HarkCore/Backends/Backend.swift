@@ -231,4 +231,9 @@ extension SessionConfig {
     }
 
     public var isInsecure: Bool { (try? bool("insecure")) == true }
+
+    /// The session's TLS checks from `insecure`, `ca` and `pin`.
+    public func tls() throws -> TLSOptions {
+        try TLSOptions.parse(insecure: isInsecure, ca: self["ca"], pin: self["pin"], session: name)
+    }
 }

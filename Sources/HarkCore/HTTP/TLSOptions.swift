@@ -58,10 +58,3 @@ public struct TLSOptions: Sendable, Equatable {
         return parts.isEmpty ? nil : parts.joined(separator: " · ")
     }
 }
-
-extension SessionConfig {
-    /// The session's TLS checks from `insecure`, `ca` and `pin`.
-    public func tls() throws -> TLSOptions {
-        try TLSOptions.parse(insecure: isInsecure, ca: self["ca"], pin: self["pin"], session: name)
-    }
-}

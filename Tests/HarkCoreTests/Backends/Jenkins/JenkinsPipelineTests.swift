@@ -16,7 +16,7 @@ import TestSupport
         server.addPipeline("deploy")
         let transcript = try JenkinsHarness(server)
         let number = 1
-        let output = await transcript.type("/build deploy") { job in
+        let output = await transcript.type("/build deploy") { _ in
             #expect(await server.until(JenkinsBackgroundTests.queuePolls(40)))
             server.start(40)
             server.setStages("deploy", number, [TestJenkinsStage("Build", "IN_PROGRESS")])
@@ -34,7 +34,7 @@ import TestSupport
                 guard let asked = answers.firstIndex(where: { $0.path.hasSuffix("/wfapi/pendingInputActions") }) else { return false }
                 return answers[(asked + 1)...].filter { $0.path.hasSuffix("/logText/progressiveText") && $0.textSize == whole }.count >= 2
             })
-            job.detach()
+            await transcript.press(.ctrlZ)
         }
         #expect(output.contains("· stages ⟳ Build\n"))
         #expect(output.contains("· stages ✓ Build 5.2s · ⟳ Deploy\n"))
