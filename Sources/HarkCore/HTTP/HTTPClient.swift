@@ -42,17 +42,22 @@ public final class HTTPClient: Sendable {
     /// A GET that meets a refused or reset connection or a busy gateway is tried again after a
     /// short wait (see RetryPolicy); nothing else is.
     public func fetch(_ request: HTTPRequest, maxBytes: Int = 64 << 20, retry: RetryPolicy = .standard) async throws -> HTTPResponse {
-        var attempt = 0
+        var attempt = 1
         while true {
             let wait: Double
             do {
                 let response = try await fetchOnce(request, maxBytes: maxBytes)
-                guard let delay = retry.delay(after: response.head, request: request, attempt: attempt, now: clock.now()) else {
-                    return response
-                }
+                guard !response.head.isSuccess,
+                      let delay = retry.verdict(status: response.status, retryAfter: response.head.header("retry-after"),
+                                                method: request.method, afterTry: attempt, host: request.displayHost,
+                                                now: clock.now()).wait
+                else { return response }
                 wait = delay
             } catch {
-                guard let delay = retry.delay(after: error, request: request, attempt: attempt) else { throw error }
+                guard let failure = error as? HarkError,
+                      let delay = retry.verdict(transport: failure, method: request.method, afterTry: attempt,
+                                                host: request.displayHost).wait
+                else { throw error }
                 wait = delay
             }
             attempt += 1

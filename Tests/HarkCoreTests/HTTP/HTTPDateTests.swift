@@ -28,7 +28,7 @@ import Testing
     /// short (it read only seconds before).
     @Test func theRetryPolicyHonoursADate() {
         let now = Date(timeIntervalSince1970: 1_445_412_480)
-        let head = HTTPResponseHead(status: 503, headers: ["retry-after": "Wed, 21 Oct 2015 07:28:03 GMT"])
-        #expect(RetryPolicy.standard.delay(after: head, request: HTTPRequest(url: "http://127.0.0.1:1/"), attempt: 0, now: now) == 3)
+        #expect(RetryPolicy.standard.verdict(status: 503, retryAfter: "Wed, 21 Oct 2015 07:28:03 GMT", afterTry: 1, host: "h",
+                                             now: now).wait == 3)
     }
 }

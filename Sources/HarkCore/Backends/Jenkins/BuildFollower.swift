@@ -18,6 +18,8 @@ struct BuildFollower: Sendable {
     let job: JobPath
     let pollInterval: Double
     let followed: FollowedBuilds
+    /// The waits between polls: the workspace's clock, so a test drives them.
+    let clock: HarkClock
 
     func events(from start: Start, preamble: [ReplyEvent] = []) -> AsyncThrowingStream<ReplyEvent, Error> {
         // Registered before the stream is handed out, so a /stop-build typed at once finds it.
@@ -26,51 +28,43 @@ struct BuildFollower: Sendable {
         case .queued(let id): entry = followed.begin(job, queueID: id, number: nil)
         case .build(let number): entry = followed.begin(job, queueID: nil, number: number)
         }
-        return AsyncThrowingStream { continuation in
-            let task = Task {
-                defer { followed.end(entry) }
-                do {
-                    try await follow(from: start, entry: entry, preamble: preamble) { continuation.yield($0) }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
+        return ProducedStream.make { emit in
+            defer { followed.end(entry) }
+            try await follow(from: start, entry: entry, preamble: preamble, emit: emit)
         }
     }
 
-    private func follow(from start: Start, entry: Int, preamble: [ReplyEvent], emit: (ReplyEvent) -> Void) async throws {
+    private func follow(from start: Start, entry: Int, preamble: [ReplyEvent], emit: ProducedStream.Emitter<ReplyEvent>) async throws {
         var queueID: Int?
         var number: Int?
         switch start {
         case .queued(let id): queueID = id
         case .build(let build): number = build
         }
-        for event in preamble { emit(event) }
+        for event in preamble { try await emit(event) }
         if let queueID {
             guard let started = try await waitInQueue(queueID, emit: emit) else {
-                emit(.text("\(job): cancelled while waiting in the queue\n"))
-                emit(.notice("\(job) cancelled in the queue"))
-                emit(.finished(reason: "CANCELLED"))
+                try await emit(.text("\(job): cancelled while waiting in the queue\n"))
+                try await emit(.notice("\(job) cancelled in the queue"))
+                try await emit(.finished(reason: "CANCELLED"))
                 return
             }
             number = started
             followed.started(entry, number: started)
-            emit(.status("started \(job) #\(started)"))
+            try await emit(.status("started \(job) #\(started)"))
         }
         guard let number else { return }
-        emit(.backendMessageID("\(job)#\(number)"))
+        try await emit(.backendMessageID("\(job)#\(number)"))
         try await streamConsole(number, emit: emit)
         let build = try await finalState(number)
         server.cache.invalidate(job)
-        emit(.notice(Self.summary(job, build)))
-        emit(.finished(reason: build.result))
+        try await emit(.notice(Self.summary(job, build)))
+        try await emit(.finished(reason: build.result))
     }
 
     /// Polls the queue item until its build starts; nil if it was cancelled. A reason is
     /// shown when it changes, ignoring the numbers in it ("Expires in 4.9 sec" counts down).
-    private func waitInQueue(_ id: Int, emit: (ReplyEvent) -> Void) async throws -> Int? {
+    private func waitInQueue(_ id: Int, emit: ProducedStream.Emitter<ReplyEvent>) async throws -> Int? {
         var shown: String?
         while true {
             guard let item = try await server.queueItem(id) else {
@@ -85,7 +79,7 @@ struct BuildFollower: Sendable {
                 let key = String(line.filter { !$0.isNumber })
                 if key != shown {
                     shown = key
-                    emit(.status(line))
+                    try await emit(.status(line))
                 }
             }
             try await pause()
@@ -102,7 +96,7 @@ struct BuildFollower: Sendable {
 
     /// progressiveText from byte 0 until Jenkins says the log is complete; for a Pipeline,
     /// its stages as a status line whenever one changes, and a notice when it waits for input.
-    private func streamConsole(_ number: Int, emit: (ReplyEvent) -> Void) async throws {
+    private func streamConsole(_ number: Int, emit: ProducedStream.Emitter<ReplyEvent>) async throws {
         var start = 0
         var decoder = ConsoleDecoder()
         var watch = StageWatch()
@@ -110,24 +104,24 @@ struct BuildFollower: Sendable {
             let chunk = try await server.console(job, number, from: start)
             if chunk.restarted {
                 let held = decoder.finish()
-                if !held.isEmpty { emit(.text(held)) }
-                emit(.status("the console log was replaced; showing it again from the start"))
+                if !held.isEmpty { try await emit(.text(held)) }
+                try await emit(.status("the console log was replaced; showing it again from the start"))
             }
             let text = decoder.feed(chunk.body)
-            if !text.isEmpty { emit(.text(text)) }
+            if !text.isEmpty { try await emit(.text(text)) }
             start = chunk.nextStart
             if !chunk.moreData { break }
-            await watchStages(number, &watch, emit: emit)
+            try await watchStages(number, &watch, emit: emit)
             try await pause()
         }
         let rest = decoder.finish()
-        if !rest.isEmpty { emit(.text(rest)) }
-        if watch.isPipeline == true { await watchStages(number, &watch, emit: emit) }
+        if !rest.isEmpty { try await emit(.text(rest)) }
+        if watch.isPipeline == true { try await watchStages(number, &watch, emit: emit) }
     }
 
     /// One look at a Pipeline's stages (pipeline-stage-view's wfapi/describe) and, while it is
-    /// paused, at the input steps it waits on. A failure here never stops the console.
-    private func watchStages(_ number: Int, _ watch: inout StageWatch, emit: (ReplyEvent) -> Void) async {
+    /// paused, at the input steps it waits on. A failure to read them never stops the console.
+    private func watchStages(_ number: Int, _ watch: inout StageWatch, emit: ProducedStream.Emitter<ReplyEvent>) async throws {
         guard watch.isPipeline != false else { return }
         let answer: PipelineRun?
         do { answer = try await server.pipeline(job, number) } catch { return }
@@ -138,12 +132,12 @@ struct BuildFollower: Sendable {
         watch.isPipeline = true
         if !run.stages.isEmpty, run.state != watch.shown {
             watch.shown = run.state
-            emit(.status(run.line))
+            try await emit(.status(run.line))
         }
         guard run.isPaused, let inputs = try? await server.pendingInputs(job, number) else { return }
         for input in inputs where !watch.announcedInputs.contains(input.id) {
             watch.announcedInputs.insert(input.id)
-            emit(.notice("\(job) #\(number) waits for input: \(input.message) (/approve \(job) #\(number) proceeds, "
+            try await emit(.notice("\(job) #\(number) waits for input: \(input.message) (/approve \(job) #\(number) proceeds, "
                 + "/abort \(job) #\(number) stops it)"))
         }
     }
@@ -162,7 +156,7 @@ struct BuildFollower: Sendable {
     }
 
     private func pause() async throws {
-        try await Task.sleep(nanoseconds: UInt64(max(0, pollInterval) * 1e9))
+        try await clock.sleep(pollInterval)
     }
 
     /// "app #12 SUCCESS in 1m02s".

@@ -60,6 +60,7 @@ public final class JenkinsBackend: Backend, BackendKind, @unchecked Sendable {
     let session: SessionConfig
     let server: JenkinsServer
     let pollInterval: Double
+    let clock: HarkClock
     let followed = FollowedBuilds()
     /// Runs this session's commands for a message sent from elsewhere.
     let sessions: SessionDirectory
@@ -73,6 +74,7 @@ public final class JenkinsBackend: Backend, BackendKind, @unchecked Sendable {
         let interval = try session.double("poll_interval") ?? 1
         guard interval >= 0 else { throw HarkError.usage("session \(session.name): poll_interval must be 0 or more seconds") }
         pollInterval = interval
+        clock = environment.clock
         guard let mode = JenkinsClient.CrumbMode(rawValue: (session["crumb"] ?? "auto").lowercased()) else {
             throw HarkError.usage("session \(session.name): crumb must be auto, on or off")
         }
@@ -89,7 +91,7 @@ public final class JenkinsBackend: Backend, BackendKind, @unchecked Sendable {
     }
 
     func follower(_ job: JobPath) -> BuildFollower {
-        BuildFollower(server: server, job: job, pollInterval: pollInterval, followed: followed)
+        BuildFollower(server: server, job: job, pollInterval: pollInterval, followed: followed, clock: clock)
     }
 
     /// The job named last, for `/log` and `/stop-build` without one.
@@ -114,32 +116,24 @@ public final class JenkinsBackend: Backend, BackendKind, @unchecked Sendable {
     /// A message from elsewhere (`@ci build app`, `/retry`, `/forward`): read like a typed
     /// line, with nobody to ask for a missing parameter.
     public func send(_ request: ChatRequest) -> AsyncThrowingStream<ReplyEvent, Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    let text = request.text.trimmed
-                    var invocation = try CommandInvocation.parse(text)
-                    if invocation == nil { invocation = try await command(forMessage: text) }
-                    guard let invocation else { throw HarkError.usage(TypedCommands.explanation) }
-                    switch try await sessions.runOwnCommand(invocation, session: session.name) {
-                    case .events(let events, _, let detachOnInterrupt):
-                        // `@ci build app` from another session detaches on Ctrl-C as
-                        // `/build app` does in this one.
-                        if detachOnInterrupt { continuation.yield(.detachable) }
-                        for try await event in events { continuation.yield(event) }
-                    case .output(let document):
-                        continuation.yield(.text(document.map(\.plainText).joined(separator: "\n") + "\n"))
-                    case .page(let text):
-                        continuation.yield(.text(text))
-                    default:
-                        break
-                    }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
+        ProducedStream.make { [self] emit in
+            let text = request.text.trimmed
+            var invocation = try CommandInvocation.parse(text)
+            if invocation == nil { invocation = try await command(forMessage: text) }
+            guard let invocation else { throw HarkError.usage(TypedCommands.explanation) }
+            switch try await sessions.runOwnCommand(invocation, session: session.name) {
+            case .events(let events, _, let detachOnInterrupt):
+                // `@ci build app` from another session detaches on Ctrl-C as
+                // `/build app` does in this one.
+                if detachOnInterrupt { try await emit(.detachable) }
+                for try await event in events { try await emit(event) }
+            case .output(let document):
+                try await emit(.text(document.map(\.plainText).joined(separator: "\n") + "\n"))
+            case .page(let text):
+                try await emit(.text(text))
+            default:
+                break
             }
-            continuation.onTermination = { _ in task.cancel() }
         }
     }
 

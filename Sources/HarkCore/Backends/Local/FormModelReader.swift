@@ -17,7 +17,7 @@ struct FormModelReader: Sendable {
     }
 
     func read(_ answer: String, conversation: FormConversation,
-              emit: @Sendable (ReplyEvent) -> Void) async -> Outcome {
+              emit: ProducedStream.Emitter<ReplyEvent>) async throws -> Outcome {
         let fallback = "your answer was read by the rules"
         guard let current = conversation.currentField else { return .values([:]) }
         let backend: any Backend
@@ -31,7 +31,7 @@ struct FormModelReader: Sendable {
         } catch {
             return .failed("the llm session \(sessionName) cannot be used (\(error.userMessage)); \(fallback)")
         }
-        emit(.status("reading your answer with \(sessionName)…"))
+        try await emit(.status("reading your answer with \(sessionName)…"))
         let prompt = Self.prompt(answer: answer, fields: Self.fields(for: conversation), current: current,
                                  today: conversation.today)
         let now = Date()

@@ -22,13 +22,13 @@ struct FormSubmission: Sendable {
 
     /// The receiving session's reply text.
     func send(_ record: FormRecord, template: FormTemplate, to name: String, at time: Date,
-              emit: @Sendable (ReplyEvent) -> Void) async throws -> String {
+              emit: ProducedStream.Emitter<ReplyEvent>) async throws -> String {
         guard let sessions else { throw HarkError.unknownSession(name, suggestion: nil) }
         let (backend, config) = try sessions.backend(named: name)
         guard config.kind != LocalBackend.name else {
             throw HarkError.usage("\(name) is a local session; submit must name a webhook session")
         }
-        emit(.status("sending \(record.title) to \(name)…"))
+        try await emit(.status("sending \(record.title) to \(name)…"))
         let thread = ChatThread(id: record.threadID, session: name, title: record.title, backendID: record.uid,
                                 createdAt: record.createdAt, updatedAt: time)
         var reply = ""

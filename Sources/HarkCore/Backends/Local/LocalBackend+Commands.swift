@@ -44,11 +44,8 @@ extension LocalBackend {
 
     /// Lines as one finished reply.
     static func reply(_ lines: [String]) -> AsyncThrowingStream<ReplyEvent, Error> {
-        AsyncThrowingStream { continuation in
-            continuation.yield(.text(lines.joined(separator: "\n")))
-            continuation.yield(.finished(reason: nil))
-            continuation.finish()
-        }
+        let events = Locked<ArraySlice<ReplyEvent>>([.text(lines.joined(separator: "\n")), .finished(reason: nil)])
+        return AsyncThrowingStream { events.update { $0.popFirst() } }
     }
 
     /// A stream made when it is first read: after the workspace has chosen the thread its
@@ -162,21 +159,12 @@ extension LocalBackend {
     }
 
     func submitStream(_ record: FormRecord, template: FormTemplate, to target: String) -> AsyncThrowingStream<ReplyEvent, Error> {
-        return AsyncThrowingStream { continuation in
-            let task = Task { [self] in
-                var record = record
-                do {
-                    let emit: @Sendable (ReplyEvent) -> Void = { continuation.yield($0) }
-                    let lines = try await submit(&record, template: template, to: target, emit: emit)
-                    try moveToNotes()
-                    continuation.yield(.text(lines.joined(separator: "\n")))
-                    continuation.yield(.finished(reason: nil))
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
+        ProducedStream.make { [self] emit in
+            var record = record
+            let lines = try await submit(&record, template: template, to: target, emit: emit)
+            try moveToNotes()
+            try await emit(.text(lines.joined(separator: "\n")))
+            try await emit(.finished(reason: nil))
         }
     }
 

@@ -167,22 +167,13 @@ extension LocalBackend {
 
     /// The question and the best passages to the model; its answer streams, the sources after it.
     func answerStream(_ question: String, llm: String, refreshed: Bool) -> AsyncThrowingStream<ReplyEvent, Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task { [self] in
-                do {
-                    let emit: @Sendable (ReplyEvent) -> Void = { continuation.yield($0) }
-                    try await answer(question, llm: llm, refreshed: refreshed, emit: emit)
-                    continuation.yield(.finished(reason: nil))
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
+        ProducedStream.make { [self] emit in
+            try await answer(question, llm: llm, refreshed: refreshed, emit: emit)
+            try await emit(.finished(reason: nil))
         }
     }
 
-    func answer(_ question: String, llm: String, refreshed: Bool, emit: @escaping @Sendable (ReplyEvent) -> Void) async throws {
+    func answer(_ question: String, llm: String, refreshed: Bool, emit: ProducedStream.Emitter<ReplyEvent>) async throws {
         let search = try search()
         let keyword = try search.keywordPassages(question, limit: 20)
         var vector: [(id: Int64, similarity: Float)] = []
@@ -197,18 +188,18 @@ extension LocalBackend {
             } catch is CancellationError {
                 throw CancellationError()
             } catch {
-                emit(.notice("\(llm) could not make vectors (\(error.userMessage)); passages were found by their words"))
+                try await emit(.notice("\(llm) could not make vectors (\(error.userMessage)); passages were found by their words"))
             }
         }
         let passages = try search.fused(keyword: keyword, vector: vector, limit: 5)
         guard !passages.isEmpty else {
-            emit(.text(try passageLines([], question: question).map(\.plainText).joined(separator: "\n")))
+            try await emit(.text(try passageLines([], question: question).map(\.plainText).joined(separator: "\n")))
             return
         }
         let texts = try search.texts(passages.compactMap(\.chunkID))
         let numbered = passages.map { passage in (passage, passage.chunkID.flatMap { texts[$0] } ?? passage.text ?? passage.snippet) }
         let prompt = AskPrompt.prompt(question: question, passages: numbered)
-        emit(.status("asking \(llm) with \(passages.count) passage\(passages.count == 1 ? "" : "s")…"))
+        try await emit(.status("asking \(llm) with \(passages.count) passage\(passages.count == 1 ? "" : "s")…"))
         do {
             guard let sessions else { throw HarkError.unknownSession(llm, suggestion: nil) }
             let (backend, config) = try sessions.backend(named: llm)
@@ -219,7 +210,7 @@ extension LocalBackend {
             let thread = ChatThread(id: 0, session: llm, title: "ask", backendID: nil, createdAt: now, updatedAt: now)
             reading: for try await event in backend.send(ChatRequest(text: prompt, thread: thread)) {
                 switch event {
-                case .text, .reasoning, .usage, .model: emit(event)
+                case .text, .reasoning, .usage, .model: try await emit(event)
                 case .finished: break reading
                 default: continue
                 }
@@ -227,10 +218,10 @@ extension LocalBackend {
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            emit(.notice("\(llm) failed (\(error.userMessage)); here are the passages instead"))
-            emit(.text(try passageLines(passages, question: question).map(\.plainText).joined(separator: "\n")))
+            try await emit(.notice("\(llm) failed (\(error.userMessage)); here are the passages instead"))
+            try await emit(.text(try passageLines(passages, question: question).map(\.plainText).joined(separator: "\n")))
             return
         }
-        emit(.text("\n\n" + AskPrompt.sources(passages)))
+        try await emit(.text("\n\n" + AskPrompt.sources(passages)))
     }
 }

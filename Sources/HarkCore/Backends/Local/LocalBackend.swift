@@ -65,36 +65,28 @@ public final class LocalBackend: Backend, BackendKind {
     }
 
     public func send(_ request: ChatRequest) -> AsyncThrowingStream<ReplyEvent, Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task { [self] in
-                do {
-                    if history != nil, let record = try forms().open(threadID: request.thread.id) {
-                        try await answer(request.text, record: record) { continuation.yield($0) }
-                        continuation.yield(.finished(reason: nil))
-                    } else {
-                        continuation.yield(.finished(reason: "noted"))
-                    }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
+        ProducedStream.make { [self] emit in
+            if history != nil, let record = try forms().open(threadID: request.thread.id) {
+                try await answer(request.text, record: record, emit: emit)
+                try await emit(.finished(reason: nil))
+            } else {
+                try await emit(.finished(reason: "noted"))
             }
-            continuation.onTermination = { _ in task.cancel() }
         }
     }
 
     /// One message to an open form: the reply is what the form says next. The progress is
     /// saved before the reply is shown.
-    func answer(_ text: String, record: FormRecord, emit: @escaping @Sendable (ReplyEvent) -> Void) async throws {
+    func answer(_ text: String, record: FormRecord, emit: ProducedStream.Emitter<ReplyEvent>) async throws {
         var record = record
         let template = try record.template()
         var conversation = FormConversation(template: template, progress: record.progress, today: today)
         let intent = conversation.intent(of: text)
         var extracted: [String: JSON]?
         if case .answer(let answer) = intent, let llm, FormModelReader.wants(answer, conversation: conversation) {
-            switch await FormModelReader(sessionName: llm, sessions: sessions).read(answer, conversation: conversation, emit: emit) {
+            switch try await FormModelReader(sessionName: llm, sessions: sessions).read(answer, conversation: conversation, emit: emit) {
             case .values(let values): extracted = values
-            case .failed(let reason): emit(.notice(reason))
+            case .failed(let reason): try await emit(.notice(reason))
             }
         }
         var lines = conversation.handle(intent, extracted: extracted)
@@ -104,11 +96,11 @@ public final class LocalBackend: Backend, BackendKind {
         var text = lines.joined(separator: "\n")
         if record.progress.stage == .done {
             // Shown before the submission starts, which may take a while.
-            emit(.text(text + "\n"))
+            try await emit(.text(text + "\n"))
             text = try await completed(&record, template: template, emit: emit).joined(separator: "\n")
         }
         if !record.progress.stage.isOpen { try moveToNotes() }
-        emit(.text(text))
+        try await emit(.text(text))
     }
 
     /// After a form ends, plain messages are notes again: the session moves on to its notes
@@ -141,7 +133,7 @@ public final class LocalBackend: Backend, BackendKind {
     /// What follows a yes in the review: sending to the template's session, or a pointer to
     /// the export.
     func completed(_ record: inout FormRecord, template: FormTemplate,
-                   emit: @escaping @Sendable (ReplyEvent) -> Void) async throws -> [String] {
+                   emit: ProducedStream.Emitter<ReplyEvent>) async throws -> [String] {
         guard let target = template.submit else { return ["/form export [FILE] writes it as JSON and Markdown."] }
         return try await submit(&record, template: template, to: target, emit: emit)
     }
@@ -149,7 +141,7 @@ public final class LocalBackend: Backend, BackendKind {
     /// Sends the answers; a failure is told in the reply and leaves the form done, to send
     /// again with /form submit.
     func submit(_ record: inout FormRecord, template: FormTemplate, to target: String,
-                emit: @escaping @Sendable (ReplyEvent) -> Void) async throws -> [String] {
+                emit: ProducedStream.Emitter<ReplyEvent>) async throws -> [String] {
         do {
             let reply = try await FormSubmission(sessions: sessions).send(record, template: template, to: target,
                                                                          at: clock.now(), emit: emit)

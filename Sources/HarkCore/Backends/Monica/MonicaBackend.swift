@@ -64,7 +64,7 @@ public final class MonicaBackend: Backend, BackendKind {
         if let sort, !["created_at", "-created_at", "updated_at", "-updated_at"].contains(sort) {
             throw HarkError.usage("session \(session.name): sort must be created_at, -created_at, updated_at or -updated_at")
         }
-        var policy = MonicaRetryPolicy()
+        var policy = RetryPolicy.monica
         policy.tries = try session.int("tries") ?? policy.tries
         policy.firstDelay = try session.double("retry_delay") ?? policy.firstDelay
         policy.maxWait = try session.double("max_wait") ?? policy.maxWait
@@ -102,17 +102,9 @@ public final class MonicaBackend: Backend, BackendKind {
     /// A reply made of one piece of text, with `.status` lines while it waits (retries). The
     /// text ends with a newline, so a table printed in a pipe ends its last line.
     func reply(_ work: @escaping MonicaWork) -> AsyncThrowingStream<ReplyEvent, Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    let text = try await work { continuation.yield(.status($0)) }
-                    continuation.yield(.text(text + "\n"))
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
+        ProducedStream.make { emit in
+            let text = try await work { try await emit(.status($0)) }
+            try await emit(.text(text + "\n"))
         }
     }
 
@@ -130,7 +122,7 @@ public final class MonicaBackend: Backend, BackendKind {
             facts.append(("token", error.userMessage))
         }
         let lifetime = cacheLifetime.truncatingRemainder(dividingBy: 60) == 0
-            ? "\(Int(cacheLifetime / 60)) min" : MonicaRetryPolicy.format(cacheLifetime)
+            ? "\(Int(cacheLifetime / 60)) min" : RetryPolicy.format(cacheLifetime)
         let count = client.cache.count
         let kept = "\(count) \(MonicaFormatting.plural("answer", count)), each kept \(lifetime); /refresh forgets them"
         facts.append(("cache", client.cache.isEnabled ? kept : "off"))
@@ -151,7 +143,7 @@ public final class MonicaBackend: Backend, BackendKind {
 }
 
 /// Fetching and formatting one answer; `progress` takes the status lines shown meanwhile.
-typealias MonicaWork = @Sendable (_ progress: @escaping @Sendable (String) -> Void) async throws -> String
+typealias MonicaWork = @Sendable (_ progress: @escaping @Sendable (String) async throws -> Void) async throws -> String
 
 /// What a monica session remembers between commands: the last list (for `/more`) and the
 /// names of contacts and tags it has seen (for titles and Tab).

@@ -1,10 +1,19 @@
 import FoundationEssentials
 import Glibc
 
+extension RetryPolicy {
+    /// Monica's: a rate limit (60 requests a minute) waits what its Retry-After asks; a server
+    /// error (5xx) or a network failure waits `firstDelay`, then twice that, and so on. A 500
+    /// that carries Monica's error code (40, invalid query) is its considered answer, not an
+    /// outage. The session's `tries`, `retry_delay` and `max_wait` change it.
+    static let monica = RetryPolicy(tries: 3, firstDelay: 1, growth: 2, maxWait: 60, serverErrors: Set(500...599),
+                                    rateLimits: true, transport: .all, server: "Monica")
+}
+
 /// Monica's REST API, read-only: every request is a GET with the bearer token and
 /// `Accept: application/json` (without it Monica treats the call as a browser's and
 /// redirects to its login page). Answers come from the cache while fresh; failures are
-/// retried as MonicaRetryPolicy says, each wait announced through `progress`.
+/// retried as `RetryPolicy.monica` says, each wait announced through `progress`.
 final class MonicaClient: Sendable {
     /// Monica's address with `/api`, without a trailing slash.
     let apiBase: String
@@ -13,12 +22,12 @@ final class MonicaClient: Sendable {
     let auth: AuthHeaderCache
     let timeouts: HTTPTimeouts
     let tls: TLSOptions
-    let policy: MonicaRetryPolicy
+    let policy: RetryPolicy
     let clock: HarkClock
     let cache: MonicaCache
 
     init(url: String, http: HTTPClient, auth: AuthHeaderCache, timeouts: HTTPTimeouts, tls: TLSOptions,
-         policy: MonicaRetryPolicy, clock: HarkClock, cacheLifetime: Double) {
+         policy: RetryPolicy, clock: HarkClock, cacheLifetime: Double) {
         apiBase = Self.apiBase(for: url)
         host = HTTPRequest.displayHost(of: url)
         self.http = http
@@ -52,7 +61,7 @@ final class MonicaClient: Sendable {
     /// GETs `path` and returns the JSON. `cached: false` neither reads nor keeps the answer
     /// and `retrying: false` makes one attempt: for `/info`, which checks the token now.
     func get(_ path: String, _ query: [(String, String)] = [], cached: Bool = true, retrying: Bool = true,
-             progress: @Sendable (String) -> Void = { _ in }) async throws -> JSON {
+             progress: @Sendable (String) async throws -> Void = { _ in }) async throws -> JSON {
         let target = url(path, query)
         if cached, let kept = cache.value(for: target) { return kept }
         var attempt = 1
@@ -66,7 +75,7 @@ final class MonicaClient: Sendable {
                 outcome = .failure(error)
             }
             // Success returns; a failure either throws the final error or yields a wait.
-            let verdict: MonicaRetryPolicy.Verdict
+            let verdict: RetryPolicy.Verdict
             switch outcome {
             case .success(let response) where response.head.isSuccess:
                 let json = try decode(response)
@@ -76,8 +85,8 @@ final class MonicaClient: Sendable {
                 let envelope = try? JSON.parse(response.body)
                 verdict = retrying
                     ? policy.verdict(status: response.status, retryAfter: response.head.header("retry-after"),
-                                     monicaErrorCode: envelope?["error"]?["error_code"]?.int, afterTry: attempt,
-                                     host: host, now: clock.now())
+                                     afterTry: attempt, host: host, now: clock.now(),
+                                     considered: envelope?["error"]?["error_code"]?.int != nil)
                     : .fail(note: nil)
                 if case .fail(let note) = verdict { throw failure(response, envelope: envelope, note: note) }
             case .failure(let error):
@@ -85,7 +94,7 @@ final class MonicaClient: Sendable {
                 if case .fail(let note) = verdict { throw Self.noting(error, note) }
             }
             if case .retry(let wait, let status) = verdict {
-                progress(status)
+                try await progress(status)
                 try await clock.sleep(wait)
                 attempt += 1
             }

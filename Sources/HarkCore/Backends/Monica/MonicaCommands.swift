@@ -70,7 +70,7 @@ extension MonicaBackend {
     /// The card of contact `id`, with its contact fields and latest notes. Monica 4 sends the
     /// three latest notes with `?with=contactfields`; for a server that does not, they are
     /// asked for separately.
-    func card(_ id: Int, progress: @escaping @Sendable (String) -> Void) async throws -> String {
+    func card(_ id: Int, progress: @escaping @Sendable (String) async throws -> Void) async throws -> String {
         let answer: JSON
         do {
             answer = try await client.get("contacts/\(id)", [("with", "contactfields")], progress: progress)
@@ -92,7 +92,7 @@ extension MonicaBackend {
     }
 
     /// The tag called `name` (or with that slug), from every page of `/api/tags`.
-    func tag(named name: String, progress: @escaping @Sendable (String) -> Void) async throws -> MonicaTag {
+    func tag(named name: String, progress: @escaping @Sendable (String) async throws -> Void) async throws -> MonicaTag {
         var tags: [MonicaTag] = []
         var page = 1
         while true {

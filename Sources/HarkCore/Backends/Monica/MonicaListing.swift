@@ -63,7 +63,7 @@ struct MonicaListing: Sendable, Equatable {
 extension MonicaBackend {
     /// Fetches `wanted.page` of a listing and formats it: a title, the rows, and "15 of 40"
     /// with a hint when there is more. Remembers it for `/more`.
-    func show(_ wanted: MonicaListing, progress: @escaping @Sendable (String) -> Void) async throws -> String {
+    func show(_ wanted: MonicaListing, progress: @escaping @Sendable (String) async throws -> Void) async throws -> String {
         var shown = wanted
         let (path, query) = shown.request(pageSize: pageSize, sort: sort)
         let answer: JSON

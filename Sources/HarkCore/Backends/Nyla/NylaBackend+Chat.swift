@@ -7,22 +7,12 @@ extension NylaBackend {
     /// reply read as SSE. After a workspace reply the pending edits are counted again, so the
     /// prompt shows what the agent proposed.
     public func send(_ request: ChatRequest) -> AsyncThrowingStream<ReplyEvent, Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task { [self] in
-                do {
-                    try await stream(request, into: continuation)
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+        ProducedStream.make { [self] emit in try await stream(request, emit: emit) }
     }
 
-    private func stream(_ request: ChatRequest, into continuation: AsyncThrowingStream<ReplyEvent, Error>.Continuation) async throws {
-        let notes = NylaNotes(forward: { continuation.yield(.status($0)) }, warnings: { continuation.yield(.notice($0)) })
-        if let done = try await ensureLogin(nil, notes: notes) { notes.add(done) }
+    private func stream(_ request: ChatRequest, emit: ProducedStream.Emitter<ReplyEvent>) async throws {
+        let notes = NylaNotes(forward: { try await emit(.status($0)) }, warnings: { try await emit(.notice($0)) })
+        if let done = try await ensureLogin(nil, notes: notes) { try await notes.add(done) }
         let (instance, feature) = try await instance(notes: notes)
         let threadID = request.thread.id
         let workflow = request.thread.backendID
@@ -57,13 +47,13 @@ extension NylaBackend {
                     finished = item
                     break reading
                 }
-                continuation.yield(item)
+                try await emit(item)
             }
             if let failure { throw failure }
         }
         if finished == nil { _ = try decoder.finish() }
-        if feature == .workspace, let notice = await recountEdits(instance) { continuation.yield(.notice(notice)) }
-        continuation.yield(finished ?? .finished(reason: nil))
+        if feature == .workspace, let notice = await recountEdits(instance) { try await emit(.notice(notice)) }
+        try await emit(finished ?? .finished(reason: nil))
     }
 
     /// A 200 that is not `text/event-stream` (JSON from the gateway or a proxy in front of it)

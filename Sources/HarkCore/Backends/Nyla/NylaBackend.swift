@@ -101,7 +101,7 @@ public final class NylaBackend: Backend, BackendKind {
                                          providers: Self.list(session["providers"]))
         client.reauthenticate = { [weak self] notes in
             guard let self, let done = try await self.loginWithStoredPassword(notes: notes) else { return false }
-            notes?.add(done + " again")
+            try await notes?.add(done + " again")
             return true
         }
     }
@@ -256,7 +256,7 @@ public final class NylaBackend: Backend, BackendKind {
 
     /// Login (asked if needed) and the instance, for a command.
     func prepare(_ context: CommandContext, notes: NylaNotes) async throws -> (NylaInstance, NylaFeature) {
-        if let done = try await ensureLogin(context.interaction, notes: notes) { notes.add(done) }
+        if let done = try await ensureLogin(context.interaction, notes: notes) { try await notes.add(done) }
         return try await instance(notes: notes)
     }
 

@@ -8,20 +8,22 @@ import Glibc
 final class NylaNotes: @unchecked Sendable {
     private let lock = Lock()
     private var collected: [String] = []
-    private let forward: (@Sendable (String) -> Void)?
-    private let forwardWarning: (@Sendable (String) -> Void)?
+    private let forward: (@Sendable (String) async throws -> Void)?
+    private let forwardWarning: (@Sendable (String) async throws -> Void)?
 
-    init(forward: (@Sendable (String) -> Void)? = nil, warnings: (@Sendable (String) -> Void)? = nil) {
+    /// A reply's forwarding waits while the reply's buffer is full, and throws once its
+    /// consumer has gone.
+    init(forward: (@Sendable (String) async throws -> Void)? = nil, warnings: (@Sendable (String) async throws -> Void)? = nil) {
         self.forward = forward
         forwardWarning = warnings
     }
 
-    func add(_ note: String) {
-        if let forward { forward(note) } else { lock.withLock { collected.append(note) } }
+    func add(_ note: String) async throws {
+        if let forward { try await forward(note) } else { lock.withLock { collected.append(note) } }
     }
 
-    func warn(_ note: String) {
-        if let forwardWarning { forwardWarning(note) } else { add(note) }
+    func warn(_ note: String) async throws {
+        if let forwardWarning { try await forwardWarning(note) } else { try await add(note) }
     }
 
     var lines: Document { lock.withLock { collected.map { StyledLine($0, .dim) } } }
@@ -42,6 +44,8 @@ final class NylaClient: @unchecked Sendable {
     let gateway: String
     let host: String
     let http: HTTPClient
+    /// The waits of a rate limit, and the time its Retry-After date is read against.
+    let clock: HarkClock
     let state: NylaSessionState
     let loginFile: NylaLoginFile
     let auth: AuthHeaderCache
@@ -50,8 +54,10 @@ final class NylaClient: @unchecked Sendable {
     let tls: TLSOptions
     /// Secure cookies go over https only (and to loopback, as browsers allow).
     let secureChannel: Bool
-    static let maxRetries = 3
-    static let longestWait = 30.0
+    /// A rate limit is waited out (the gateway's Retry-After, else 1s, 2s, 4s) up to three
+    /// times, for any request: a 429 was not acted on.
+    static let retry = RetryPolicy(tries: 4, firstDelay: 1, growth: 2, maxWait: 30, serverErrors: [], rateLimits: true,
+                                   transport: .none)
 
     init(session: SessionConfig, environment: BackendEnvironment, state: NylaSessionState) throws {
         var base = session.url ?? ""
@@ -59,6 +65,7 @@ final class NylaClient: @unchecked Sendable {
         gateway = base
         host = HTTPRequest.displayHost(of: base)
         http = environment.http
+        clock = environment.clock
         self.state = state
         loginFile = NylaLoginFile(paths: environment.paths, session: session.name)
         let authSpec = try session.auth()
@@ -119,7 +126,7 @@ final class NylaClient: @unchecked Sendable {
     /// Sends a request and returns once its head is in, with the body still to read. Waits and
     /// retries on 429 (saying so through `notes`); any other failure is thrown as a HarkError.
     func open(_ path: String, notes: NylaNotes?, _ build: () throws -> HTTPRequest) async throws -> NylaOpenResponse {
-        var attempt = 0
+        var attempt = 1
         var loggedInAgain = false
         while true {
             let request = try build()
@@ -144,14 +151,17 @@ final class NylaClient: @unchecked Sendable {
                 continue
             }
             if head.status == 429 {
-                let wait = Self.retryDelay(head.header("retry-after"), attempt: attempt)
-                guard attempt < Self.maxRetries, wait <= Self.longestWait else {
+                let retryAfter = head.header("retry-after")
+                guard let wait = Self.retry.verdict(status: 429, retryAfter: retryAfter, method: request.method,
+                                                    afterTry: attempt, host: host, now: clock.now()).wait else {
+                    let asked = HTTPDate.retryAfter(retryAfter, now: clock.now()) ?? 0
                     throw HarkError.http(status: 429, host: host, serverMessage: "rate limited; try again in "
-                        + (wait > Self.longestWait ? "\(Int(wait))s" : "a minute"))
+                        + (asked > Self.retry.maxWait ? "\(Int(asked))s" : "a minute"))
                 }
+                try await notes?.warn("\(host) is rate limiting (HTTP 429); "
+                    + (wait > 0 ? "retrying in \(RetryPolicy.format(wait))" : "retrying"))
+                if wait > 0 { try await clock.sleep(wait) }
                 attempt += 1
-                notes?.warn("\(host) is rate limiting (HTTP 429); " + (wait > 0 ? "retrying in \(Self.seconds(wait))" : "retrying"))
-                if wait > 0 { try await Task.sleep(nanoseconds: UInt64(wait * 1e9)) }
                 continue
             }
             throw failure(head, body: errorBody, path: path)
@@ -203,14 +213,6 @@ final class NylaClient: @unchecked Sendable {
             page += 1
         } while page <= pages
         return items
-    }
-
-    static func retryDelay(_ header: String?, attempt: Int) -> Double {
-        HTTPDate.retryAfter(header, now: Date()) ?? Double(1 << attempt)
-    }
-
-    static func seconds(_ value: Double) -> String {
-        value.rounded() == value ? "\(Int(value))s" : String(cFormat: "%.1fs", value)
     }
 
     // MARK: Login

@@ -30,7 +30,7 @@ extension NylaBackend {
     }
 
     func instancesCommand(_ context: CommandContext, notes: NylaNotes) async throws -> Document {
-        if let done = try await ensureLogin(context.interaction, notes: notes) { notes.add(done) }
+        if let done = try await ensureLogin(context.interaction, notes: notes) { try await notes.add(done) }
         let mandates = try await mandates(notes: notes, refresh: true)
         let all = mandates.flatMap(\.instances)
         guard !all.isEmpty else { return [StyledLine("you have no instances on \(client.host) yet", .dim)] }
@@ -57,7 +57,7 @@ extension NylaBackend {
     }
 
     func instanceCommand(_ context: CommandContext, notes: NylaNotes) async throws -> Document {
-        if let done = try await ensureLogin(context.interaction, notes: notes) { notes.add(done) }
+        if let done = try await ensureLogin(context.interaction, notes: notes) { try await notes.add(done) }
         var reference = context.arguments["ID"]
         if reference == nil {
             let chat = try await mandates(notes: notes, refresh: true).flatMap(\.instances).filter { $0.chat != nil }

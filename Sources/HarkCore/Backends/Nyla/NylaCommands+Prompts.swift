@@ -8,7 +8,7 @@ extension NylaBackend {
     }
 
     func promptsCommand(_ context: CommandContext, notes: NylaNotes) async throws -> Document {
-        if let done = try await ensureLogin(context.interaction, notes: notes) { notes.add(done) }
+        if let done = try await ensureLogin(context.interaction, notes: notes) { try await notes.add(done) }
         let prompts = try await prompts(notes: notes)
         guard !prompts.isEmpty else { return [StyledLine("the prompt library on \(client.host) is empty", .dim)] }
         let rows: [[Span]] = prompts.map { prompt in
@@ -24,7 +24,7 @@ extension NylaBackend {
         let reference = context.arguments["NAME"] ?? ""
         var known = state.read { $0.prompts }
         if Self.findPrompt(reference, in: known) == nil {
-            if let done = try await ensureLogin(context.interaction, notes: notes) { notes.add(done) }
+            if let done = try await ensureLogin(context.interaction, notes: notes) { try await notes.add(done) }
             known = try await prompts(notes: notes)
         }
         guard let prompt = Self.findPrompt(reference, in: known) else {

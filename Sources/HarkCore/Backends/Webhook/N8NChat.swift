@@ -23,14 +23,15 @@ final class N8NChat: @unchecked Sendable {
     let sessionID: String
     let execution: N8NExecution
     private var socket: WebSocketClient?
-    private let inbox = N8NChatInbox()
+    private let inbox: N8NChatInbox
     private let lock = Lock()
     private var open = true
     private var waiting = false
 
-    private init(sessionID: String, execution: N8NExecution) {
+    private init(sessionID: String, execution: N8NExecution, clock: HarkClock) {
         self.sessionID = sessionID
         self.execution = execution
+        inbox = N8NChatInbox(clock: clock)
     }
 
     /// The socket's URL: the webhook's origin, `/chat`, the session and the execution.
@@ -51,7 +52,7 @@ final class N8NChat: @unchecked Sendable {
 
     static func open(webhook: String, sessionID: String, execution: N8NExecution, headers: [(name: String, value: String)],
                      timeouts: HTTPTimeouts, tls: TLSOptions, http: HTTPClient) async throws -> N8NChat {
-        let chat = N8NChat(sessionID: sessionID, execution: execution)
+        let chat = N8NChat(sessionID: sessionID, execution: execution, clock: http.clock)
         let request = HTTPRequest(url: try url(webhook: webhook, sessionID: sessionID, execution: execution),
                                   headers: headers, timeouts: timeouts, tls: tls)
         let socket = try await WebSocketClient.connect(request, userAgent: http.userAgent, transport: http.transport) { [weak chat] socket, incoming in
@@ -199,6 +200,12 @@ final class N8NChatInbox: @unchecked Sendable {
     private var waiter: CheckedContinuation<N8NChat.Event?, Never>?
     private var timer: Task<Void, Never>?
     private var generation = 0
+    /// The grace and first-byte waits: the HTTP client's clock, the workspace's.
+    private let clock: HarkClock
+
+    init(clock: HarkClock) {
+        self.clock = clock
+    }
 
     func push(_ event: N8NChat.Event) {
         lock.lock()
@@ -234,8 +241,9 @@ final class N8NChatInbox: @unchecked Sendable {
                 waiter = continuation
                 generation += 1
                 let mine = generation
+                let clock = clock
                 timer = Task { [weak self] in
-                    try? await Task.sleep(nanoseconds: UInt64(max(0, timeout) * 1e9))
+                    try? await clock.sleep(timeout)
                     if !Task.isCancelled { self?.expire(mine) }
                 }
                 lock.unlock()

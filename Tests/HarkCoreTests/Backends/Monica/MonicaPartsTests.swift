@@ -3,50 +3,10 @@ import Testing
 import TestSupport
 @testable import HarkCore
 
-/// The monica kind's pure parts: the retry rules, the JSON mapping, the formatting, the cache.
+/// The monica kind's pure parts: the JSON mapping, the formatting, the cache (its retry rules
+/// are `RetryPolicy.monica`'s, in RetryPolicyTests).
 @Suite struct MonicaPartsTests {
     let now = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01T00:00:00Z
-    let policy = MonicaRetryPolicy()
-
-    @Test func aRateLimitWaitsRetryAfterInSecondsOrAsADate() {
-        #expect(policy.verdict(status: 429, retryAfter: "7", monicaErrorCode: 34, afterTry: 1, host: "h", now: now)
-            == .retry(after: 7, status: "rate limited; retrying in 7s"))
-        #expect(policy.verdict(status: 429, retryAfter: "Thu, 01 Jan 2026 00:00:30 GMT", monicaErrorCode: 34, afterTry: 1,
-                               host: "h", now: now) == .retry(after: 30, status: "rate limited; retrying in 30s"))
-        #expect(policy.verdict(status: 429, retryAfter: nil, monicaErrorCode: 34, afterTry: 2, host: "h", now: now)
-            == .retry(after: 2, status: "rate limited; retrying in 2s"))
-        #expect(policy.verdict(status: 429, retryAfter: "61", monicaErrorCode: 34, afterTry: 1, host: "h", now: now)
-            == .fail(note: "Monica asks to wait 61s, more than max_wait (60s): try again then"))
-        #expect(policy.verdict(status: 429, retryAfter: "1", monicaErrorCode: 34, afterTry: 3, host: "h", now: now)
-            == .fail(note: "still rate limited after 3 tries: wait a minute"))
-        #expect(MonicaRetryPolicy.seconds(retryAfter: "soon", now: now) == nil)
-        #expect(MonicaRetryPolicy.seconds(retryAfter: "Wed, 31 Dec 2025 23:00:00 GMT", now: now) == 0, "a past date waits nothing")
-    }
-
-    @Test func serverErrorsBackOffDoublingAndMonicasOwnAnswersDoNot() {
-        let custom = MonicaRetryPolicy(tries: 4, firstDelay: 0.25, maxWait: 60)
-        #expect((1...3).map { custom.backoff(afterTry: $0) } == [0.25, 0.5, 1])
-        #expect(policy.verdict(status: 503, retryAfter: nil, monicaErrorCode: nil, afterTry: 1, host: "h", now: now)
-            == .retry(after: 1, status: "h answered HTTP 503; retrying in 1s (try 2 of 3)"))
-        #expect(policy.verdict(status: 503, retryAfter: nil, monicaErrorCode: nil, afterTry: 3, host: "h", now: now)
-            == .fail(note: "gave up after 3 tries"))
-        #expect(policy.verdict(status: 500, retryAfter: nil, monicaErrorCode: 40, afterTry: 1, host: "h", now: now)
-            == .fail(note: nil))
-        for status in [302, 400, 401, 404, 422] {
-            #expect(policy.verdict(status: status, retryAfter: "1", monicaErrorCode: nil, afterTry: 1, host: "h", now: now)
-                == .fail(note: nil))
-        }
-        let once = MonicaRetryPolicy(tries: 1, firstDelay: 1, maxWait: 60)
-        #expect(once.verdict(status: 503, retryAfter: nil, monicaErrorCode: nil, afterTry: 1, host: "h", now: now) == .fail(note: nil))
-    }
-
-    @Test func networkFailuresAndTimeoutsRetryOtherErrorsDoNot() {
-        #expect(policy.verdict(transport: .network(host: "h", reason: "connection refused"), afterTry: 2, host: "h")
-            == .retry(after: 2, status: "cannot reach h: connection refused; retrying in 2s (try 3 of 3)"))
-        #expect(policy.verdict(transport: .timeout(host: "h", phase: "connecting", seconds: 10), afterTry: 1, host: "h")
-            == .retry(after: 1, status: "h timed out; retrying in 1s (try 2 of 3)"))
-        #expect(policy.verdict(transport: .secret(reference: "env:X", reason: "unset"), afterTry: 1, host: "h") == .fail(note: nil))
-    }
 
     @Test func theAPIAddressAndQueriesAreBuiltAsMonicaExpects() {
         for url in ["https://crm.example.com", "https://crm.example.com/", "https://crm.example.com/api", "https://crm.example.com/api/"] {
