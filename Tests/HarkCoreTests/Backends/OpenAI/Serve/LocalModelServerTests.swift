@@ -67,11 +67,16 @@ import TestSupport
     /// kill -9 leaves hark no chance to stop anything: the server stops all the same, as the
     /// pipe it reads ends with hark.
     @Test func aKilledHarkLeavesNoServerRunning() async throws {
-        let home = TestHome(config: Self.servedSession().replacingOccurrences(of: "max_tokens = 4", with: "max_tokens = 1500"))
+        // Greedy, so the reply is the same long count every run: a sampled one can end after a
+        // few words, and hark with it, before the test has read the pid file.
+        let home = TestHome(config: Self.servedSession("temperature = 0").replacingOccurrences(of: "max_tokens = 4", with: "max_tokens = 1500"))
         let process = try RunningProcess([BuiltProducts.hark, "-s", "served", "Count from 1 to 500, separated by commas."],
                                          environment: home.environment)
         let printed = try await offThePool { process.readStdout(atLeast: 10) }
         #expect(printed, "hark printed: \(process.stdoutText) \(process.stderrText)")
+        // Held where it is mid-reply (a loaded machine may leave this test waiting for a CPU
+        // while the model goes on), then killed there: SIGKILL ends a stopped process too.
+        process.kill(SIGSTOP)
         let running = try #require(Self.pidFile(home))
         #expect(running.owner == process.pid)
         process.kill(SIGKILL)
