@@ -67,10 +67,11 @@ import TestSupport
     /// kill -9 leaves hark no chance to stop anything: the server stops all the same, as the
     /// pipe it reads ends with hark.
     @Test func aKilledHarkLeavesNoServerRunning() async throws {
-        // Greedy, so the reply is the same long count every run: a sampled one can end after a
-        // few words, and hark with it, before the test has read the pid file.
-        let home = TestHome(config: Self.servedSession("temperature = 0").replacingOccurrences(of: "max_tokens = 4", with: "max_tokens = 1500"))
-        let process = try RunningProcess([BuiltProducts.hark, "-s", "served", "Count from 1 to 500, separated by commas."],
+        // Greedy, and a question whose answer runs to the token limit (600 tokens, seconds on one
+        // thread): a short answer ("count to 500" stops at 20) lets hark end, and remove its pid
+        // file, before a test on a loaded machine has read it.
+        let home = TestHome(config: Self.servedSession("temperature = 0").replacingOccurrences(of: "max_tokens = 4", with: "max_tokens = 600"))
+        let process = try RunningProcess([BuiltProducts.hark, "-s", "served", "Write a long story about a dragon who learns to count."],
                                          environment: home.environment)
         let printed = try await offThePool { process.readStdout(atLeast: 10) }
         #expect(printed, "hark printed: \(process.stdoutText) \(process.stderrText)")
