@@ -47,6 +47,9 @@ public final class FullTextIndexer: @unchecked Sendable {
     /// it starts in the background as it exits (`hasDeferredWork`). `drain` still indexes.
     public func deferPasses() { condition.withLock { deferred = true } }
 
+    /// Whether `deferPasses` was called.
+    public var defersPasses: Bool { condition.withLock { deferred } }
+
     /// Whether passes were asked for and not run since `deferPasses`.
     public var hasDeferredWork: Bool { condition.withLock { deferred && completed < requested } }
 

@@ -106,9 +106,12 @@ public final class HistoryStore: @unchecked Sendable {
     func replyStreaming(_ started: Bool) {
         streamLock.withLock {
             streaming += started ? 1 : -1
-            if streaming == (started ? 1 : 0) {
-                try? database.execute("PRAGMA wal_autocheckpoint=\(started ? 0 : Self.checkpointPages)")
-            }
+            guard streaming == (started ? 1 : 0) else { return }
+            // A one-shot run that leaves its reply's indexing to `hark index` leaves the
+            // checkpoint to it too: copying the reply's pages into the database, with two
+            // fdatasyncs, came between the reply's end and the run's exit.
+            if !started && indexer?.defersPasses == true { return }
+            try? database.execute("PRAGMA wal_autocheckpoint=\(started ? 0 : Self.checkpointPages)")
         }
     }
 
