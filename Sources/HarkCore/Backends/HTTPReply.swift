@@ -34,6 +34,10 @@ private final class ReplyPump<Decoder: ReplyDecoder>: @unchecked Sendable {
     private var pendingIndex = 0
     private var failure: Error?
     private var ended = false
+    /// Bodies decoded, handed back to the transfer at the next read: by then nothing here
+    /// refers to them (the event that carried one is gone), so the transfer refills the same
+    /// storage instead of copying it into a fresh allocation, page fault by page fault.
+    private var readBodies: [[UInt8]] = []
 
     init(http: HTTPClient, makeRequest: @escaping @Sendable () throws -> HTTPRequest, decoder: Decoder) {
         self.http = http
@@ -74,6 +78,7 @@ private final class ReplyPump<Decoder: ReplyDecoder>: @unchecked Sendable {
             body = stream
             iterator = stream.makeAsyncIterator()
         }
+        if !readBodies.isEmpty { body?.recycle(&readBodies) }
         var produced: [ReplyEvent] = []
         defer {
             pending = ReplyEvent.coalesced(produced)
@@ -97,7 +102,7 @@ private final class ReplyPump<Decoder: ReplyDecoder>: @unchecked Sendable {
         case .body(let bytes):
             if head?.isSuccess == true {
                 try decoder.feed(bytes, into: &produced)
-                body?.recycle(bytes)
+                readBodies.append(bytes)
                 // What arrived meanwhile goes into the same events: a server that writes one
                 // event per packet would otherwise cost a history commit and a terminal write
                 // for each. Only what is already there (no waiting), up to about a megabyte,
@@ -106,7 +111,7 @@ private final class ReplyPump<Decoder: ReplyDecoder>: @unchecked Sendable {
                 while taken < 1 << 20, let more = body?.nextIfReady() {
                     guard case .body(let next) = more else { break }
                     try decoder.feed(next, into: &produced)
-                    body?.recycle(next)
+                    readBodies.append(next)
                     taken += next.count
                 }
             } else if errorBody.count < 65536 {
