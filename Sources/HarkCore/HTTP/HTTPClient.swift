@@ -99,7 +99,7 @@ public struct HTTPStream: AsyncSequence, Sendable {
     /// Hands back a body the consumer has finished reading, for the transfer to reuse.
     func recycle(_ bytes: [UInt8]) { channel.recycle(bytes) }
 
-    public struct AsyncIterator: AsyncIteratorProtocol {
+    public struct AsyncIterator: AsyncIteratorProtocol, Sendable {
         let channel: HTTPBodyChannel
         public mutating func next() async throws -> HTTPEvent? { try await channel.next() }
     }
