@@ -42,11 +42,11 @@ public enum HTTPReply {
         /// waited for) and the events this returns go just before it.
         public var lastly: (@Sendable () async -> [ReplyEvent])?
 
-        /// A response whose head has been read: `body` is the iterator past it.
-        public init(head: HTTPResponseHead, stream: HTTPStream, body: HTTPStream.AsyncIterator, host: String) {
-            self.head = head
-            self.stream = stream
-            self.body = body
+        /// A response whose head has been read (and found a success).
+        public init(_ response: HTTPOpenResponse, host: String) {
+            head = response.head
+            stream = response.stream
+            body = response.body
             self.host = host
         }
 

@@ -27,15 +27,14 @@ extension NylaBackend {
         state.update { $0.replies[threadID] = (instance, workflow) }
         let path = NylaWire.startStream(instance, feature)
         let body = NylaWire.streamBody(prompt: request.text, workflowID: workflow, feature: feature, options: options)
-        let response = try await client.open(path, notes: notes) {
+        var response = try await client.open(path, notes: notes) {
             try client.request("POST", path, json: body, instance: instance, accept: "text/event-stream")
         }
-        var rest = response.body
-        do { try await requireEventStream(response.head, body: &rest) } catch {
+        do { try await requireEventStream(response.head, body: &response.body) } catch {
             response.stream.cancel()
             throw error
         }
-        var opened = HTTPReply.Opened(head: response.head, stream: response.stream, body: rest, host: client.host)
+        var opened = HTTPReply.Opened(response, host: client.host)
         opened.seeing = { [state] event in
             if case .backendThreadID(let id) = event { state.update { $0.replies[threadID] = (instance, id) } }
         }
@@ -50,10 +49,7 @@ extension NylaBackend {
     /// is no reply: it fails as the wrong kind of answer, with what it said.
     func requireEventStream(_ head: HTTPResponseHead, body: inout HTTPStream.AsyncIterator) async throws {
         guard let type = head.header("content-type")?.lowercased(), !type.contains("text/event-stream") else { return }
-        var bytes: [UInt8] = []
-        while bytes.count < 65536, let event = try await body.next() {
-            if case .body(let piece) = event { bytes += piece }
-        }
+        let bytes = try await body.collect(upTo: 65536).bytes
         let said = ServerMessage.extract(from: bytes, contentType: type)
             ?? (try? JSON.parse(bytes)).map { ServerMessage.clip($0.encoded()) } ?? "an empty body"
         let kind = type.split(separator: ";").first.map { $0.trimmingSpaces } ?? type
