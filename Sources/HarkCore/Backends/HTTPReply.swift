@@ -85,7 +85,6 @@ private final class ReplyPump<Decoder: ReplyDecoder>: @unchecked Sendable {
     private var opened: HTTPReply.Opened?
     private var body: HTTPStream.AsyncIterator?
     private var head: HTTPResponseHead?
-    private var errorBody: [UInt8] = []
     /// Decoded events not yet handed out, and the failure to raise once they have been: one
     /// network read can hold both the last words of a reply and the error that ends it.
     private var pending: [ReplyEvent] = []
@@ -132,7 +131,7 @@ private final class ReplyPump<Decoder: ReplyDecoder>: @unchecked Sendable {
             switch opening {
             case .request(let http, let makeRequest):
                 let request = try makeRequest()
-                try open(HTTPReply.Opened(stream: try http.stream(request), host: request.displayHost))
+                try await open(HTTPReply.Opened(stream: try http.stream(request), host: request.displayHost))
             case .steps(let steps):
                 let slot = OpenedSlot()
                 self.slot = slot
@@ -148,7 +147,7 @@ private final class ReplyPump<Decoder: ReplyDecoder>: @unchecked Sendable {
             preamble = nil
             guard let opened = slot?.take() else { throw CancellationError() }
             slot = nil
-            try open(opened)
+            try await open(opened)
             return
         }
         var produced: [ReplyEvent] = []
@@ -158,47 +157,48 @@ private final class ReplyPump<Decoder: ReplyDecoder>: @unchecked Sendable {
         }
         guard let event = try await body?.next() else {
             ended = true
-            let host = opened?.host ?? "the server"
-            guard let head else { throw HarkError.protocolViolation("\(host) sent no response") }
-            guard head.isSuccess else {
-                throw ServerMessage.error(status: head.status, host: host, body: errorBody,
-                                          contentType: head.header("content-type"))
-            }
+            guard head != nil else { throw HarkError.protocolViolation("\(opened?.host ?? "the server") sent no response") }
             try decoder.finish(into: &produced)
             await endAtFinished(&produced)
             return
         }
         switch event {
         case .head(let received):
-            head = received
-            if received.isSuccess { try decoder.start(head: received) }
+            try await start(received)
         case .body(let bytes):
-            if head?.isSuccess == true {
-                defer { opened?.stream.recycle(bytes) }
-                try decoder.feed(bytes, into: &produced)
-                // What arrived meanwhile goes into the same events: a server that writes one
-                // event per packet would otherwise cost a history commit and a terminal write
-                // for each. Only what is already there (no waiting), up to about a megabyte,
-                // so the first of it is not held back.
-                var taken = bytes.count
-                while taken < 1 << 20, let more = opened?.stream.nextIfReady() {
-                    guard case .body(let next) = more else { break }
-                    try decoder.feed(next, into: &produced)
-                    opened?.stream.recycle(next)
-                    taken += next.count
-                }
-                await endAtFinished(&produced)
-            } else if errorBody.count < 65536 {
-                errorBody += bytes.prefix(65536 - errorBody.count)
+            defer { opened?.stream.recycle(bytes) }
+            try decoder.feed(bytes, into: &produced)
+            // What arrived meanwhile goes into the same events: a server that writes one
+            // event per packet would otherwise cost a history commit and a terminal write
+            // for each. Only what is already there (no waiting), up to about a megabyte,
+            // so the first of it is not held back.
+            var taken = bytes.count
+            while taken < 1 << 20, let more = opened?.stream.nextIfReady() {
+                guard case .body(let next) = more else { break }
+                try decoder.feed(next, into: &produced)
+                opened?.stream.recycle(next)
+                taken += next.count
             }
+            await endAtFinished(&produced)
         }
     }
 
-    private func open(_ response: HTTPReply.Opened) throws {
+    private func open(_ response: HTTPReply.Opened) async throws {
         opened = response
         body = response.body
-        head = response.head
-        if let head, head.isSuccess { try decoder.start(head: head) }
+        if let head = response.head { try await start(head) }
+    }
+
+    /// A success starts the decoder; any other status fails the reply with what the server said.
+    private func start(_ received: HTTPResponseHead) async throws {
+        head = received
+        guard received.isSuccess else {
+            let said = try await body?.collect(upTo: 65536).bytes ?? []
+            ended = true
+            throw ServerMessage.error(status: received.status, host: opened?.host ?? "the server", body: said,
+                                      contentType: received.header("content-type"))
+        }
+        try decoder.start(head: received)
     }
 
     /// For a reply with a last step: the decoder's `.finished` is its end, after that step's events.
