@@ -42,7 +42,7 @@ public enum HTTPReply {
         /// waited for) and the events this returns go just before it.
         public var lastly: (@Sendable () async -> [ReplyEvent])?
 
-        /// A response whose head has been read (and found a success).
+        /// A response whose head has been read (a status other than 2xx still fails the reply).
         public init(_ response: HTTPOpenResponse, host: String) {
             head = response.head
             stream = response.stream
