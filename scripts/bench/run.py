@@ -2,6 +2,7 @@
 """The benchmark harness: every figure is a whole-process timing, medians of several runs after
 a warm-up, with its reference run in the same script so ratios compare like with like."""
 import json, os, platform, shutil, subprocess, sys, tempfile, time
+import wait_indexers
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BENCH = os.path.join(ROOT, ".bench")
@@ -108,7 +109,9 @@ def throughput():
         commands = [f"{HARK} -s bench --new-thread bytes={size}", curl_chat(server.port, f"bytes={size}"),
                     f"{HARK} -s n8n --new-thread bytes={size}",
                     f"curl -sN -o /dev/null -H 'Content-Type: application/json' -d '{n8n_body}' http://127.0.0.1:{server.port}/webhook/bench/chat"]
-        found = hyperfine("throughput", commands, runs=5, warmup=1, env=env, extra=["--output", "null"])
+        # Each run starts with no indexer of an earlier run still working (see wait_indexers.py).
+        settle = f"{sys.executable} {HERE}/wait_indexers.py {env['XDG_DATA_HOME']}"
+        found = hyperfine("throughput", commands, runs=5, warmup=1, env=env, extra=["--output", "null", "--prepare", settle])
         mb = size / 1e6
         sse_hark, sse_curl, nd_hark, nd_curl = (found[c]["median"] for c in commands)
         # A one-shot run leaves a long reply's indexing to `hark index` in the background: the
@@ -124,36 +127,13 @@ def throughput():
             "pty_markdown_mb_s": mb / rendered["median_s"], "sse_hark_until_indexed_ms": until_indexed * 1000,
             "sse_hark_ms": sse_hark * 1000, "sse_curl_ms": sse_curl * 1000}
 
-def background_indexers(data_home):
-    """The `hark index` processes working on the history under data_home."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                arguments = f.read().split(b"\0")
-            with open(f"/proc/{entry}/environ", "rb") as f:
-                environment = f.read().split(b"\0")
-        except OSError:
-            continue
-        if arguments[1:2] == [b"index"] and f"XDG_DATA_HOME={data_home}".encode() in environment:
-            found.append(int(entry))
-    return found
-
 def until_indexed_s(command, env):
     """Seconds from starting a one-shot run until it has ended and so has the background
     indexer it started (waited for through a pidfd, not polled)."""
-    import select
+    wait_indexers.wait(env["XDG_DATA_HOME"])
     started = time.monotonic()
     subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL)
-    for pid in background_indexers(env["XDG_DATA_HOME"]):
-        try:
-            fd = os.pidfd_open(pid)
-        except ProcessLookupError:
-            continue
-        select.select([fd], [], [], 60)
-        os.close(fd)
+    wait_indexers.wait(env["XDG_DATA_HOME"])
     return time.monotonic() - started
 
 def history():
