@@ -107,10 +107,13 @@ def main():
     # the documents (the notes have their own, on an empty table here).
     question = "which xylophone budget approval"
     fts = '\\"xylophone\\" OR \\"budget\\" OR \\"approval\\"'
-    sql = ("SELECT c.id, d.name, c.line_start, c.line_end, c.heading, f.snippet, f.rank FROM (SELECT rowid, rank, "
-           "snippet(local_chunks_fts, 1, char(1), char(2), '…', 24) AS snippet FROM local_chunks_fts "
-           f"WHERE local_chunks_fts MATCH '{fts}' ORDER BY rank LIMIT 15) f JOIN local_chunks c ON c.id = f.rowid "
-           "JOIN local_documents d ON d.id = c.document_id WHERE d.session = 'local' ORDER BY f.rank")
+    # PassageSearch.keywordPassages: the best 15 by BM25, then the snippets of those.
+    sql = ("SELECT c.id, d.name, c.line_start, c.line_end, c.heading, "
+           "snippet(local_chunks_fts, 1, char(1), char(2), '…', 24), best.score FROM (SELECT rowid AS id, "
+           f"bm25(local_chunks_fts, 2.0, 1.0) AS score FROM local_chunks_fts WHERE local_chunks_fts MATCH '{fts}' "
+           "ORDER BY score LIMIT 15) best CROSS JOIN local_chunks_fts ON local_chunks_fts.rowid = best.id "
+           f"AND local_chunks_fts MATCH '{fts}' JOIN local_chunks c ON c.id = best.id "
+           "JOIN local_documents d ON d.id = c.document_id WHERE d.session = 'local' ORDER BY best.score")
     commands = [f"{HARK} ask '{question}'", f"sqlite3 {database} \"{sql}\""]
     subprocess.run(["hyperfine", "-N", "--style", "none", "--warmup", "3", "--runs", "60", "--output", "null",
                     "--export-json", os.path.join(BENCH, "ask.json"), *commands], check=True, env=env,
