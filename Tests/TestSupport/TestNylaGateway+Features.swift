@@ -189,7 +189,11 @@ extension TestNylaGateway {
                    "message": ["id": "echo", "role": "user", "content": .string(prompt)]])
         var reply = ""
         for step in steps {
-            if response.clientGone { return }
+            // As the real gateway's FastAPI (Starlette) does: encode/starlette,
+            // starlette/responses.py, StreamingResponse.__call__ runs `stream_response` beside
+            // `listen_for_disconnect`, which waits for `{"type": "http.disconnect"}`; whichever
+            // ends first cancels the other, so a client that goes stops the reply's generator.
+            if response.clientGone { return world.clientLeft.open() }
             switch step {
             case .chunk(let text):
                 reply += text
@@ -202,6 +206,8 @@ extension TestNylaGateway {
                 out.write(text)
             case .wait(let gate):
                 gate.wait()
+            case .probe(let probe):
+                probe()
             case .proposeEdit(let fileID, let content, let description):
                 world.locked { _ = $0.propose(fileID: fileID, content: content, description: description) }
             case .createFile(let name, let content):

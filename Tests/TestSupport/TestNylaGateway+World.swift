@@ -91,6 +91,7 @@ extension TestNylaGateway {
         var stops: [(instance: String, workflow: String)] = []
         var streamBodies: [JSON] = []
         var misplacedRefreshCookies = 0
+        let clientLeft = Gate()
         private var clock = 0
         private var counter = 0
 

@@ -21,6 +21,9 @@ public final class TestNylaGateway: @unchecked Sendable {
         /// Bytes exactly as given.
         case raw(String)
         case wait(Gate)
+        /// Runs this on the server's thread once the steps before it are written: a test's probe
+        /// of how far the gateway got.
+        case probe(@Sendable () -> Void)
         /// The agent proposes new content for a file (no event; /edits shows it).
         case proposeEdit(fileID: String, content: String, description: String)
         /// The agent writes a file: stored, and announced with `fileCreated`.
@@ -78,6 +81,8 @@ public final class TestNylaGateway: @unchecked Sendable {
     }
 
     public var stops: [(instance: String, workflow: String)] { world.locked { $0.stops } }
+    /// Opens when a reply stream finds its client gone (the connection closed) and stops.
+    public var clientLeft: Gate { world.clientLeft }
     public var streamBodies: [JSON] { world.locked { $0.streamBodies } }
     /// Requests that carried the refresh cookie outside its path (a client bug).
     public var misplacedRefreshCookies: Int { world.locked { $0.misplacedRefreshCookies } }

@@ -13,21 +13,78 @@ public enum HTTPReply {
     public static func stream<Decoder: ReplyDecoder>(
         _ http: HTTPClient, _ makeRequest: @escaping @Sendable () throws -> HTTPRequest, decoder: Decoder
     ) -> AsyncThrowingStream<ReplyEvent, Error> {
-        let pump = ReplyPump(http: http, makeRequest: makeRequest, decoder: decoder)
+        let pump = ReplyPump(opening: .request(http, makeRequest), decoder: decoder)
         return AsyncThrowingStream { try await pump.next() }
     }
+
+    /// A reply whose response takes steps to open (a login, finding the instance, waiting out
+    /// a rate limit) before its body is read: `open` runs on the first `next()`, and what it
+    /// says meanwhile (`say`: status lines, notices) comes before the body's events, as it is
+    /// said. From then on the body is pulled as above.
+    public static func stream<Decoder: ReplyDecoder>(
+        decoder: Decoder, open: @escaping @Sendable (_ say: ProducedStream.Emitter<ReplyEvent>) async throws -> Opened
+    ) -> AsyncThrowingStream<ReplyEvent, Error> {
+        let pump = ReplyPump(opening: .steps(open), decoder: decoder)
+        return AsyncThrowingStream { try await pump.next() }
+    }
+
+    /// A response whose head may already have been read (and checked), with what to do around
+    /// its events.
+    public struct Opened: Sendable {
+        let stream: HTTPStream
+        let body: HTTPStream.AsyncIterator
+        let head: HTTPResponseHead?
+        /// Who answered, for errors.
+        let host: String
+        /// Called with each of the body's events as it is handed out (to note a thread's new id).
+        public var seeing: (@Sendable (ReplyEvent) -> Void)?
+        /// When set, the decoder's `.finished` ends the reply at once (the rest of the body is not
+        /// waited for) and the events this returns go just before it.
+        public var lastly: (@Sendable () async -> [ReplyEvent])?
+
+        /// A response whose head has been read (a status other than 2xx still fails the reply).
+        public init(_ response: HTTPOpenResponse, host: String) {
+            head = response.head
+            stream = response.stream
+            body = response.body
+            self.host = host
+        }
+
+        init(stream: HTTPStream, host: String) {
+            head = nil
+            self.stream = stream
+            body = stream.makeAsyncIterator()
+            self.host = host
+        }
+    }
+}
+
+/// What to do on the first `next()` to have a response.
+private enum Opening: Sendable {
+    case request(HTTPClient, @Sendable () throws -> HTTPRequest)
+    case steps(@Sendable (ProducedStream.Emitter<ReplyEvent>) async throws -> HTTPReply.Opened)
+}
+
+/// The response an opener's steps produced, handed from their task to the pump. Closed if the
+/// pump never takes it (the consumer went while the steps ran).
+private final class OpenedSlot: Sendable {
+    private let value = Locked<HTTPReply.Opened?>(nil)
+
+    func put(_ opened: HTTPReply.Opened) { value.update { $0 = opened } }
+    func take() -> HTTPReply.Opened? { value.update { slot in defer { slot = nil }; return slot } }
+    deinit { value.read { $0?.stream.cancel() } }
 }
 
 /// One reply's pipeline state, advanced by `next()` calls (one at a time, by the consumer).
 private final class ReplyPump<Decoder: ReplyDecoder>: @unchecked Sendable {
-    private let http: HTTPClient
-    private let makeRequest: @Sendable () throws -> HTTPRequest
+    private var opening: Opening?
     private var decoder: Decoder
-    private var request: HTTPRequest?
-    private var body: HTTPStream?
-    private var iterator: HTTPStream.AsyncIterator?
+    /// What an opener's steps say while they run, and the response they leave here.
+    private var preamble: AsyncThrowingStream<ReplyEvent, Error>.AsyncIterator?
+    private var slot: OpenedSlot?
+    private var opened: HTTPReply.Opened?
+    private var body: HTTPStream.AsyncIterator?
     private var head: HTTPResponseHead?
-    private var errorBody: [UInt8] = []
     /// Decoded events not yet handed out, and the failure to raise once they have been: one
     /// network read can hold both the last words of a reply and the error that ends it.
     private var pending: [ReplyEvent] = []
@@ -35,25 +92,26 @@ private final class ReplyPump<Decoder: ReplyDecoder>: @unchecked Sendable {
     private var failure: Error?
     private var ended = false
 
-    init(http: HTTPClient, makeRequest: @escaping @Sendable () throws -> HTTPRequest, decoder: Decoder) {
-        self.http = http
-        self.makeRequest = makeRequest
+    init(opening: Opening, decoder: Decoder) {
+        self.opening = opening
         self.decoder = decoder
     }
 
-    /// A consumer that stops listening drops the stream, and with it this: the connection closes.
-    deinit { body?.cancel() }
+    /// A consumer that stops listening drops the stream, and with it this: the connection closes
+    /// (or the opener's steps are cancelled, and what they opened is closed with their slot).
+    deinit { opened?.stream.cancel() }
 
     func next() async throws -> ReplyEvent? {
         while true {
             if pendingIndex < pending.count {
                 defer { pendingIndex += 1 }
+                opened?.seeing?(pending[pendingIndex])
                 return pending[pendingIndex]
             }
             if let failure {
                 self.failure = nil
                 ended = true
-                body?.cancel()
+                opened?.stream.cancel()
                 throw failure
             }
             if ended { return nil }
@@ -65,53 +123,92 @@ private final class ReplyPump<Decoder: ReplyDecoder>: @unchecked Sendable {
         }
     }
 
-    /// Reads one HTTP event and decodes what it completes into `pending`.
+    /// Opens the response, or takes one event of the opener's steps, or reads one HTTP event
+    /// and decodes what it completes into `pending`.
     private func advance() async throws {
-        if iterator == nil {
-            let request = try makeRequest()
-            let stream = try http.stream(request)
-            self.request = request
-            body = stream
-            iterator = stream.makeAsyncIterator()
+        if let opening {
+            self.opening = nil
+            switch opening {
+            case .request(let http, let makeRequest):
+                let request = try makeRequest()
+                try await open(HTTPReply.Opened(stream: try http.stream(request), host: request.displayHost))
+            case .steps(let steps):
+                let slot = OpenedSlot()
+                self.slot = slot
+                preamble = ProducedStream.make { say in slot.put(try await steps(say)) }.makeAsyncIterator()
+            }
+            return
+        }
+        if preamble != nil {
+            if let said = try await preamble?.next() {
+                (pending, pendingIndex) = ([said], 0)
+                return
+            }
+            preamble = nil
+            guard let opened = slot?.take() else { throw CancellationError() }
+            slot = nil
+            try await open(opened)
+            return
         }
         var produced: [ReplyEvent] = []
         defer {
             pending = ReplyEvent.coalesced(produced)
             pendingIndex = 0
         }
-        guard let event = try await iterator?.next() else {
+        guard let event = try await body?.next() else {
             ended = true
-            let host = request?.displayHost ?? "the server"
-            guard let head else { throw HarkError.protocolViolation("\(host) sent no response") }
-            guard head.isSuccess else {
-                throw ServerMessage.error(status: head.status, host: host, body: errorBody,
-                                          contentType: head.header("content-type"))
-            }
+            guard head != nil else { throw HarkError.protocolViolation("\(opened?.host ?? "the server") sent no response") }
             try decoder.finish(into: &produced)
+            await endAtFinished(&produced)
             return
         }
         switch event {
         case .head(let received):
-            head = received
-            if received.isSuccess { try decoder.start(head: received) }
+            try await start(received)
         case .body(let bytes):
-            if head?.isSuccess == true {
-                try decoder.feed(bytes, into: &produced)
-                body?.recycle(bytes)
-                // What arrived meanwhile goes into the same events: a server that writes one
-                // event per packet would otherwise cost a history commit and a terminal write
-                // for each. Only what is already there (no waiting), up to about a megabyte,
-                // so the first of it is not held back.
-                var taken = bytes.count
-                while taken < 1 << 20, let more = body?.nextIfReady() {
-                    guard case .body(let next) = more else { break }
-                    try decoder.feed(next, into: &produced)
-                    body?.recycle(next)
-                    taken += next.count
-                }
-            } else if errorBody.count < 65536 {
-                errorBody += bytes.prefix(65536 - errorBody.count)
+            defer { opened?.stream.recycle(bytes) }
+            try decoder.feed(bytes, into: &produced)
+            // What arrived meanwhile goes into the same events: a server that writes one
+            // event per packet would otherwise cost a history commit and a terminal write
+            // for each. Only what is already there (no waiting), up to about a megabyte,
+            // so the first of it is not held back.
+            var taken = bytes.count
+            while taken < 1 << 20, let more = opened?.stream.nextIfReady() {
+                guard case .body(let next) = more else { break }
+                try decoder.feed(next, into: &produced)
+                opened?.stream.recycle(next)
+                taken += next.count
             }
+            await endAtFinished(&produced)
         }
+    }
+
+    private func open(_ response: HTTPReply.Opened) async throws {
+        opened = response
+        body = response.body
+        if let head = response.head { try await start(head) }
+    }
+
+    /// A success starts the decoder; any other status fails the reply with what the server said.
+    private func start(_ received: HTTPResponseHead) async throws {
+        head = received
+        guard received.isSuccess else {
+            let said = try await body?.collect(upTo: 65536).bytes ?? []
+            ended = true
+            throw ServerMessage.error(status: received.status, host: opened?.host ?? "the server", body: said,
+                                      contentType: received.header("content-type"))
+        }
+        try decoder.start(head: received)
+    }
+
+    /// For a reply with a last step: the decoder's `.finished` is its end, after that step's events.
+    private func endAtFinished(_ produced: inout [ReplyEvent]) async {
+        guard let lastly = opened?.lastly,
+              let end = produced.firstIndex(where: { if case .finished = $0 { true } else { false } }) else { return }
+        let finished = produced[end]
+        produced.removeSubrange(end...)
+        produced += await lastly() + [finished]
+        ended = true
+        opened?.stream.cancel()
     }
 }

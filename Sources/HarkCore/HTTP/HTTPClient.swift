@@ -66,22 +66,44 @@ public final class HTTPClient: Sendable {
     }
 
     private func fetchOnce(_ request: HTTPRequest, maxBytes: Int) async throws -> HTTPResponse {
+        let response = try await open(request)
+        defer { response.stream.cancel() }
+        var body = response.body
+        let (bytes, whole) = try await body.collect(upTo: maxBytes)
+        guard whole else { throw HarkError.protocolViolation("\(request.displayHost) sent more than \(maxBytes >> 20) MB") }
+        return HTTPResponse(head: response.head, body: bytes)
+    }
+
+    /// Sends a request and returns once its head has arrived, with the body still to read.
+    public func open(_ request: HTTPRequest) async throws -> HTTPOpenResponse {
         let stream = try stream(request)
-        defer { stream.cancel() }
-        var head: HTTPResponseHead?
-        var body: [UInt8] = []
-        for try await event in stream {
-            switch event {
-            case .head(let received): head = received
-            case .body(let bytes):
-                body.append(contentsOf: bytes)
-                if body.count > maxBytes {
-                    throw HarkError.protocolViolation("\(request.displayHost) sent more than \(maxBytes >> 20) MB")
-                }
-            }
+        var body = stream.makeAsyncIterator()
+        guard case .head(let head)? = try await body.next() else {
+            stream.cancel()
+            throw HarkError.protocolViolation("\(request.displayHost) sent no response")
         }
-        guard let head else { throw HarkError.protocolViolation("\(request.displayHost) sent no response") }
-        return HTTPResponse(head: head, body: body)
+        return HTTPOpenResponse(head: head, stream: stream, body: body)
+    }
+}
+
+/// A response whose head has arrived: `body` reads the rest, `stream.cancel()` ends it.
+public struct HTTPOpenResponse: Sendable {
+    public var head: HTTPResponseHead
+    public var stream: HTTPStream
+    public var body: HTTPStream.AsyncIterator
+}
+
+extension HTTPStream.AsyncIterator {
+    /// Reads the body until it ends or has sent more than `limit` bytes: at most `limit` of
+    /// them, and whether that is all of it (an error body, a preview, a bounded fetch).
+    public mutating func collect(upTo limit: Int) async throws -> (bytes: [UInt8], whole: Bool) {
+        var bytes: [UInt8] = []
+        while let event = try await next() {
+            guard case .body(let piece) = event else { continue }
+            bytes += piece
+            if bytes.count > limit { return (Array(bytes.prefix(limit)), false) }
+        }
+        return (bytes, true)
     }
 }
 
@@ -99,7 +121,7 @@ public struct HTTPStream: AsyncSequence, Sendable {
     /// Hands back a body the consumer has finished reading, for the transfer to reuse.
     func recycle(_ bytes: [UInt8]) { channel.recycle(bytes) }
 
-    public struct AsyncIterator: AsyncIteratorProtocol {
+    public struct AsyncIterator: AsyncIteratorProtocol, Sendable {
         let channel: HTTPBodyChannel
         public mutating func next() async throws -> HTTPEvent? { try await channel.next() }
     }

@@ -25,6 +25,28 @@ import TestSupport
         #expect(seen.header("user-agent")?.hasPrefix("hark/") == true)
     }
 
+    /// `open` returns at the head; `collect(upTo:)` keeps at most the limit of the rest and says
+    /// whether that was all of it; `fetch` refuses a body over its limit.
+    @Test(arguments: HTTPClientTests.transports)
+    func openAndCollectUpToALimit(_ transport: HTTPClient.Transport) async throws {
+        let client = HTTPClient(transport: transport)
+        let server = try TestHTTPServer { request, response in
+            response.startChunked(status: 418)
+            for piece in ["abc", "def", "gh"] { response.write(piece) }
+        }
+        var exact = try await client.open(HTTPRequest(url: server.baseURL))
+        #expect(exact.head.status == 418)
+        let whole = try await exact.body.collect(upTo: 8)
+        #expect(String(decoding: whole.bytes, as: UTF8.self) == "abcdefgh" && whole.whole)
+        var short = try await client.open(HTTPRequest(url: server.baseURL))
+        let cut = try await short.body.collect(upTo: 7)
+        short.stream.cancel()
+        #expect(String(decoding: cut.bytes, as: UTF8.self) == "abcdefg" && !cut.whole)
+        await #expect(throws: HarkError.protocolViolation("127.0.0.1:\(server.port) sent more than 0 MB")) {
+            _ = try await client.fetch(HTTPRequest(url: server.baseURL), maxBytes: 7, retry: .never)
+        }
+    }
+
     @Test(arguments: HTTPClientTests.transports)
     func bodyBytesArriveBeforeTheResponseEnds(_ transport: HTTPClient.Transport) async throws {
         let client = HTTPClient(transport: transport)

@@ -68,19 +68,12 @@ final class JenkinsClient: @unchecked Sendable {
     /// A GET whose body is read as it arrives (an artifact may be large). Error statuses the
     /// caller does not handle are read (bounded) and thrown.
     func open(_ path: String, handling: Set<Int> = []) async throws -> (HTTPResponseHead, HTTPStream.AsyncIterator, HTTPStream) {
-        let stream = try http.stream(try request("GET", path, accept: "*/*"))
-        var body = stream.makeAsyncIterator()
-        guard case .head(let head)? = try await body.next() else {
-            stream.cancel()
-            throw HarkError.protocolViolation("\(host) sent no response")
-        }
+        var response = try await http.open(try request("GET", path, accept: "*/*"))
+        let head = response.head
         remember(head)
-        if (200..<400).contains(head.status) || handling.contains(head.status) { return (head, body, stream) }
-        defer { stream.cancel() }
-        var bytes: [UInt8] = []
-        while bytes.count < 65536, let event = try await body.next() {
-            if case .body(let piece) = event { bytes += piece }
-        }
+        if (200..<400).contains(head.status) || handling.contains(head.status) { return (head, response.body, response.stream) }
+        defer { response.stream.cancel() }
+        let bytes = try await response.body.collect(upTo: 65536).bytes
         try check(HTTPResponse(head: head, body: bytes), handling: handling)
         throw failure(HTTPResponse(head: head, body: bytes))
     }

@@ -7,11 +7,16 @@ extension NylaBackend {
     /// reply read as SSE. After a workspace reply the pending edits are counted again, so the
     /// prompt shows what the agent proposed.
     public func send(_ request: ChatRequest) -> AsyncThrowingStream<ReplyEvent, Error> {
-        ProducedStream.make { [self] emit in try await stream(request, emit: emit) }
+        let decoder = NylaEventDecoder(workflowID: request.thread.backendID, title: request.thread.title)
+        return HTTPReply.stream(decoder: decoder) { [self] say in try await open(request, say: say) }
     }
 
-    private func stream(_ request: ChatRequest, emit: ProducedStream.Emitter<ReplyEvent>) async throws {
-        let notes = NylaNotes(forward: { try await emit(.status($0)) }, warnings: { try await emit(.notice($0)) })
+    /// Everything before the reply's body: the login (renewed when it has ended), the instance,
+    /// rate limits waited out, all said as they happen; then the message sent and its answer
+    /// checked to be an event stream. Notes which workflow the reply belongs to (for stop) and,
+    /// for a workspace, counts the pending edits again before the reply ends.
+    private func open(_ request: ChatRequest, say: ProducedStream.Emitter<ReplyEvent>) async throws -> HTTPReply.Opened {
+        let notes = NylaNotes(forward: { try await say(.status($0)) }, warnings: { try await say(.notice($0)) })
         if let done = try await ensureLogin(nil, notes: notes) { try await notes.add(done) }
         let (instance, feature) = try await instance(notes: notes)
         let threadID = request.thread.id
@@ -22,48 +27,29 @@ extension NylaBackend {
         state.update { $0.replies[threadID] = (instance, workflow) }
         let path = NylaWire.startStream(instance, feature)
         let body = NylaWire.streamBody(prompt: request.text, workflowID: workflow, feature: feature, options: options)
-        let response = try await client.open(path, notes: notes) {
+        var response = try await client.open(path, notes: notes) {
             try client.request("POST", path, json: body, instance: instance, accept: "text/event-stream")
         }
-        defer { response.stream.cancel() }
-        var iterator = response.body
-        try await requireEventStream(response.head, body: &iterator)
-        var decoder = NylaEventDecoder(workflowID: workflow, title: request.thread.title)
-        var finished: ReplyEvent?
-        reading: while let event = try await iterator.next() {
-            guard case .body(let bytes) = event else { continue }
-            // What a read decoded before an error event still reaches the reply.
-            var decoded: [ReplyEvent] = []
-            let failure: Error?
-            do {
-                try decoder.feed(bytes, into: &decoded)
-                failure = nil
-            } catch {
-                failure = error
-            }
-            for item in ReplyEvent.coalesced(decoded) {
-                if case .backendThreadID(let id) = item { state.update { $0.replies[threadID] = (instance, id) } }
-                if case .finished = item {
-                    finished = item
-                    break reading
-                }
-                try await emit(item)
-            }
-            if let failure { throw failure }
+        do { try await requireEventStream(response.head, body: &response.body) } catch {
+            response.stream.cancel()
+            throw error
         }
-        if finished == nil { _ = try decoder.finish() }
-        if feature == .workspace, let notice = await recountEdits(instance) { try await emit(.notice(notice)) }
-        try await emit(finished ?? .finished(reason: nil))
+        var opened = HTTPReply.Opened(response, host: client.host)
+        opened.seeing = { [state] event in
+            if case .backendThreadID(let id) = event { state.update { $0.replies[threadID] = (instance, id) } }
+        }
+        opened.lastly = { [self] in
+            guard feature == .workspace, let notice = await recountEdits(instance) else { return [] }
+            return [.notice(notice)]
+        }
+        return opened
     }
 
     /// A 200 that is not `text/event-stream` (JSON from the gateway or a proxy in front of it)
     /// is no reply: it fails as the wrong kind of answer, with what it said.
     func requireEventStream(_ head: HTTPResponseHead, body: inout HTTPStream.AsyncIterator) async throws {
         guard let type = head.header("content-type")?.lowercased(), !type.contains("text/event-stream") else { return }
-        var bytes: [UInt8] = []
-        while bytes.count < 65536, let event = try await body.next() {
-            if case .body(let piece) = event { bytes += piece }
-        }
+        let bytes = try await body.collect(upTo: 65536).bytes
         let said = ServerMessage.extract(from: bytes, contentType: type)
             ?? (try? JSON.parse(bytes)).map { ServerMessage.clip($0.encoded()) } ?? "an empty body"
         let kind = type.split(separator: ";").first.map { $0.trimmingSpaces } ?? type

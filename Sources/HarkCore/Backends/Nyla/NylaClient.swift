@@ -29,13 +29,6 @@ final class NylaNotes: @unchecked Sendable {
     var lines: Document { lock.withLock { collected.map { StyledLine($0, .dim) } } }
 }
 
-/// A response whose head has arrived and whose body can still be read.
-struct NylaOpenResponse {
-    var head: HTTPResponseHead
-    var stream: HTTPStream
-    var body: HTTPStream.AsyncIterator
-}
-
 /// HTTP to one gateway, as its web app does it: the login's cookies (or a bearer token) on
 /// every request, `X-CSRF-Token` on every mutating one, the mandate and instance headers on
 /// feature requests. New cookies are kept; 401 ends the login; 429 waits and retries; other
@@ -125,24 +118,17 @@ final class NylaClient: @unchecked Sendable {
 
     /// Sends a request and returns once its head is in, with the body still to read. Waits and
     /// retries on 429 (saying so through `notes`); any other failure is thrown as a HarkError.
-    func open(_ path: String, notes: NylaNotes?, _ build: () throws -> HTTPRequest) async throws -> NylaOpenResponse {
+    func open(_ path: String, notes: NylaNotes?, _ build: () throws -> HTTPRequest) async throws -> HTTPOpenResponse {
         var attempt = 1
         var loggedInAgain = false
         while true {
             let request = try build()
-            let stream = try http.stream(request)
-            var body = stream.makeAsyncIterator()
-            guard case .head(let head)? = try await body.next() else {
-                stream.cancel()
-                throw HarkError.protocolViolation("\(host) sent no response")
-            }
+            var response = try await http.open(request)
+            let head = response.head
             absorbCookies(head, path: path)
-            if head.isSuccess { return NylaOpenResponse(head: head, stream: stream, body: body) }
-            var errorBody: [UInt8] = []
-            while let event = try await body.next() {
-                if case .body(let bytes) = event, errorBody.count < 65536 { errorBody += bytes.prefix(65536 - errorBody.count) }
-            }
-            stream.cancel()
+            if head.isSuccess { return response }
+            let errorBody = try await response.body.collect(upTo: 65536).bytes
+            response.stream.cancel()
             // The gateway ended the login (a restart, a session timeout): with a stored password,
             // log in once more and send the request again rather than fail the run.
             if head.status == 401, path != NylaWire.login, !usesToken, !loggedInAgain, let reauthenticate,
@@ -177,13 +163,9 @@ final class NylaClient: @unchecked Sendable {
                         timeouts: timeouts)
         }
         defer { response.stream.cancel() }
-        var iterator = response.body
-        var bytes: [UInt8] = []
-        while let event = try await iterator.next() {
-            guard case .body(let piece) = event else { continue }
-            bytes += piece
-            if bytes.count > maxBytes { throw HarkError.protocolViolation("\(host) sent more than \(maxBytes >> 20) MB") }
-        }
+        var body = response.body
+        let (bytes, whole) = try await body.collect(upTo: maxBytes)
+        guard whole else { throw HarkError.protocolViolation("\(host) sent more than \(maxBytes >> 20) MB") }
         return HTTPResponse(head: response.head, body: bytes)
     }
 

@@ -147,16 +147,9 @@ extension NylaBackend {
         let response = try await client.open(path, notes: notes) { try client.request("GET", path, instance: instance, accept: "*/*") }
         defer { response.stream.cancel() }
         var body = response.body
-        var bytes: [UInt8] = []
-        while let event = try await body.next() {
-            guard case .body(let piece) = event else { continue }
-            bytes += piece
-            if bytes.count > Self.previewLimit {
-                // Cut at a line end so no character is split.
-                let cut = bytes[..<Self.previewLimit].lastIndex(of: 0x0A).map { $0 + 1 } ?? Self.previewLimit
-                return (Array(bytes[..<cut]), false)
-            }
-        }
+        let (bytes, whole) = try await body.collect(upTo: Self.previewLimit)
+        // Cut at a line end so no character is split.
+        guard whole else { return (Array(bytes[..<(bytes.lastIndex(of: 0x0A).map { $0 + 1 } ?? bytes.count)]), false) }
         return (bytes, true)
     }
 

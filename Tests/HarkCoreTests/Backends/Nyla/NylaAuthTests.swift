@@ -10,9 +10,10 @@ import TestSupport
     }
 
     /// A workspace in the work session, logged in through the shell and on instance ws1.
-    static func loggedIn(_ gateway: TestNylaGateway, extra: String = "instance = ws1\n") async throws -> (TestHome, Workspace, Transcript) {
+    static func loggedIn(_ gateway: TestNylaGateway, extra: String = "instance = ws1\n",
+                         clock: HarkClock = .system) async throws -> (TestHome, Workspace, Transcript) {
         let home = TestHome(config: config(gateway.url, extra: extra))
-        let workspace = try home.workspace()
+        let workspace = try home.workspace(clock: clock)
         try workspace.switchSession(to: "work")
         workspace.interaction = ScriptedInteraction(["ann", "s3cret pass"])
         let transcript = Transcript(workspace)
@@ -149,9 +150,11 @@ import TestSupport
         #expect(gateway.http.requests[3].header("x-mandate-id") == "m2")
     }
 
+    /// The waits are the workspace clock's: the test's returns at once and tells what was asked.
     @Test func rateLimitsAreWaitedOutAndSaid() async throws {
         let gateway = try TestNylaGateway()
-        let (_, _, transcript) = try await Self.loggedIn(gateway)
+        let clock = TestClock()
+        let (_, _, transcript) = try await Self.loggedIn(gateway, clock: clock.clock)
         let host = "127.0.0.1:\(gateway.http.port)"
         gateway.throttle(next: 2, retryAfter: "0")
         let busy = await transcript.type("busy?")
@@ -167,6 +170,7 @@ import TestSupport
         gateway.throttle(next: 1, retryAfter: "1")
         let threads = await transcript.type("/threads")
         #expect(threads.hasPrefix("> /threads\n\(host) is rate limiting (HTTP 429); retrying in 1s\n› "))
+        #expect(clock.sleeps == [1], "Retry-After 0 is no wait; Retry-After 1 is one second")
         gateway.throttle(next: 1, retryAfter: "120")
         #expect(await transcript.type("/threads") == "> /threads\nhark: \(host) answered HTTP 429: rate limited; try again in 120s\n")
         gateway.throttle(next: 4, retryAfter: "0")

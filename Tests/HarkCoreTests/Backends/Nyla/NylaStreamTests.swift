@@ -114,6 +114,40 @@ import TestSupport
         #expect(try workspace.store.unreadCounts()["work"] == 1)
     }
 
+    /// The reply is pulled through the shared pump: while its consumer holds an event, the
+    /// gateway's later events are read no further than the HTTP channel's buffer and the
+    /// sockets' allow (a producer of its own read 64 events ahead: 64 MB here); and a consumer
+    /// that goes closes the connection, which the gateway sees.
+    @Test func aConsumerThatHoldsHoldsTheGatewayBackAndOneThatGoesClosesTheConnection() async throws {
+        let megabyte = String(repeating: "x", count: 1 << 20)
+        let written = Locked(0)
+        let flood = (0..<100).flatMap { _ -> [TestNylaGateway.Step] in [.chunk(megabyte), .probe { written.update { $0 += 1 } }] }
+        let gateway = try TestNylaGateway { _ in [.chunk("first")] + flood + [.complete] }
+        let (workspace, _) = try await Self.loggedIn(gateway)
+        let thread = ChatThread(id: 1, session: "work", title: "flood", backendID: nil, createdAt: Date(), updatedAt: Date())
+        let held = try await Self.holdAfterTheFirstText(try workspace.backend(for: "work").send(ChatRequest(text: "go", thread: thread)),
+                                                        written: written)
+        #expect(held < 64, "the gateway got \(held) MB out while the consumer held the first event")
+        #expect(await gateway.clientLeft.opened(within: 60), "the gateway saw the connection close")
+    }
+
+    /// Takes events up to the first text, then takes no more until the gateway has stopped
+    /// getting its writes out; returns how many megabytes it got out. The stream goes on return.
+    static func holdAfterTheFirstText(_ reply: AsyncThrowingStream<ReplyEvent, Error>, written: Locked<Int>) async throws -> Int {
+        var events = reply.makeAsyncIterator()
+        while let event = try await events.next() {
+            if case .text(let text) = event, text.hasPrefix("first") { break }
+        }
+        // Nothing announces that the client stopped reading: the gateway is held back once its
+        // count stops moving.
+        var seen = -1
+        while written.read({ $0 }) != seen {
+            seen = written.read { $0 }
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        return seen
+    }
+
     @Test func anErrorEventFailsTheReplyAndKeepsWhatArrived() async throws {
         let gateway = try TestNylaGateway { _ in [.chunk("so far"), .error("the model is overloaded")] }
         let (workspace, transcript) = try await Self.loggedIn(gateway)
