@@ -74,10 +74,16 @@ public struct TerminalSize: Sendable, Equatable {
 }
 
 extension Terminal {
-    /// Styled lines as this terminal shows them, in one write.
+    /// Styled lines as this terminal shows them, in one write: on a TTY, lines of prose cut to
+    /// its width.
     public func show(_ document: Document) {
         let ansi = ANSI(enabled: capabilities.colors)
-        let text = document.map { ansi.render($0) }.joined(separator: "\n")
+        var lines = document
+        if capabilities.isTTY && document.contains(where: \.wraps) {
+            let columns = size.columns
+            lines = document.flatMap { $0.wraps ? $0.wrapped(to: columns) : [$0] }
+        }
+        let text = lines.map { ansi.render($0) }.joined(separator: "\n")
         if !text.isEmpty { write(text + "\n") }
     }
 

@@ -65,22 +65,25 @@ public struct DocumentLibrary: Sendable {
         }
     }
 
-    /// The documents with these names (those a search found passages in).
-    func documents(named names: Set<String>) throws -> [DocumentRecord] {
-        guard !names.isEmpty else { return [] }
+    /// The documents that hold these passages (those a search found), by the passages' rows:
+    /// names have no index, and matching them scanned the whole library (BENCHMARKS.md).
+    func documents(holding chunkIDs: Set<Int64>) throws -> [DocumentRecord] {
+        guard !chunkIDs.isEmpty else { return [] }
         return try history.tables { database in
-            let marks = Array(repeating: "?", count: names.count).joined(separator: ",")
-            return try database.query(Self.select + " WHERE session = ? AND name IN (\(marks))",
-                                      values: [.text(session)] + names.sorted().map { .text($0) }).map(Self.record)
+            let marks = Array(repeating: "?", count: chunkIDs.count).joined(separator: ",")
+            return try database.query(Self.select + " WHERE session = ? AND id IN (SELECT document_id FROM local_chunks WHERE id IN (\(marks)))",
+                                      values: [.text(session)] + chunkIDs.sorted().map { .integer($0) }).map(Self.record)
         }
     }
 
-    public func isEmpty() throws -> Bool { try count() == 0 }
+    public func isEmpty() throws -> Bool { try !holdsMore(than: 0) }
 
-    public func count() throws -> Int {
+    /// Whether the library holds more than `limit` documents, without counting them all.
+    public func holdsMore(than limit: Int) throws -> Bool {
         try history.tables { database in
-            try database.scalar("SELECT count(*) FROM local_documents WHERE session = ?", .text(session)).int ?? 0
-        }
+            try database.scalar("SELECT count(*) FROM (SELECT 1 FROM local_documents WHERE session = ? LIMIT ?)",
+                                .text(session), .integer(Int64(limit + 1))).int ?? 0
+        } > limit
     }
 
     /// Up to this many documents, /ask checks every file before it searches (a stat each, well
@@ -159,10 +162,10 @@ public struct DocumentLibrary: Sendable {
 
     /// Reads again what changed: files whose size or time differ, files gone (dropped), and
     /// with `folders`, new files in the folders added. `force` reads every file again.
-    /// `only` limits it to the documents of those names (no folder is walked then).
-    public func refresh(folders walk: Bool, force: Bool = false, only names: Set<String>? = nil) throws -> IndexReport {
+    /// `only` limits it to the documents that hold those passages (no folder is walked then).
+    public func refresh(folders walk: Bool, force: Bool = false, only chunkIDs: Set<Int64>? = nil) throws -> IndexReport {
         var report = IndexReport()
-        let known = try names.map { try documents(named: $0) } ?? documents()
+        let known = try chunkIDs.map { try documents(holding: $0) } ?? documents()
         var changed: [(path: String, name: String)] = []
         var gone: [DocumentRecord] = []
         for document in known {
@@ -184,7 +187,7 @@ public struct DocumentLibrary: Sendable {
             }
             report.removed = gone.map(\.name)
         }
-        if walk && names == nil {
+        if walk && chunkIDs == nil {
             let paths = Set(known.map(\.path))
             for folder in try folders() where FileWalk.isDirectory(folder) {
                 changed += FileWalk.files(under: folder).filter { !paths.contains($0) }.map { ($0, Self.name(of: $0, in: folder)) }
@@ -200,7 +203,9 @@ public struct DocumentLibrary: Sendable {
     func index(_ files: [(path: String, name: String)], force: Bool, into report: inout IndexReport) throws {
         guard !files.isEmpty else { return }
         let writer = try history.tables { database in try Database(path: database.path) }
-        try writer.execute("PRAGMA foreign_keys=ON")
+        // As the history's own connection (HistoryStore): a new connection's default, FULL,
+        // synced the WAL at every batch's commit.
+        try writer.execute("PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL")
         let bulk = files.count >= Self.bulkFiles
         if bulk { try Self.mergeSettings(writer, bulk: true) }
         defer {
@@ -252,16 +257,28 @@ public struct DocumentLibrary: Sendable {
     /// 16 (crisismerge): for a folder of thousands of files that rewrites the same postings
     /// many times over. While a large add runs, merging waits; then the index is merged once
     /// ('optimize', the fastest to search) and the defaults are back.
+    ///
+    /// FTS5 also writes its pending terms out as a segment whenever they pass `hashsize` (1 MB
+    /// by default): a batch of 16 MB of text made dozens of small segments, each sorted on its
+    /// own and merged again. With room for a whole batch, each commit writes one: 100 MB of
+    /// Markdown indexed in 4.6 s instead of 6.7 (BENCHMARKS.md), for the memory of one
+    /// batch's terms while it is written.
     static func mergeSettings(_ database: Database, bulk: Bool) throws {
         try database.transaction {
             try database.execute(bulk
                 ? "INSERT INTO local_chunks_fts(local_chunks_fts, rank) VALUES ('automerge', 0); "
-                    + "INSERT INTO local_chunks_fts(local_chunks_fts, rank) VALUES ('crisismerge', 64);"
+                    + "INSERT INTO local_chunks_fts(local_chunks_fts, rank) VALUES ('crisismerge', 64); "
+                    + "INSERT INTO local_chunks_fts(local_chunks_fts, rank) VALUES ('hashsize', \(bulkHashBytes));"
                 : "INSERT INTO local_chunks_fts(local_chunks_fts) VALUES ('optimize'); "
                     + "INSERT INTO local_chunks_fts(local_chunks_fts, rank) VALUES ('automerge', 4); "
-                    + "INSERT INTO local_chunks_fts(local_chunks_fts, rank) VALUES ('crisismerge', 16);")
+                    + "INSERT INTO local_chunks_fts(local_chunks_fts, rank) VALUES ('crisismerge', 16); "
+                    + "INSERT INTO local_chunks_fts(local_chunks_fts, rank) VALUES ('hashsize', \(1 << 20));")
         }
     }
+
+    /// FTS5's limit on the terms it holds before writing them out, during a large add: more
+    /// than a batch's (`batchBytes` of text) take.
+    static let bulkHashBytes = 64 << 20
 
     /// One transaction: each file's row, its old passages out, its new ones in.
     func store(_ files: [(path: String, name: String, format: DocumentFormat, stamp: (size: Int, modified: Double), chunks: [Chunk])],

@@ -53,40 +53,61 @@ public struct PassageSearch: Sendable {
         return kept.map { "\"" + $0 + "\"" }.joined(separator: " OR ")
     }
 
+    /// The weights of BM25 for the passages' columns, heading and text: a word in a heading
+    /// counts twice. The same as the table's `rank` (migration 010-local-documents).
+    static let weights = "2.0, 1.0"
+
     /// The best passages of documents and notes, by BM25.
     public func keywordPassages(_ question: String, limit: Int) throws -> [Passage] {
         let query = Self.query(for: question)
         guard !query.isEmpty else { return [] }
-        try history.finishIndexing()  // the notes: a message is indexed beside its thread
         return try history.tables { database in
-            // The index is walked best first and stops at the limit; other sessions' passages
-            // are filtered afterwards, so a few more are read than shown.
+            // The best few by score first, and the snippets, lines and names of those only.
+            // `ORDER BY bm25(…) LIMIT n` keeps SQLite's top-n sorter; FTS5's own `ORDER BY
+            // rank` sorts every match (about 9,500 for a three-word question in 100 MB of
+            // documents) and read a third more (BENCHMARKS.md). A snippet needs the row in
+            // a MATCH, so the few are found again by rowid, which FTS5 seeks to directly; CROSS
+            // JOIN keeps the few outside (with the limit a parameter, the planner would walk
+            // every match and look each up in the few). Other sessions' passages are filtered
+            // afterwards, so a few more are read than shown.
             let documents = try database.query("""
-                SELECT c.id, d.name, c.line_start, c.line_end, c.heading, f.snippet, f.rank
-                FROM (SELECT rowid, rank, snippet(local_chunks_fts, 1, char(1), char(2), '…', 24) AS snippet
-                      FROM local_chunks_fts WHERE local_chunks_fts MATCH ?1 ORDER BY rank LIMIT ?3) f
-                JOIN local_chunks c ON c.id = f.rowid JOIN local_documents d ON d.id = c.document_id
-                WHERE d.session = ?2 ORDER BY f.rank
+                SELECT c.id, d.name, c.line_start, c.line_end, c.heading,
+                       snippet(local_chunks_fts, 1, char(1), char(2), '…', 24), best.score
+                FROM (SELECT rowid AS id, bm25(local_chunks_fts, \(Self.weights)) AS score FROM local_chunks_fts
+                      WHERE local_chunks_fts MATCH ?1 ORDER BY score LIMIT ?3) best
+                CROSS JOIN local_chunks_fts ON local_chunks_fts.rowid = best.id AND local_chunks_fts MATCH ?1
+                JOIN local_chunks c ON c.id = best.id JOIN local_documents d ON d.id = c.document_id
+                WHERE d.session = ?2 ORDER BY best.score
                 """, values: [.text(query), .text(history.session), .integer(Int64(limit * 3))])
                 .prefix(limit).map { row in
                     Passage(chunkID: row[0].int64, source: row[1].string ?? "", lineStart: row[2].int ?? 0,
                             lineEnd: row[3].int ?? 0, heading: row[4].string ?? "", snippet: row[5].string ?? "",
                             score: row[6].double ?? 0)
                 }
-            let notes = try database.query("""
-                SELECT m.id, m.created_at, snippet(messages_fts, 0, char(1), char(2), '…', 24), bm25(messages_fts),
-                       substr(m.text, 1, 2000)
-                FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
-                WHERE messages_fts MATCH ?1 AND m.session = ?2 AND m.role = 'user' AND substr(m.text, 1, 1) != '/'
-                  AND m.thread_id NOT IN (SELECT thread_id FROM local_forms)
-                ORDER BY bm25(messages_fts) LIMIT ?3
-                """, values: [.text(query), .text(history.session), .integer(Int64(limit))]).map { row in
-                    let date = FormDate.local(Date(timeIntervalSince1970: row[1].double ?? 0))
-                    return Passage(chunkID: nil, source: "note of \(date)", lineStart: 0, lineEnd: 0, heading: "",
-                                   snippet: row[2].string ?? "", score: row[3].double ?? 0, text: row[4].string)
-                }
-            return Array((Array(documents) + notes).sorted { $0.score < $1.score }.prefix(limit))
+            return Array((Array(documents) + (try notes(query, limit: limit, in: database))).sorted { $0.score < $1.score }
+                .prefix(limit))
         }
+    }
+
+    /// The session's notes that match: its own messages outside forms and commands. A session
+    /// that has none (a library of documents only) skips the notes' index altogether.
+    func notes(_ query: String, limit: Int, in database: Database) throws -> [Passage] {
+        let some = try database.scalar("SELECT EXISTS (SELECT 1 FROM messages WHERE session = ? AND role = 'user')",
+                                       .text(history.session))
+        guard some.int == 1 else { return [] }
+        try history.finishIndexing()  // a message is indexed beside its thread
+        return try database.query("""
+            SELECT m.id, m.created_at, snippet(messages_fts, 0, char(1), char(2), '…', 24), bm25(messages_fts),
+                   substr(m.text, 1, 2000)
+            FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
+            WHERE messages_fts MATCH ?1 AND m.session = ?2 AND m.role = 'user' AND substr(m.text, 1, 1) != '/'
+              AND m.thread_id NOT IN (SELECT thread_id FROM local_forms)
+            ORDER BY bm25(messages_fts) LIMIT ?3
+            """, values: [.text(query), .text(history.session), .integer(Int64(limit))]).map { row in
+                let date = FormDate.local(Date(timeIntervalSince1970: row[1].double ?? 0))
+                return Passage(chunkID: nil, source: "note of \(date)", lineStart: 0, lineEnd: 0, heading: "",
+                               snippet: row[2].string ?? "", score: row[3].double ?? 0, text: row[4].string)
+            }
     }
 
     /// The whole text of passages, by row, for a model.

@@ -21,6 +21,9 @@ public struct StyledLine: Sendable, Equatable, ExpressibleByStringLiteral {
     /// A note about how the command went ("logged in to …"), not its answer: a pipe gets it
     /// on stderr, so stdout holds only the answer.
     public var isNote = false
+    /// Prose that a terminal shows cut at spaces to its width, indented as its first line
+    /// (`wrapped(to:)`); a pipe gets it whole.
+    public var wraps = false
 
     public init(_ spans: [Span]) { self.spans = spans }
     public init(_ text: String, _ style: Style = .plain) { self.spans = [Span(text, style)] }

@@ -177,8 +177,10 @@ extension FormConversation {
         }
         guard var first = tokens.first?.lowercased() else { return nil }
         if first.hasSuffix(":") { first.removeLast() }
-        if let number = Int(first), template.fields.indices.contains(number - 1) {
-            return (template.fields[number - 1], value(after: 1))
+        // A number as the questions show it: among those asked (FormConversation.place).
+        let asked = askedFields
+        if let number = Int(first), asked.indices.contains(number - 1) {
+            return (asked[number - 1], value(after: 1))
         }
         let starting = template.fields.filter { $0.id.lowercased().hasPrefix(first) || $0.label.lowercased().hasPrefix(first) }
         return starting.count == 1 && first.count >= 2 ? (starting[0], value(after: 1)) : nil

@@ -67,6 +67,16 @@ public struct FormConversation: Sendable {
 
     public var answeredCount: Int { askedFields.filter { progress.answers[$0.id] != nil }.count }
 
+    /// `2/8`: the place of `field` (by default the open question) among the questions asked with
+    /// the answers so far, and how many those are. A question's header and the prompt's badge
+    /// both show this, so the two agree; the template's count would add questions that apply
+    /// only after some answer (the travel form's distance, asked only for an own car).
+    public func place(of field: FormField? = nil) -> String {
+        let asked = askedFields
+        let index = (field ?? currentField).flatMap { field in asked.firstIndex { $0.id == field.id } }
+        return "\((index ?? answeredCount) + 1)/\(asked.count)"
+    }
+
     func check(_ text: String, _ field: FormField) -> Result<FormValue, FieldProblem> {
         FieldCheck.value(text, for: field, today: today)
     }

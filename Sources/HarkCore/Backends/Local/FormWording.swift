@@ -1,11 +1,10 @@
 /// How the form speaks: questions with their hints, the summary, rows of answers. Plain text
 /// (no Markdown), because replies are also read aloud and kept in the history as written.
 extension FormConversation {
-    /// `4/9 Severity: How bad is it?` and, below it, what kind of answer fits.
+    /// `4/8 Severity: How bad is it?` and, below it, what kind of answer fits.
     func question(_ field: FormField) -> [String] {
-        let number = (template.position(of: field.id) ?? 0) + 1
         let asked = field.question == field.label + "?" ? field.question : "\(field.label): \(field.question)"
-        return ["\(number)/\(template.fields.count) \(asked)", "(" + hint(field) + ")"]
+        return ["\(place(of: field)) \(asked)", "(" + hint(field) + ")"]
     }
 
     /// `one of: low, medium, high; skip takes medium`.

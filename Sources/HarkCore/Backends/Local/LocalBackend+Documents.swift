@@ -130,13 +130,13 @@ extension LocalBackend {
         guard !question.isEmpty else { throw context.badArguments() }
         let library = try documentLibrary()
         // With a model, whose answer takes far longer than any check, every file is checked.
-        let checkAll = try llm != nil || library.count() <= DocumentLibrary.checkAllBeforeAsk
+        let checkAll = try llm != nil || !library.holdsMore(than: DocumentLibrary.checkAllBeforeAsk)
         var refreshed = checkAll ? try library.refresh(folders: false) : IndexReport()
         guard let llm else {
             var passages = try search().keywordPassages(question, limit: 5)
             if !checkAll {
                 // A large library: the files the passages come from, and the search again if one changed.
-                refreshed = try library.refresh(folders: false, only: Set(passages.filter { $0.chunkID != nil }.map(\.source)))
+                refreshed = try library.refresh(folders: false, only: Set(passages.compactMap(\.chunkID)))
                 if refreshed.changed { passages = try search().keywordPassages(question, limit: 5) }
             }
             for line in Self.reportLines(refreshed, quietWhenUnchanged: true) { context.notes.add(line.plainText) }
@@ -160,6 +160,7 @@ extension LocalBackend {
             lines.append(StyledLine(spans))
             var snippet = MessageFormatting.highlighted(passage.snippet.trimmed)
             snippet.spans.insert(Span("  "), at: 0)
+            snippet.wraps = true
             lines.append(snippet)
         }
         return lines

@@ -172,14 +172,14 @@ public final class LocalBackend: Backend, BackendKind {
         ]
     }
 
-    /// `form 3/9` while the current thread has a form open, so the prompt tells that a message
-    /// here is an answer.
+    /// `form 3/8` while the current thread has a form open, so the prompt tells that a message
+    /// here is an answer: the open question's place, as its header shows it.
     public func promptBadge() -> String? {
         guard let history, let thread = try? history.currentThread(),
               let record = try? forms().open(threadID: thread.id), let template = try? record.template() else { return nil }
         if record.progress.stage == .review { return "form: review" }
         let conversation = FormConversation(template: template, progress: record.progress, today: today)
-        return "form \(conversation.answeredCount)/\(conversation.askedFields.count)"
+        return "form " + conversation.place()
     }
 
     public func completions(for key: String) -> [String] {

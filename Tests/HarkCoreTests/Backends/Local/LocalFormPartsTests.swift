@@ -148,6 +148,25 @@ import TestSupport
         #expect(template.isAsked(fuel, answers: ["transport": .text("own car"), "km": .number(100)]))
     }
 
+    /// A question's number counts the questions asked with the answers so far, in its header,
+    /// the prompt's badge and `change N` alike: the kilometres are a question only by car.
+    @Test func questionsAreNumberedAmongThoseAsked() throws {
+        let template = try FormTemplateParser.parse("""
+            {"fields": [
+              {"id": "transport", "type": "choice", "choices": ["train", "own car"]},
+              {"id": "km", "type": "number", "when": {"field": "transport", "equals": "own car"}},
+              {"id": "amount", "type": "number"}
+            ]}
+            """, name: "t", path: "t.json")
+        var conversation = FormConversation(template: template, today: try #require(FormDate(year: 2026, month: 3, day: 7)))
+        #expect(conversation.begin().last(where: { $0.hasPrefix("1/") }) == "1/2 Transport?")
+        #expect(conversation.place() == "1/2")
+        #expect(conversation.resolveChange("2 to 40")?.0.id == "amount")
+        conversation.progress.answers["transport"] = .text("own car")
+        #expect(conversation.place(of: template.field("amount")) == "3/3")
+        #expect(conversation.resolveChange("2 to 40")?.0.id == "km")
+    }
+
     @Test func theModelsJSONIsFoundInFencesAndProseIsRefused() {
         #expect(FormModelReader.object(in: "```json\n{\"a\": 1}\n```") == ["a": 1])
         #expect(FormModelReader.object(in: "Here you go: {\"a\": \"b\"} Hope it helps") == ["a": "b"])

@@ -159,26 +159,26 @@ import TestSupport
             > /form new-contact
             New contact: Note down someone you met, while you still remember the details.
             9 questions, some only if they apply. Say help at any time to see what else you can say.
-            1/9 Name: What is the person's full name?
+            1/8 Name: What is the person's full name?
             (2 to 100 characters)
             > I'm Ann Lee, reach me at ann@x.org
             Noted Name: Ann Lee.
             Noted Email: ann@x.org.
-            3/9 Phone: What is their phone number?
+            3/8 Phone: What is their phone number?
             (e.g. +49 30 1234567; optional: skip leaves it out)
             > skip
-            4/9 Company: Which company or organisation are they with?
+            4/8 Company: Which company or organisation are they with?
             (optional: skip leaves it out)
             > ACME, I think
-            5/9 Relationship: How do you know them?
+            5/8 Relationship: How do you know them?
             (one of: customer, supplier, partner, colleague, friend, other)
             > partner
-            6/9 Met on: When did you meet?
+            6/8 Met on: When did you meet?
             (a date such as 2026-01-01, today or yesterday, not after today; skip takes 2026-01-01)
             > the day after the conference
             · reading your answer with llama…
             Noted Met on: 2025-12-30.
-            7/9 Follow up: Do you want to follow up with them?
+            7/8 Follow up: Do you want to follow up with them?
             (yes or no; skip takes no)
             > whenever
             · reading your answer with llama…

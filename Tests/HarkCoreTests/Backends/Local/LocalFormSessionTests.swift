@@ -21,7 +21,7 @@ import TestSupport
         // A new workspace on the same files, as after quitting hark.
         let workspace = try home.workspace()
         let transcript = Transcript(workspace)
-        #expect(try workspace.backend(for: "local").promptBadge() == "form 2/10")
+        #expect(try workspace.backend(for: "local").promptBadge() == "form 3/10")
         await transcript.type("/thread new")
         await transcript.type("a note while away")
         #expect(try workspace.backend(for: "local").promptBadge() == nil, "a note thread has no form")
@@ -44,17 +44,17 @@ import TestSupport
             hark: no form in progress matches "trip"; in progress: #1 Travel expense claim
             > /form resume
             Back to Travel expense claim: 2 of 10 answered.
-            3/12 Purpose: What was the trip for?
+            3/10 Purpose: What was the trip for?
             (at most 200 characters)
             > Customer workshop
-            4/12 Destination: Where did you go?
+            4/10 Destination: Where did you go?
 
             """ + "(any text)\n")
         let formThread = try #require(try workspace.currentThread())
         #expect(formThread.title == "Travel expense claim")
         #expect(try workspace.store.messages(threadID: formThread.id).map(\.text).suffix(4) == [
-            "/form resume", "Back to Travel expense claim: 2 of 10 answered.\n3/12 Purpose: What was the trip for?\n(at most 200 characters)",
-            "Customer workshop", "4/12 Destination: Where did you go?\n(any text)",
+            "/form resume", "Back to Travel expense claim: 2 of 10 answered.\n3/10 Purpose: What was the trip for?\n(at most 200 characters)",
+            "Customer workshop", "4/10 Destination: Where did you go?\n(any text)",
         ])
         let hits = try workspace.store.search("away")
         #expect(hits.map(\.threadTitle) == ["a note while away"])
@@ -78,7 +78,7 @@ import TestSupport
             > /form new-contact
             New contact: Note down someone you met, while you still remember the details.
             9 questions, some only if they apply. Say help at any time to see what else you can say.
-            1/9 Name: What is the person's full name?
+            1/8 Name: What is the person's full name?
             (2 to 100 characters)
             > help
             Name: answer with 2 to 100 characters.
@@ -86,10 +86,10 @@ import TestSupport
             change FIELD (correct an answer; change FIELD to VALUE sets it at once), status (your answers so far), \
             cancel (drop the form). To answer with one of these words, put it in quotes.
 
-            1/9 Name: What is the person's full name?
+            1/8 Name: What is the person's full name?
             (2 to 100 characters)
             > "back"
-            2/9 Email: What is their email address?
+            2/8 Email: What is their email address?
             (an email address; optional: skip leaves it out)
             > change
             Say which answer to change, e.g. change name; the questions are Name, Email, Phone, Company, \
@@ -98,7 +98,7 @@ import TestSupport
             There is no question called "emial"; did you mean email?
             > change notes to x
             Notes is now x.
-            2/9 Email: What is their email address?
+            2/8 Email: What is their email address?
             (an email address; optional: skip leaves it out)
             > cancel
             Cancelled New contact; plain messages are notes again, kept in Notes.

@@ -26,32 +26,32 @@ import TestSupport
             > /form bug
             Bug report: Report a defect so that someone else can reproduce it and fix it.
             9 questions, some only if they apply. Say help at any time to see what else you can say.
-            1/9 Summary: What went wrong, in one line?
+            1/8 Summary: What went wrong, in one line?
             (5 to 120 characters)
             > Bug
             Summary needs at least 5 characters; yours has 3.
             > Export crashes on big files
-            2/9 Product: Which product is it about?
+            2/8 Product: Which product is it about?
             (one of: web app, desktop app, mobile app, API)
             > web
-            3/9 Version: Which version are you using?
+            3/8 Version: Which version are you using?
             (e.g. 2.4.1; optional: skip leaves it out)
             > desk
             Version should look like 2.4.1; "desk" does not.
             > v2
             Version should look like 2.4.1; "v2" does not.
             > 2.4.1
-            4/9 Severity: How bad is it?
+            4/8 Severity: How bad is it?
             (one of: low, medium, high, critical; skip takes medium)
             > back
-            3/9 Version: Which version are you using?
+            3/8 Version: Which version are you using?
             (e.g. 2.4.1; now: 2.4.1; skip keeps it)
             > 3.0
-            4/9 Severity: How bad is it?
+            4/8 Severity: How bad is it?
             (one of: low, medium, high, critical; skip takes medium)
             > skip
             Severity: medium (the default).
-            5/9 Reproducible: Can you make it happen again?
+            5/8 Reproducible: Can you make it happen again?
             (yes or no)
             > maybe
             Reproducible needs yes or no; "maybe" is neither.
