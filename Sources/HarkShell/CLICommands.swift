@@ -80,6 +80,8 @@ enum CLICommands {
         CLICommand("backup", "FILE", "write a consistent copy of the history, while hark runs", options: [
             OptionSpec(["--force"], nil, "replace FILE if it exists"),
         ], completion: .files, run: Run.backup),
+        CLICommand("index", "", "put stored replies not yet in the search index into it (after a one-shot run hark does this in the background)",
+                   run: Run.index),
         CLICommand("restore", "FILE", "check a backup and make it the history (the current one is kept beside it)",
                    completion: .files, run: Run.restore),
         CLICommand("export", "", "write threads (with their forms) and documents' metadata as Markdown or JSON", options: [

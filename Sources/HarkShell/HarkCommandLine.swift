@@ -71,10 +71,20 @@ public struct HarkCommandLine {
             finishIndexing(workspace)
             return code
         }
+        workspace.store.indexer.deferPasses()
         let code = OneShot(workspace: workspace, terminal: terminal, json: options.json, speak: options.speak,
                            codeOnly: options.code).run(message)
-        finishIndexing(workspace)
+        indexInBackground(workspace)
         return code
+    }
+
+    /// A one-shot run ends as soon as its reply is out and stored: what its reply left for the
+    /// full-text index (a long reply's segments) is indexed by `hark index`, started here in
+    /// the background. If that cannot start, this run indexes it before it exits, as a shell does.
+    func indexInBackground(_ workspace: Workspace) {
+        guard workspace.store.indexer.hasDeferredWork else { return }
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        if (try? Subprocess.detach([executable, "index"])) == nil { finishIndexing(workspace) }
     }
 
     /// Waits for the replies of this run to be in the full-text index, so that the process

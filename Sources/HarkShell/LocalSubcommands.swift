@@ -44,6 +44,18 @@ extension HarkCommandLine {
         return 0
     }
 
+    /// `hark index`: what a one-shot run left for the search index (it starts this in the
+    /// background as it exits), or a killed one left, indexed now.
+    func index(_ parsed: ParsedOptions) throws -> Int32 {
+        guard parsed.words.isEmpty else { throw HarkError.usage("usage: hark index (it takes no arguments)") }
+        let store = try HistoryStore(path: Paths.fromEnvironment().historyDatabase)
+        let pending = try store.unindexedCount()
+        try store.finishIndexing()
+        terminal.write(pending == 0 ? "the search index is up to date\n"
+            : "indexed \(pending) stored \(pending == 1 ? "text" : "texts") for search\n")
+        return 0
+    }
+
     func restore(_ parsed: ParsedOptions) throws -> Int32 {
         guard parsed.words.count == 1 else { throw HarkError.usage("usage: hark restore FILE") }
         let paths = Paths.fromEnvironment()

@@ -2,6 +2,7 @@
 """The benchmark harness: every figure is a whole-process timing, medians of several runs after
 a warm-up, with its reference run in the same script so ratios compare like with like."""
 import json, os, platform, shutil, subprocess, sys, tempfile, time
+import wait_indexers
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BENCH = os.path.join(ROOT, ".bench")
@@ -108,16 +109,32 @@ def throughput():
         commands = [f"{HARK} -s bench --new-thread bytes={size}", curl_chat(server.port, f"bytes={size}"),
                     f"{HARK} -s n8n --new-thread bytes={size}",
                     f"curl -sN -o /dev/null -H 'Content-Type: application/json' -d '{n8n_body}' http://127.0.0.1:{server.port}/webhook/bench/chat"]
-        found = hyperfine("throughput", commands, runs=5, warmup=1, env=env, extra=["--output", "null"])
+        # Each run starts with no indexer of an earlier run still working (see wait_indexers.py).
+        settle = f"{sys.executable} {HERE}/wait_indexers.py {env['XDG_DATA_HOME']}"
+        found = hyperfine("throughput", commands, runs=5, warmup=1, env=env, extra=["--output", "null", "--prepare", settle])
         mb = size / 1e6
         sse_hark, sse_curl, nd_hark, nd_curl = (found[c]["median"] for c in commands)
+        # A one-shot run leaves a long reply's indexing to `hark index` in the background: the
+        # time until the reply is also in the search index, that indexer waited for each run.
+        until_indexed = sorted(until_indexed_s([HARK, "-s", "bench", "--new-thread", f"bytes={size}"], env)
+                               for _ in range(5))[2]
         rendered = json.loads(run([sys.executable, f"{HERE}/pty_run.py", "drain", "3", "--", "env",
                                    *[f"{k}={v}" for k, v in env.items() if k.startswith(("XDG_", "TERM"))],
                                    HARK, "-s", "bench", "--new-thread", f"bytes={size}"]))
         results["throughput"] = {
             "sse_hark_mb_s": mb / sse_hark, "sse_curl_mb_s": mb / sse_curl, "sse_ratio": sse_curl / sse_hark,
             "ndjson_hark_mb_s": mb / nd_hark, "ndjson_curl_mb_s": mb / nd_curl, "ndjson_ratio": nd_curl / nd_hark,
-            "pty_markdown_mb_s": mb / rendered["median_s"]}
+            "pty_markdown_mb_s": mb / rendered["median_s"], "sse_hark_until_indexed_ms": until_indexed * 1000,
+            "sse_hark_ms": sse_hark * 1000, "sse_curl_ms": sse_curl * 1000}
+
+def until_indexed_s(command, env):
+    """Seconds from starting a one-shot run until it has ended and so has the background
+    indexer it started (waited for through a pidfd, not polled)."""
+    wait_indexers.wait(env["XDG_DATA_HOME"])
+    started = time.monotonic()
+    subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL)
+    wait_indexers.wait(env["XDG_DATA_HOME"])
+    return time.monotonic() - started
 
 def history():
     count = 1_000_000

@@ -230,11 +230,11 @@ public final class ReplyJob: @unchecked Sendable {
                 case .status, .finished, .artifact:
                     break
                 }
+                // The reason is the job's before its watcher sees the end: one that reads it
+                // right then (or a waiter it wakes) must find it.
+                if case .finished(let reason) = event { lock.withLock { finishReason = reason } }
                 receive(event)
-                if case .finished(let reason) = event {
-                    lock.withLock { finishReason = reason }
-                    break
-                }
+                if case .finished = event { break }
             }
             outcome = lock.withLock { stopRequested } ? .stopped : .complete
         } catch is CancellationError {

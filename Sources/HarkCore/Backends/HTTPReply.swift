@@ -91,6 +91,10 @@ private final class ReplyPump<Decoder: ReplyDecoder>: @unchecked Sendable {
     private var pendingIndex = 0
     private var failure: Error?
     private var ended = false
+    /// Bodies decoded, handed back to the transfer at the next read: by then nothing here
+    /// refers to them (the event that carried one is gone), so the transfer refills the same
+    /// storage instead of copying it into a fresh allocation, page fault by page fault.
+    private var readBodies: [[UInt8]] = []
 
     init(opening: Opening, decoder: Decoder) {
         self.opening = opening
@@ -150,6 +154,7 @@ private final class ReplyPump<Decoder: ReplyDecoder>: @unchecked Sendable {
             try await open(opened)
             return
         }
+        if !readBodies.isEmpty { opened?.stream.recycle(&readBodies) }
         var produced: [ReplyEvent] = []
         defer {
             pending = ReplyEvent.coalesced(produced)
@@ -166,8 +171,8 @@ private final class ReplyPump<Decoder: ReplyDecoder>: @unchecked Sendable {
         case .head(let received):
             try await start(received)
         case .body(let bytes):
-            defer { opened?.stream.recycle(bytes) }
             try decoder.feed(bytes, into: &produced)
+            readBodies.append(bytes)
             // What arrived meanwhile goes into the same events: a server that writes one
             // event per packet would otherwise cost a history commit and a terminal write
             // for each. Only what is already there (no waiting), up to about a megabyte,
@@ -176,7 +181,7 @@ private final class ReplyPump<Decoder: ReplyDecoder>: @unchecked Sendable {
             while taken < 1 << 20, let more = opened?.stream.nextIfReady() {
                 guard case .body(let next) = more else { break }
                 try decoder.feed(next, into: &produced)
-                opened?.stream.recycle(next)
+                readBodies.append(next)
                 taken += next.count
             }
             await endAtFinished(&produced)

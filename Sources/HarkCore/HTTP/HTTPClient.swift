@@ -118,8 +118,9 @@ public struct HTTPStream: AsyncSequence, Sendable {
     /// The next event if it has already arrived, else nil without waiting.
     func nextIfReady() -> HTTPEvent? { channel.nextIfReady() }
 
-    /// Hands back a body the consumer has finished reading, for the transfer to reuse.
-    func recycle(_ bytes: [UInt8]) { channel.recycle(bytes) }
+    /// Hands back bodies the consumer has finished reading, for the transfer to reuse (moved
+    /// out of `bodies`, which is left empty).
+    func recycle(_ bodies: inout [[UInt8]]) { channel.recycle(&bodies) }
 
     public struct AsyncIterator: AsyncIteratorProtocol, Sendable {
         let channel: HTTPBodyChannel

@@ -7,7 +7,8 @@ import Glibc
 /// waits for FTS5's tokenizer, only, at a segment's commit, for the one transaction of the
 /// indexer in flight (the write gate). Whatever a process leaves unindexed (killed mid-reply)
 /// is indexed by the next that opens the history, and a search indexes first, so search still
-/// finds every reply.
+/// finds every reply. A one-shot run defers its passes (`deferPasses`): its long reply streams
+/// with no tokenizer beside it, and `hark index` indexes it after the run, in the background.
 public final class FullTextIndexer: @unchecked Sendable {
     private let source: Database
     private let condition = Condition()
@@ -19,6 +20,8 @@ public final class FullTextIndexer: @unchecked Sendable {
     private var failure: String?
     /// Tests hold passes back to see what the stream alone wrote.
     private var paused = false
+    /// Passes asked for are noted, not run (a one-shot run; see `deferPasses`).
+    private var deferred = false
 
     /// Rows per transaction: each holds the write lock while FTS5 tokenizes it, about a
     /// millisecond for a 64 KB segment, which is as long as a reply's commit may wait.
@@ -38,10 +41,26 @@ public final class FullTextIndexer: @unchecked Sendable {
         }
     }
 
+    /// From now on, asks for passes are noted and not acted on: a one-shot run streams its
+    /// reply with no indexer sharing the two cores (FTS5's tokenizer cost more CPU than the
+    /// rest of a 50 MB stream; BENCHMARKS.md) and leaves what it wrote to `hark index`, which
+    /// it starts in the background as it exits (`hasDeferredWork`). `drain` still indexes.
+    public func deferPasses() { condition.withLock { deferred = true } }
+
+    /// Whether `deferPasses` was called.
+    public var defersPasses: Bool { condition.withLock { deferred } }
+
+    /// Whether passes were asked for and not run since `deferPasses`.
+    public var hasDeferredWork: Bool { condition.withLock { deferred && completed < requested } }
+
     /// Asks for a pass in the background.
     public func kick() {
         condition.lock()
         requested += 1
+        if deferred {
+            condition.unlock()
+            return
+        }
         if !threadStarted {
             threadStarted = true
             condition.unlock()
@@ -109,8 +128,10 @@ public final class FullTextIndexer: @unchecked Sendable {
     }
 
     /// Indexes every pending row: messages whose text is final or under way (a reply being
-    /// written with `messages.text` still empty waits), and reply segments.
-    static func indexPending(_ database: Database) throws {
+    /// written with `messages.text` still empty waits), and reply segments. Returns how many.
+    @discardableResult
+    static func indexPending(_ database: Database) throws -> Int {
+        var indexed = 0
         while true {
             let more = try database.transaction { () -> Bool in
                 try database.run("""
@@ -123,9 +144,10 @@ public final class FullTextIndexer: @unchecked Sendable {
                         (SELECT id FROM messages WHERE unindexed IS NOT NULL AND (writer_pid IS NULL OR text != '')
                          ORDER BY id LIMIT ?)
                     """, .integer(Int64(segmentsPerTransaction)))
+                indexed += segments + database.changes
                 return segments + database.changes > 0
             }
-            if !more { return }
+            if !more { return indexed }
         }
     }
 

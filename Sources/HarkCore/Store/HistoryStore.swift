@@ -66,6 +66,16 @@ public final class HistoryStore: @unchecked Sendable {
         try indexer?.drain()
     }
 
+    /// How many stored texts (messages and reply segments) are not in the full-text index yet.
+    public func unindexedCount() throws -> Int {
+        try wrap {
+            try database.scalar("""
+                SELECT (SELECT count(*) FROM message_more WHERE unindexed IS NOT NULL)
+                     + (SELECT count(*) FROM messages WHERE unindexed IS NOT NULL AND (writer_pid IS NULL OR text != ''))
+                """).int ?? 0
+        }
+    }
+
     /// Switching to WAL and the first migration can meet SQLITE_BUSY without the busy handler
     /// being consulted; a few short retries cover two processes starting together.
     @discardableResult
@@ -96,9 +106,12 @@ public final class HistoryStore: @unchecked Sendable {
     func replyStreaming(_ started: Bool) {
         streamLock.withLock {
             streaming += started ? 1 : -1
-            if streaming == (started ? 1 : 0) {
-                try? database.execute("PRAGMA wal_autocheckpoint=\(started ? 0 : Self.checkpointPages)")
-            }
+            guard streaming == (started ? 1 : 0) else { return }
+            // A one-shot run that leaves its reply's indexing to `hark index` leaves the
+            // checkpoint to it too: copying the reply's pages into the database, with two
+            // fdatasyncs, came between the reply's end and the run's exit.
+            if !started && indexer?.defersPasses == true { return }
+            try? database.execute("PRAGMA wal_autocheckpoint=\(started ? 0 : Self.checkpointPages)")
         }
     }
 

@@ -160,6 +160,19 @@ public enum Subprocess {
         return pid
     }
 
+    /// Starts a program that outlives hark (`hark index` after a one-shot run) without waiting
+    /// for it: stdin, stdout and stderr are /dev/null and nothing else is inherited, so no pipe
+    /// a caller reads stays open (`$(hark …)` ends when hark does), and it has a process group
+    /// of its own, so a Ctrl-C meant for whatever runs next does not reach it.
+    @discardableResult
+    public static func detach(_ arguments: [String], environment: [String: String]? = nil) throws -> pid_t {
+        let null = open("/dev/null", O_RDWR | O_CLOEXEC)
+        guard null >= 0 else { throw HarkError.io("cannot open /dev/null: \(String(cString: strerror(errno)))") }
+        defer { close(null) }
+        return try spawn(arguments, environment: environment ?? ProcessInfo.processInfo.environment,
+                         stdin: null, stdout: null, stderr: null)
+    }
+
     private typealias AddChdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
 
     /// glibc 2.29's posix_spawn_file_actions_addchdir_np, found at run time as addclosefrom is.

@@ -9,7 +9,8 @@ import Testing
     /// What the consumer does with a body: read it, then hand it back.
     static func readAndRecycle(_ channel: HTTPBodyChannel) async throws -> [UInt8]? {
         guard case .body(let bytes)? = try await channel.next() else { return nil }
-        channel.recycle(bytes)
+        var read = [bytes]
+        channel.recycle(&read)
         return bytes
     }
 

@@ -125,6 +125,28 @@ import TestSupport
         #expect(try reopened.message(id: writer.messageID)?.text == text)
     }
 
+    /// A one-shot run defers the indexer's passes: its reply's segments stay out of the index
+    /// while it streams, and the end of the run (`hark index` in the background, or the run
+    /// itself when that cannot start) indexes them all.
+    @Test func deferredPassesLeaveTheSegmentsForTheEndOfTheRun() throws {
+        let store = try HistoryStore(path: directory.file("history.db"))
+        try store.ensureSession("ci", kind: "jenkins")
+        let thread = try store.createThread(session: "ci", title: "console")
+        store.indexer.deferPasses()
+        #expect(!store.indexer.hasDeferredWork)
+        let writer = try store.beginReply(threadID: thread.id, session: "ci")
+        try Self.append(Self.longText(), to: writer, inChunksOf: 40_000)
+        try writer.finish(status: .complete)
+        #expect(store.indexer.hasDeferredWork)
+        #expect(try store.unindexedCount() > 10)
+        #expect(try store.database.scalar("SELECT count(*) FROM message_more_fts_docsize").int == 0,
+                "no pass ran while the reply streamed")
+        try store.finishIndexing()
+        #expect(try store.unindexedCount() == 0)
+        #expect(!store.indexer.hasDeferredWork)
+        #expect(try store.search("marker59999").map(\.message.id) == [writer.messageID])
+    }
+
     /// A hit is the snippet and the size: a search never reads a long reply's whole text.
     @Test func aSearchHitCarriesItsSnippetAndSizeNotTheText() throws {
         let store = try HistoryStore(path: directory.file("history.db"))
