@@ -26,6 +26,22 @@ public enum ProcessExit {
         }
     }
 
+    public struct StillRunning: Error, CustomStringConvertible {
+        public let pid: pid_t
+        public var description: String { "process \(pid) still runs" }
+    }
+
+    /// The same for async tests: the wait blocks a thread of its own, not the cooperative pool,
+    /// and a process still running after `seconds` is an error.
+    public static func waitForExit(_ pid: pid_t, seconds: Double = 60) async throws {
+        guard try await offThePool({ wait(for: pid, seconds: seconds) }) else { throw StillRunning(pid: pid) }
+    }
+
+    /// Whether `pid` still runs (a zombie has ended: it only waits for its parent).
+    public static func isRunning(_ pid: pid_t) -> Bool {
+        kill(pid, 0) == 0 && !isGoneNow(pid)
+    }
+
     private static func isGoneNow(_ pid: pid_t) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let close = stat.lastIndex(of: ")") else { return true }

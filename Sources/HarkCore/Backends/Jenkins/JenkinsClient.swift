@@ -67,11 +67,11 @@ final class JenkinsClient: @unchecked Sendable {
 
     /// A GET whose body is read as it arrives (an artifact may be large). Error statuses the
     /// caller does not handle are read (bounded) and thrown.
-    func open(_ path: String, handling: Set<Int> = []) async throws -> (HTTPResponseHead, HTTPStream.AsyncIterator, HTTPStream) {
+    func open(_ path: String, handling: Set<Int> = []) async throws -> HTTPOpenResponse {
         var response = try await http.open(try request("GET", path, accept: "*/*"))
         let head = response.head
         remember(head)
-        if (200..<400).contains(head.status) || handling.contains(head.status) { return (head, response.body, response.stream) }
+        if (200..<400).contains(head.status) || handling.contains(head.status) { return response }
         defer { response.stream.cancel() }
         let bytes = try await response.body.collect(upTo: 65536).bytes
         try check(HTTPResponse(head: head, body: bytes), handling: handling)

@@ -150,10 +150,10 @@ final class JenkinsServer: Sendable {
 
     /// Saves an archived file; returns the bytes written.
     func download(_ job: JobPath, _ number: Int, artifact: String, to destination: String) async throws -> Int {
-        let (head, body, stream) = try await client.open(JenkinsAPI.artifact(job, number, artifact), handling: [404])
-        defer { stream.cancel() }
-        if head.status == 404 { throw HarkError.usage("\(job) #\(number) has no artifact \(artifact); /artifacts lists them") }
-        return try await DownloadTarget.save(body, to: destination)
+        let response = try await client.open(JenkinsAPI.artifact(job, number, artifact), handling: [404])
+        defer { response.stream.cancel() }
+        if response.head.status == 404 { throw HarkError.usage("\(job) #\(number) has no artifact \(artifact); /artifacts lists them") }
+        return try await DownloadTarget.save(response.body, to: destination)
     }
 
     // MARK: Queue

@@ -38,11 +38,11 @@ import TestSupport
         let info = await transcript.type("/info")
         let running = try #require(Self.pidFile(home))
         #expect(running.owner == getpid())
-        #expect(ProcessWatch.isRunning(running.server))
+        #expect(ProcessExit.isRunning(running.server))
         #expect(info.contains("http://127.0.0.1:"))
         // A changed setting makes a new backend: the old one's server stops.
         try workspace.updateSettings(of: "served", ["max_tokens": "5"])
-        try await ProcessWatch.waitForExit(running.server, seconds: 60)
+        try await ProcessExit.waitForExit(running.server, seconds: 60)
         #expect(!FileManager.default.fileExists(atPath: running.path))
     }
 
@@ -61,7 +61,7 @@ import TestSupport
         #expect(models["data"]?[0]?["id"]?.string == "SmolLM2-135M-Instruct.Q4_1")
         let running = try #require(Self.pidFile(home))
         server = nil  // the session's backend goes, and its server with it
-        try await ProcessWatch.waitForExit(running.server, seconds: 60)
+        try await ProcessExit.waitForExit(running.server, seconds: 60)
     }
 
     /// kill -9 leaves hark no chance to stop anything: the server stops all the same, as the
@@ -82,7 +82,7 @@ import TestSupport
         #expect(running.owner == process.pid)
         process.kill(SIGKILL)
         _ = try await offThePool { process.wait() }
-        try await ProcessWatch.waitForExit(running.server, seconds: 60)
+        try await ProcessExit.waitForExit(running.server, seconds: 60)
     }
 
     /// The pid file a gone hark left: its server, if still running and ours (the marker in its
