@@ -83,8 +83,7 @@ public struct HarkCommandLine {
     /// the background. If that cannot start, this run indexes it before it exits, as a shell does.
     func indexInBackground(_ workspace: Workspace) {
         guard workspace.store.indexer.hasDeferredWork else { return }
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        if (try? Subprocess.detach([executable, "index"])) == nil { finishIndexing(workspace) }
+        if (try? Subprocess.detach([Paths.executable, "index"])) == nil { finishIndexing(workspace) }
     }
 
     /// Waits for the replies of this run to be in the full-text index, so that the process

@@ -55,16 +55,20 @@ public struct Paths: Sendable {
         return "/tmp"
     }
 
+    /// This program's file, its symbolic links resolved (/proc/self/exe), or argv[0] where
+    /// /proc is not mounted: what finds the repository's folders and starts `hark index`.
+    public static let executable: String = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        ?? CommandLine.arguments.first ?? "hark"
+
     static let shippedPromptDirectories: [String] = shippedPromptDirectories(
-        executable: CommandLine.arguments.first ?? "hark", environment: ProcessInfo.processInfo.environment)
+        executable: executable, environment: ProcessInfo.processInfo.environment)
 
     /// The repository's or the installation's `prompts/`: beside the binary's build folder
     /// (`.build/release/hark` → `prompts/`), or `PREFIX/share/hark/prompts`.
     static func shippedPromptDirectories(executable: String, environment: [String: String]) -> [String] {
         var candidates: [String] = []
         if let override = environment["HARK_PROMPTS"] { candidates.append(override) }
-        let resolved = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? executable
-        var directory = resolved.deletingLastPathComponent
+        var directory = executable.deletingLastPathComponent
         for _ in 0..<4 {
             candidates.append(directory + "/prompts")
             candidates.append(directory + "/share/hark/prompts")

@@ -39,8 +39,7 @@ public enum VoskLibrary {
     static func candidates(paths: Paths) -> [String] {
         var roots: [String] = []
         // The repository's own venv (scripts/setup.sh), found from the binary upwards.
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var directory = executable.deletingLastPathComponent
+        var directory = Paths.executable.deletingLastPathComponent
         for _ in 0..<5 {
             roots.append(directory + "/.local/venv/lib")
             directory = directory.deletingLastPathComponent

@@ -55,8 +55,7 @@ struct ServedModel: Sendable, Equatable {
     /// tests' runner), where `scripts/setup.sh` installs the wheels; HARK_VENV overrides it.
     static let venv: String? = {
         if let override = Paths.variable("HARK_VENV") { return override }
-        var directory = ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            ?? CommandLine.arguments.first ?? "").deletingLastPathComponent
+        var directory = Paths.executable.deletingLastPathComponent
         for _ in 0..<5 where directory.count > 1 {
             let candidate = directory + "/.local/venv"
             if FileManager.default.isExecutableFile(atPath: candidate + "/bin/python3") { return candidate }
