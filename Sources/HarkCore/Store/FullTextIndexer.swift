@@ -153,9 +153,17 @@ public final class FullTextIndexer: @unchecked Sendable {
 
     /// True when some stored text is not in the index yet (cheap: two partial indexes).
     static func hasPending(_ database: Database) throws -> Bool {
-        try database.scalar("""
-            SELECT EXISTS (SELECT 1 FROM message_more WHERE unindexed IS NOT NULL)
-                OR EXISTS (SELECT 1 FROM messages WHERE unindexed IS NOT NULL AND (writer_pid IS NULL OR text != ''))
-            """).int == 1
+        try database.scalar(anyPending).int == 1
     }
+
+    /// How many stored texts a pass would index now (`hark index` says so).
+    static func pendingCount(_ database: Database) throws -> Int {
+        try database.scalar(countPending).int ?? 0
+    }
+
+    /// The rows a pass indexes: reply segments, and messages whose text is final or under way.
+    private static let pendingSegments = "SELECT 1 FROM message_more WHERE unindexed IS NOT NULL"
+    private static let pendingMessages = "SELECT 1 FROM messages WHERE unindexed IS NOT NULL AND (writer_pid IS NULL OR text != '')"
+    private static let anyPending = "SELECT EXISTS (\(pendingSegments)) OR EXISTS (\(pendingMessages))"
+    private static let countPending = "SELECT (SELECT count(*) FROM (\(pendingSegments))) + (SELECT count(*) FROM (\(pendingMessages)))"
 }

@@ -68,12 +68,7 @@ public final class HistoryStore: @unchecked Sendable {
 
     /// How many stored texts (messages and reply segments) are not in the full-text index yet.
     public func unindexedCount() throws -> Int {
-        try wrap {
-            try database.scalar("""
-                SELECT (SELECT count(*) FROM message_more WHERE unindexed IS NOT NULL)
-                     + (SELECT count(*) FROM messages WHERE unindexed IS NOT NULL AND (writer_pid IS NULL OR text != ''))
-                """).int ?? 0
-        }
+        try wrap { try FullTextIndexer.pendingCount(database) }
     }
 
     /// Switching to WAL and the first migration can meet SQLITE_BUSY without the busy handler
