@@ -27,6 +27,6 @@ if [ ! -x .bench/venv/bin/llm ]; then
 fi
 
 swift build -c release --product hark-bench-server 2>&1 | grep -E 'error|warning: ' >&2 || true
-# The documents section's reader timing (issue 17).
+# The documents section's reader timing.
 swift build -c release --product hark-bench-reader 2>&1 | grep -E 'error|warning: ' >&2 || true
 exec python3 scripts/bench/run.py "$@"

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 @testable import HarkCore
 
-/// What a careless user or a hostile config could do with secrets before issue 20, each tried
+/// What a careless user or a hostile config could do with secrets before they were hardened, each tried
 /// with the real binary against loopback servers. Every secret here is distinctive, and each
 /// test looks for it wherever hark writes or prints: the database and its WAL, every file of
 /// the config and data folders, stdout, stderr, `--json`, and what the server received.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The documents section (issue 17): index 10,000 Markdown files (~100 MB) with `/docs add`,
+"""The documents section: index 10,000 Markdown files (~100 MB) with `/docs add`,
 time `hark ask` on that index against the sqlite3 CLI running the same FTS5 query, and time
 the form answer reader on 1,000 answers. Self-contained: run.py calls it and keeps its JSON.
   documents.py HARK READER_BENCH BENCH_DIR"""

@@ -286,7 +286,7 @@ def latency():
         results["latency"] = figures
 
 def documents():
-    # Issue 17's figures, measured by their own script (scripts/bench/documents.py).
+    # The documents figures, measured by their own script (scripts/bench/documents.py).
     results["documents"] = json.loads(run([sys.executable, f"{HERE}/documents.py", HARK,
                                            os.path.join(ROOT, ".build/release/hark-bench-reader"), BENCH]))
 

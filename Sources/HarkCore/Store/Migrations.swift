@@ -194,7 +194,7 @@ public enum Migrations {
             CREATE INDEX messages_unindexed ON messages(id) WHERE unindexed IS NOT NULL;
             CREATE INDEX message_more_unindexed ON message_more(id) WHERE unindexed IS NOT NULL;
             """),
-        // Conversations that last (issue 22). `superseded_by`: a message replaced by
+        // Conversations that last. `superseded_by`: a message replaced by
         // `/edit last` (and the reply to it) points at the message that replaced it; it stays,
         // shown by `/history --all`, and is never sent again. `prompt_estimate`: hark's guess
         // of the prompt a reply answered, compared with the server's `prompt_tokens` to

@@ -3,7 +3,7 @@
 /// the three share (settings, the turns sent, `/model`, `/think`, a served model) is the
 /// backend's (OpenAIBackend).
 ///
-/// Tools (MCP, issue 23 item 3) plug in per API, in its folder: `ModelPrompt` gains the tools
+/// Tools (MCP) plug in per API, in its folder: `ModelPrompt` gains the tools
 /// offered and the earlier calls and results; each `body(for:)` writes them in its API's shape
 /// (Chat Completions `tools` with `tool_calls` and `tool` messages, Messages `tools` with
 /// `tool_use` and `tool_result` blocks, Responses `tools` with `function_call` and
