@@ -50,8 +50,9 @@ public final class Workspace: @unchecked Sendable {
         self.state = Locked(State(config: config, warnings: warnings, current: config.defaultSession))
         try self.store.ensureSession(config.defaultSession, kind: config.session(named: config.defaultSession)?.kind ?? "local")
         directory.workspace = self
-        // Asked before a tool runs: whoever answers this workspace's questions at that moment.
+        // Asked before a tool runs, or by a reply: whoever answers this workspace's questions at that moment.
         tools.setInteraction { [weak self] in self?.interaction ?? NonInteractive() }
+        environment.interactions.provide { [weak self] in self?.interaction ?? NonInteractive() }
     }
 
     public var config: Config { state.read { $0.config } }

@@ -84,6 +84,8 @@ public struct BackendEnvironment: Sendable {
     public var clock: HarkClock
     /// The MCP servers of the config, for a model session whose `mcp` names some.
     public var tools: ToolHost?
+    /// Who answers a question a reply asks (a choice of the workflow's buttons).
+    public var interactions: InteractionSource
 
     /// A session's threads and messages, and its kind's own tables (form progress); nil
     /// without a history. Replies are recorded by the caller, never by the backend.
@@ -93,7 +95,7 @@ public struct BackendEnvironment: Sendable {
 
     public init(http: HTTPClient, paths: Paths, environment: [String: String] = ProcessInfo.processInfo.environment,
                 store: HistoryStore? = nil, sessions: SessionDirectory? = nil, clock: HarkClock = .system,
-                tools: ToolHost? = nil) {
+                tools: ToolHost? = nil, interactions: InteractionSource = InteractionSource()) {
         self.http = http
         self.paths = paths
         self.environment = environment
@@ -101,6 +103,7 @@ public struct BackendEnvironment: Sendable {
         self.sessions = sessions
         self.clock = clock
         self.tools = tools
+        self.interactions = interactions
     }
 }
 
