@@ -28,7 +28,7 @@ _hark() {
                 "") COMPREPLY=($(compgen -W "add rm edit" -- "$cur")) ;;
                 add) COMPREPLY=($(compgen -W "--kind --url --auth --model --system --set" -- "$cur")) ;;
                 rm) COMPREPLY=($(compgen -W " $(_hark_sessions)" -- "$cur")) ;;
-                edit) COMPREPLY=($(compgen -W " $(_hark_sessions)" -- "$cur")) ;;
+                edit) COMPREPLY=($(compgen -W "--url --auth --model --system --set $(_hark_sessions)" -- "$cur")) ;;
             esac ;;
         history)
             COMPREPLY=($(compgen -W "-s --session -n --json" -- "$cur")) ;;

@@ -62,8 +62,9 @@ enum CLICommands {
                        "add a session", options: SessionEditing.addOptions, run: Run.addSession),
             CLICommand("rm", "NAME", "remove a session from the config (its history stays)", completion: .sessions,
                        run: Run.removeSession),
-            CLICommand("edit", "NAME KEY=VALUE…", "change settings of a session (KEY= removes one)", completion: .sessions,
-                       run: Run.editSession),
+            CLICommand("edit", "NAME [--url URL] [--auth SPEC] [--model M] [--system TEXT|@FILE] [--set KEY=VALUE]… [KEY=VALUE]…",
+                       "change settings of a session (KEY= removes one)", options: SessionEditing.editOptions,
+                       completion: .sessions, run: Run.editSession),
         ], run: { _ in { _ in throw HarkError.usage("usage: hark session add|rm|edit …; see hark help session") } }),
         CLICommand("history", "", "print recent messages", options: [
             sessionOption, OptionSpec(["-n"], "N", "how many (default 20)"), jsonOption,
