@@ -57,6 +57,11 @@ public final class Workspace: @unchecked Sendable {
 
     public var config: Config { state.read { $0.config } }
 
+    /// What the current session says under the shell's banner (LocalBackend: hints, an open form's question).
+    public func greeting() -> Document {
+        (try? backend(for: currentSession))?.greeting() ?? []
+    }
+
     /// Problems in the config that did not stop hark (unknown keys): shown once at start.
     public var warnings: [String] { state.read { $0.warnings } }
 
@@ -148,10 +153,13 @@ public final class Workspace: @unchecked Sendable {
 
     public func runningJobs(session: String) -> [ReplyJob] { runningJobs.filter { $0.session == session } }
 
-    func makeJob(session: String, kind: String, thread: ChatThread, userMessageID: Int64?) -> ReplyJob {
-        state.update { state in
+    /// `started`: the message or command line that starts it (its first line names it).
+    func makeJob(session: String, kind: String, thread: ChatThread, userMessageID: Int64?, started: String) -> ReplyJob {
+        let label = Self.title(from: started)
+        return state.update { state in
             defer { state.nextJobID += 1 }
-            return ReplyJob(id: state.nextJobID, session: session, kind: kind, thread: thread, userMessageID: userMessageID)
+            return ReplyJob(id: state.nextJobID, session: session, kind: kind, thread: thread, userMessageID: userMessageID,
+                            label: label)
         }
     }
 
@@ -232,7 +240,7 @@ public final class Workspace: @unchecked Sendable {
                                                  indexWithReply: true)
             attachments = try store.claimPendingAttachments(session: name, messageID: userMessageID)
         }
-        let job = makeJob(session: name, kind: session.kind, thread: thread, userMessageID: userMessageID)
+        let job = makeJob(session: name, kind: session.kind, thread: thread, userMessageID: userMessageID, started: text)
         let request = ChatRequest(text: text, thread: thread, history: context.turns, summary: context.summary, notLoaded: context.notLoaded,
                                   estimator: context.estimator, attachments: attachments)
         launch(job, events: backend.send(request), backend: backend, model: session.model)
@@ -242,8 +250,35 @@ public final class Workspace: @unchecked Sendable {
     /// A thread title from the first line of its first message.
     static func title(from text: String) -> String {
         let firstLine = text.lineSlices(keepingEmpty: false).first.map(String.init) ?? text
-        let trimmed = firstLine.trimmingSpaces
+        let trimmed = withoutMarkdown(firstLine.trimmingSpaces).trimmingSpaces
         return trimmed.count > 48 ? String(trimmed.prefix(47)) + "…" : (trimmed.isEmpty ? "untitled" : trimmed)
+    }
+
+    /// A line's words without its Markdown marks: a heading's or quote's or list item's
+    /// marker, emphasis and code marks, a link's target (`# **Release** notes` → `Release notes`).
+    static func withoutMarkdown(_ line: String) -> String {
+        var text = Substring(line)
+        let hashes = text.prefix(while: { $0 == "#" })
+        if (1...6).contains(hashes.count), text.dropFirst(hashes.count).first == " " { text = text.dropFirst(hashes.count) }
+        else if text.hasPrefix("> ") { text = text.dropFirst(2) }
+        else if text.hasPrefix("- ") || text.hasPrefix("* ") || text.hasPrefix("+ ") { text = text.dropFirst(2) }
+        var out = ""
+        var rest = text[...]
+        while let character = rest.first {
+            if character == "[", let close = rest.firstIndex(of: "]"), rest[close...].dropFirst().first == "(",
+               let end = rest[close...].firstIndex(of: ")") {
+                out += rest[rest.index(after: rest.startIndex)..<close]
+                rest = rest[rest.index(after: end)...]
+                continue
+            }
+            if character == "`" || ((character == "*" || character == "_") && (rest.dropFirst().first == character)) {
+                rest = rest.dropFirst(character == "`" ? 1 : 2)
+                continue
+            }
+            out.append(character)
+            rest = rest.dropFirst()
+        }
+        return out
     }
 
     // MARK: Commands
@@ -252,7 +287,8 @@ public final class Workspace: @unchecked Sendable {
     /// arguments, then its handler runs; notes gathered on the way go above its output.
     public func run(_ invocation: CommandInvocation) async throws -> CommandOutcome {
         let session = currentConfig
-        return try recordIfNeeded(try await perform(invocation, session: session, interaction: interaction), session: session.name)
+        return try recordIfNeeded(try await perform(invocation, session: session, interaction: interaction), session: session.name,
+                                  command: "/" + invocation.name)
     }
 
     /// Runs a command in a session without recording what it streams.
@@ -267,10 +303,12 @@ public final class Workspace: @unchecked Sendable {
 
     /// Turns a command's event stream into a reply recorded in the history (a summary into
     /// the thread's summary).
-    func recordIfNeeded(_ outcome: CommandOutcome, session name: String) throws -> CommandOutcome {
+    /// `command`: its name, for the notice of a reply that ends in the background when the
+    /// outcome names no line to record (the arguments may hold a secret).
+    func recordIfNeeded(_ outcome: CommandOutcome, session name: String, command: String) throws -> CommandOutcome {
         if case .summary(let events, let thread, let throughMessageID, let turns) = outcome {
             let session = try self.session(named: name)
-            let job = makeJob(session: name, kind: session.kind, thread: thread, userMessageID: nil)
+            let job = makeJob(session: name, kind: session.kind, thread: thread, userMessageID: nil, started: command)
             job.summaryOf = (throughMessageID, turns)
             launch(job, events: events, backend: nil, model: nil)
             return .reply(job)
@@ -284,7 +322,8 @@ public final class Workspace: @unchecked Sendable {
         if let recordAs {
             userMessageID = try store.addMessage(threadID: thread.id, session: name, role: .user, text: recordAs)
         }
-        let job = makeJob(session: name, kind: session.kind, thread: thread, userMessageID: userMessageID)
+        let job = makeJob(session: name, kind: session.kind, thread: thread, userMessageID: userMessageID,
+                          started: recordAs ?? command)
         job.interruptDetaches = detachOnInterrupt
         launch(job, events: events, backend: nil, model: nil)
         return .reply(job)

@@ -234,7 +234,9 @@ public final class HistoryStore: @unchecked Sendable {
     /// A thread by id, exact title, unique title prefix, or backend id.
     public func findThread(session: String, _ reference: String) throws -> ChatThread? {
         let all = try threads(session: session)
-        if let id = Int64(reference), let match = all.first(where: { $0.id == id }) { return match }
+        // `#6` as /threads prints it, or 6.
+        let number = reference.hasPrefix("#") ? String(reference.dropFirst()) : reference
+        if let id = Int64(number), let match = all.first(where: { $0.id == id }) { return match }
         let lowered = reference.lowercased()
         if let match = all.first(where: { $0.title.lowercased() == lowered }) { return match }
         let prefixed = all.filter { $0.title.lowercased().hasPrefix(lowered) }
