@@ -9,7 +9,11 @@ extension Workspace {
         if runningJobs(session: context.session.name).contains(where: { $0.thread.id == thread.id }) {
             throw HarkError.usage("a reply is still streaming in this thread; /stop it first")
         }
-        return .reply(try send(last.text, to: context.session.name, retrying: last))
+        let replaced = try store.lastMessageID(threadID: thread.id)
+        let job = try send(last.text, to: context.session.name, retrying: last)
+        // The old reply stays, marked as the one this retry replaces (as /edit last marks it).
+        if let replaced, replaced > last.id { try store.supersedeReplies(to: last, through: replaced) }
+        return .reply(job)
     }
 
     func stopReplies(_ context: CommandContext) async throws -> CommandOutcome {
@@ -20,11 +24,14 @@ extension Workspace {
         return .output([StyledLine("stopped \(jobs.count) repl\(jobs.count == 1 ? "y" : "ies"); what arrived is kept", .dim)])
     }
 
+    /// What `/continue` sends: hark's words, shown as a note rather than as the user's turn.
+    public static let continueInstruction = "Continue exactly where your last reply stopped."
+
     func continueReply(_ context: CommandContext) async throws -> CommandOutcome {
         guard let thread = try context.history.currentThread(), try store.lastMessage(threadID: thread.id, role: .assistant) != nil else {
             throw HarkError.usage("there is no reply to continue in this thread")
         }
-        return .reply(try send("Continue exactly where your last reply stopped.", to: context.session.name))
+        return .reply(try send(Self.continueInstruction, to: context.session.name))
     }
 
     /// The last reply of the current thread, whole, from the history.
