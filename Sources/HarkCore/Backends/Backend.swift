@@ -161,6 +161,10 @@ public protocol Backend: AnyObject, Sendable {
     /// What an export of these threads of the session holds besides their messages (a
     /// local session's forms and documents); no I/O beyond the history.
     func exportAdditions(threads: [ChatThread]) -> ExportAdditions
+
+    /// Lines under the shell's banner when it starts in this session (a first run's hints,
+    /// the question an open form waits on); no network.
+    func greeting() -> Document
 }
 
 extension Backend {
@@ -171,6 +175,7 @@ extension Backend {
     public func completions(for key: String) -> [String] { [] }
     public func command(forMessage text: String) async throws -> CommandInvocation? { nil }
     public func exportAdditions(threads: [ChatThread]) -> ExportAdditions { ExportAdditions() }
+    public func greeting() -> Document { [] }
 }
 
 /// A kind of session: its name, settings, extra commands, and how to build its backend.
