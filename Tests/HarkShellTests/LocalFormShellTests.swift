@@ -128,7 +128,7 @@ struct LocalFormTerminalTests {
         try terminal.press("Enter")
         // The note is stored, acknowledged, and the prompt names the thread it started.
         try await terminal.waitFor(text: "· noted")
-        try await terminal.waitFor(text: "local · book the next trip earlier ›")
+        try await terminal.waitFor(text: "local · book the next trip earl… ›")
         try terminal.press("C-d")
         #expect(try await terminal.waitForExit() == 0)
         let store = try HistoryStore(path: home.paths.historyDatabase)

@@ -250,7 +250,9 @@ public final class Workspace: @unchecked Sendable {
     /// A thread title from the first line of its first message.
     static func title(from text: String) -> String {
         let firstLine = text.lineSlices(keepingEmpty: false).first.map(String.init) ?? text
-        let trimmed = withoutMarkdown(firstLine.trimmingSpaces).trimmingSpaces
+        // A command line (`/build deploy TOKEN=***`) is kept as typed: it holds no Markdown.
+        let line = firstLine.trimmingSpaces
+        let trimmed = line.hasPrefix("/") ? line : withoutMarkdown(line).trimmingSpaces
         return trimmed.count > 48 ? String(trimmed.prefix(47)) + "…" : (trimmed.isEmpty ? "untitled" : trimmed)
     }
 

@@ -13,6 +13,7 @@ import TestSupport
         #expect(Workspace.title(from: "#6 is broken") == "#6 is broken", "a number is no heading")
         #expect(Workspace.title(from: "snake_case_name stays") == "snake_case_name stays")
         #expect(Workspace.title(from: "   ") == "untitled")
+        #expect(Workspace.title(from: "/build deploy TOKEN=***") == "/build deploy TOKEN=***", "a command is kept as typed")
     }
 
     /// `/thread #6` as /threads prints it.
