@@ -158,6 +158,14 @@ public protocol Backend: AnyObject, Sendable {
     /// What an export of these threads of the session holds besides their messages (a
     /// local session's forms and documents); no I/O beyond the history.
     func exportAdditions(threads: [ChatThread]) -> ExportAdditions
+
+    /// What the session does with a file holding `content` sent along (FileIntake decides).
+    /// None by default.
+    func fileIntake(for content: FileContent) async -> FileIntake
+
+    /// How much a new message may take of the model's context, when the session has one and
+    /// knows it: checked before a long message (piped text, files) is sent. nil by default.
+    func messageRoom() async -> MessageRoom?
 }
 
 extension Backend {
@@ -168,6 +176,8 @@ extension Backend {
     public func completions(for key: String) -> [String] { [] }
     public func command(forMessage text: String) async throws -> CommandInvocation? { nil }
     public func exportAdditions(threads: [ChatThread]) -> ExportAdditions { ExportAdditions() }
+    public func fileIntake(for content: FileContent) async -> FileIntake { .none }
+    public func messageRoom() async -> MessageRoom? { nil }
 }
 
 /// A kind of session: its name, settings, extra commands, and how to build its backend.
