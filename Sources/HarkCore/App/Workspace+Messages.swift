@@ -86,13 +86,33 @@ extension Workspace {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory else {
             throw HarkError.usage("no file at \(path)")
         }
-        guard FileManager.default.isReadableFile(atPath: path) else { throw HarkError.io("cannot read \(path)") }
+        guard FileManager.default.isReadableFile(atPath: path), let content = FileContent.of(path: path) else {
+            throw HarkError.io("cannot read \(path)")
+        }
         var status = stat()
         let size = stat(path, &status) == 0 ? Int(status.st_size) : 0
-        let attachment = Attachment(path: path, name: path.lastPathComponent, size: size,
-                                    mimeType: MimeType.guess(path))
+        let name = path.lastPathComponent
+        let backend = try backend(for: context.session.name)
+        let form = try await backend.fileIntake(for: content).form(of: content, name: name, size: size, session: context.session)
+        if form == .text, let room = await backend.messageRoom() {
+            try checkRoom(room, path: path, name: name, content: content, session: context.session.name)
+        }
+        let attachment = Attachment(path: path, name: name, size: size, mimeType: content.mimeType)
         try context.history.attach(attachment)
         return .output([StyledLine("\(attachment.name) (\(size) bytes) goes with your next message", .dim)])
+    }
+
+    /// A file a model reads as text must fit its context with room for a message: said now,
+    /// before anything is sent.
+    func checkRoom(_ room: MessageRoom, path: String, name: String, content: FileContent, session: String) throws {
+        let text = content == .pdf ? Array(try DocumentFormat.numberedPages(of: path).utf8)
+            : PosixFile(readingAtPath: path)?.readToEnd() ?? []
+        let (allowance, estimator) = try self.allowance(in: room, session: session)
+        let raw = TokenEstimator.raw(message: String(decoding: text, as: UTF8.self))
+        guard raw > allowance else { return }
+        let what = content == .pdf ? "the text of \(name)" : name
+        throw room.refusal("\(what) (\(ByteCount.format(text.count))) is", tokens: estimator.calibrated(raw),
+                           session: session, advice: "it was not attached")
     }
 
     /// The PATH of /attach, tilde expanded: one word unquoted, or the text as typed (a path

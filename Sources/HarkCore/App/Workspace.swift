@@ -175,10 +175,13 @@ public final class Workspace: @unchecked Sendable {
     // MARK: Lines
 
     /// Runs one input line: a message, `/command`, `//literal`, `@session message` or `!command`.
-    public func execute(_ line: String) async throws -> CommandOutcome {
+    /// `piped`: what came on stdin with it (a one-shot hark), sent with the message.
+    public func execute(_ line: String, piped: PipedInput? = nil) async throws -> CommandOutcome {
+        var (line, piping): (String, Piping?) = (line, nil)
+        if let piped { (line, piping) = try await prepare(line, piped: piped) }
         let trimmed = line.trimmed
         if trimmed.isEmpty { return .none }
-        if trimmed.hasPrefix("//") { return .reply(try send(String(trimmed.dropFirst()), to: currentSession)) }
+        if trimmed.hasPrefix("//") { return .reply(try await send(String(trimmed.dropFirst()), to: currentSession, piping: piping)) }
         if let invocation = try CommandInvocation.parse(trimmed) { return try await run(invocation) }
         if trimmed.hasPrefix("@") {
             let body = trimmed.dropFirst()
@@ -187,16 +190,19 @@ public final class Workspace: @unchecked Sendable {
             let message = body[nameEnd...].trimmingSpaces
             _ = try session(named: name)
             guard !message.isEmpty else { throw HarkError.usage("@\(name) needs a message after the name") }
-            return .reply(try send(message, to: name))
+            return .reply(try await send(message, to: name, piping: piping))
         }
         if trimmed.hasPrefix("!") {
-            return .reply(try send(try await commandOutput(String(trimmed.dropFirst())), to: currentSession))
+            return .reply(try await send(try await commandOutput(String(trimmed.dropFirst())), to: currentSession, piping: piping))
         }
         let message = line.trimmingNewlines
         if let invocation = try await backend(for: currentSession).command(forMessage: message) {
+            if case .after = piping {
+                throw HarkError.usage("\(currentSession) reads that as a command, which takes no piped text; give --no-stdin")
+            }
             return try await run(invocation)
         }
-        return .reply(try send(message, to: currentSession))
+        return .reply(try await send(message, to: currentSession, piping: piping))
     }
 
     /// The output of `!COMMAND`, to be sent as a message.
@@ -214,8 +220,10 @@ public final class Workspace: @unchecked Sendable {
     }
 
     /// Sends a message to a session's current thread (starting one if needed) and returns the
-    /// running reply. The message is in the history before the request goes out.
-    public func send(_ text: String, to name: String, retrying userMessage: Message? = nil) throws -> ReplyJob {
+    /// running reply. The message is in the history before the request goes out. `pipedFrom`:
+    /// where its piped part begins; `notice`: said first with the reply (what was cut).
+    public func send(_ text: String, to name: String, retrying userMessage: Message? = nil, pipedFrom: Int? = nil,
+                     notice: String? = nil) throws -> ReplyJob {
         let session = try self.session(named: name)
         let backend = try self.backend(for: name)
         try store.ensureSession(name, kind: session.kind)
@@ -237,13 +245,14 @@ public final class Workspace: @unchecked Sendable {
         } else {
             context = try store.context(threadID: thread.id, session: name, window: backend.historyWindow)
             userMessageID = try store.addMessage(threadID: thread.id, session: name, role: .user, text: text,
-                                                 indexWithReply: true)
+                                                 indexWithReply: true, pipedFrom: pipedFrom)
             attachments = try store.claimPendingAttachments(session: name, messageID: userMessageID)
         }
         let job = makeJob(session: name, kind: session.kind, thread: thread, userMessageID: userMessageID, started: text)
         let request = ChatRequest(text: text, thread: thread, history: context.turns, summary: context.summary, notLoaded: context.notLoaded,
                                   estimator: context.estimator, attachments: attachments)
-        launch(job, events: backend.send(request), backend: backend, model: session.model)
+        let events = backend.send(request)
+        launch(job, events: notice.map { Self.prefixed($0, events) } ?? events, backend: backend, model: session.model)
         return job
     }
 

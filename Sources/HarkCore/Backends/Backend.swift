@@ -165,6 +165,14 @@ public protocol Backend: AnyObject, Sendable {
     /// Lines under the shell's banner when it starts in this session (a first run's hints,
     /// the question an open form waits on); no network.
     func greeting() -> Document
+
+    /// What the session does with a file holding `content` sent along (FileIntake decides).
+    /// None by default.
+    func fileIntake(for content: FileContent) async -> FileIntake
+
+    /// How much a new message may take of the model's context, when the session has one and
+    /// knows it: checked before a long message (piped text, files) is sent. nil by default.
+    func messageRoom() async -> MessageRoom?
 }
 
 extension Backend {
@@ -176,6 +184,8 @@ extension Backend {
     public func command(forMessage text: String) async throws -> CommandInvocation? { nil }
     public func exportAdditions(threads: [ChatThread]) -> ExportAdditions { ExportAdditions() }
     public func greeting() -> Document { [] }
+    public func fileIntake(for content: FileContent) async -> FileIntake { .none }
+    public func messageRoom() async -> MessageRoom? { nil }
 }
 
 /// A kind of session: its name, settings, extra commands, and how to build its backend.

@@ -38,6 +38,10 @@ public enum MessageFormatting {
             }
             lines.append(StyledLine(header))
             lines.append(StyledLine(message.text, message.role == .user ? .plain : replyStyle))
+            if let piped = message.pipedText {
+                lines.append(StyledLine("  piped in: \(piped.split(separator: "\n", omittingEmptySubsequences: false).count) lines, "
+                                        + ByteCount.format(piped.utf8.count), .dim))
+            }
             for file in attachments[message.id] ?? [] {
                 lines.append(StyledLine("  attached: \(file.name) (\(file.size) bytes)", .dim))
             }

@@ -122,9 +122,9 @@ extension HistoryStore {
                     try database.run("""
                         INSERT INTO messages(thread_id, session, role, text, status, created_at, updated_at, model,
                                              prompt_tokens, completion_tokens, total_tokens, error, prompt_estimate,
-                                             first_byte_ms, stream_ms)
+                                             first_byte_ms, stream_ms, piped_from)
                         SELECT ?1, session, role, text, status, created_at, updated_at, model, prompt_tokens,
-                               completion_tokens, total_tokens, error, prompt_estimate, first_byte_ms, stream_ms
+                               completion_tokens, total_tokens, error, prompt_estimate, first_byte_ms, stream_ms, piped_from
                         FROM messages WHERE id = ?2
                         """, .integer(fork.id), .integer(id))
                     let copy = database.lastInsertRowID

@@ -286,7 +286,7 @@ public final class HistoryStore: @unchecked Sendable {
         m.created_at AS created_at, m.backend_id AS backend_id, m.prompt_tokens AS prompt_tokens,
         m.completion_tokens AS completion_tokens, m.total_tokens AS total_tokens, m.error AS error, m.model AS model,
         m.notes AS notes, m.superseded_by AS superseded_by, m.prompt_estimate AS prompt_estimate,
-        m.first_byte_ms AS first_byte_ms, m.stream_ms AS stream_ms
+        m.first_byte_ms AS first_byte_ms, m.stream_ms AS stream_ms, m.piped_from AS piped_from
         """
 
     /// A message as a row of `messages m`, without its text.
@@ -308,7 +308,8 @@ public final class HistoryStore: @unchecked Sendable {
                        supersededBy: row["superseded_by"].int64, promptEstimate: row["prompt_estimate"].int,
                        timing: row["first_byte_ms"] == .null ? nil
                            : ReplyTiming(firstByteMilliseconds: row["first_byte_ms"].int ?? 0,
-                                         streamMilliseconds: row["stream_ms"].int ?? 0))
+                                         streamMilliseconds: row["stream_ms"].int ?? 0),
+                       pipedFrom: row["piped_from"].int)
     }
 
     /// Whole messages, text and all: `FROM messages m` follows.
@@ -325,20 +326,22 @@ public final class HistoryStore: @unchecked Sendable {
 
     /// Records a message that is complete as written (the user's, or an imported one).
     /// `indexWithReply`: a message about to be answered is indexed with its reply, in the
-    /// reply's closing commit, instead of in a full-text transaction of its own.
+    /// reply's closing commit, instead of in a full-text transaction of its own. `pipedFrom`:
+    /// where in `text` (a byte offset) the text piped into hark begins.
     @discardableResult
     public func addMessage(threadID: Int64, session: String, role: MessageRole, text: String,
                            status: MessageStatus = .complete, backendID: String? = nil,
-                           createdAt: Date? = nil, indexWithReply: Bool = false) throws -> Int64 {
+                           createdAt: Date? = nil, indexWithReply: Bool = false, pipedFrom: Int? = nil) throws -> Int64 {
         try wrap {
             try database.transaction {
                 let time = createdAt.map { SQLValue.real($0.timeIntervalSince1970) } ?? timestamp
                 try database.run("""
                     INSERT INTO messages(thread_id, session, role, text, status, created_at, updated_at, backend_id, length,
-                                         unindexed)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                         unindexed, piped_from)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, .integer(threadID), .text(session), .text(role.rawValue), .text(text), .text(status.rawValue),
-                    time, time, SQLValue(backendID), .integer(Int64(text.utf8.count)), indexWithReply ? 1 : .null)
+                    time, time, SQLValue(backendID), .integer(Int64(text.utf8.count)), indexWithReply ? 1 : .null,
+                    pipedFrom.map { .integer(Int64($0)) } ?? .null)
                 let id = database.lastInsertRowID
                 try database.run("UPDATE threads SET updated_at = ? WHERE id = ?", timestamp, .integer(threadID))
                 return id

@@ -230,6 +230,9 @@ public final class NylaBackend: Backend, BackendKind {
         }
     }
 
+    /// Files are uploaded to the workspace by its own /attach and go with the message by id.
+    public func fileIntake(for content: FileContent) async -> FileIntake { .files(limit: nil) }
+
     public func info() async -> [(String, String)] {
         var facts: [(String, String)] = []
         if client.usesToken {
