@@ -179,16 +179,18 @@ final class StreamableHTTPConnection: MCPConnection, @unchecked Sendable {
     @discardableResult
     func close() -> Task<Void, Never>? {
         pending.end(HarkError.backend("MCP server \(name) was closed"))
-        let (session, cancellations) = state.update { state in
+        let (session, version, cancellations) = state.update { state in
             defer {
                 state.sessionID = nil
                 state.cancellations = [:]
             }
-            return (state.sessionID, Array(state.cancellations.values))
+            return (state.sessionID, state.protocolVersion, Array(state.cancellations.values))
         }
         guard session != nil || !cancellations.isEmpty else { return nil }
+        // Every request after initialize carries the negotiated version (spec, Protocol Version Header).
+        let versionHeader = version.map { [("MCP-Protocol-Version", $0)] } ?? []
         var request = session.map { session in
-            HTTPRequest(method: "DELETE", url: url, headers: [("Mcp-Session-Id", session)] + ((try? auth.headers()) ?? []),
+            HTTPRequest(method: "DELETE", url: url, headers: [("Mcp-Session-Id", session)] + versionHeader + ((try? auth.headers()) ?? []),
                         timeouts: HTTPTimeouts(connect: 1.5, firstByte: 1.5, idle: 1.5))
         }
         request?.insecure = insecure
