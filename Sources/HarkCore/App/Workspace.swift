@@ -62,6 +62,14 @@ public final class Workspace: @unchecked Sendable {
         (try? backend(for: currentSession))?.greeting() ?? []
     }
 
+    /// The last step of every way hark ends (a one-shot's reply done or stopped, /quit, Ctrl-D,
+    /// a signal), after its replies were stopped: what this run holds on servers is let go, the
+    /// MCP servers' sessions ended, waiting a moment at most (ToolHost.endAll). It blocks:
+    /// call it from the thread that ends hark.
+    public func prepareForExit() {
+        tools.endAll()
+    }
+
     /// Problems in the config that did not stop hark (unknown keys): shown once at start.
     public var warnings: [String] { state.read { $0.warnings } }
 

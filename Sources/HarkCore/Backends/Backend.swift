@@ -230,7 +230,7 @@ public enum CommonSettings {
         SettingSpec("connect_timeout", "seconds to wait for a connection (default 10)", type: .seconds),
         SettingSpec("first_byte_timeout", "seconds to wait for the reply to start (default 300)", type: .seconds),
         SettingSpec("idle_timeout", "seconds of silence mid-reply before giving up (default 120)", type: .seconds),
-        SettingSpec("secret_timeout", "seconds a cmd: secret may take before it is stopped (default 10)",
+        SettingSpec("secret_timeout", "seconds a cmd: or file: secret may take before it is given up (default 10)",
                     type: .seconds),
         SettingSpec("insecure", "on to skip TLS certificate checks (marked in the prompt)", type: .flag),
         SettingSpec("ca", "a PEM file of CA certificates to trust for this server (a private CA)"),

@@ -18,6 +18,9 @@ public final class HistoryStore: @unchecked Sendable {
         writerLocks = WriterLocks(databasePath: path)
         do {
             database = try Database(path: path)
+            // Every message is stored before it is sent: with a history that cannot take it,
+            // nothing may be sent. Reading it is for the read-only commands.
+            if database.isReadOnly { throw HarkError.storage(HistoryFiles.readOnlyReason(path)) }
             indexer = FullTextIndexer(database: database)
             self.now = now
             if let reason = try Migrations.newerSchema(database) {
@@ -49,14 +52,15 @@ public final class HistoryStore: @unchecked Sendable {
     /// migrates it. A file from a newer hark (steps this one does not know) is read: its
     /// older tables are all there, as steps are only ever added. `searching`: nil too when
     /// some text is not in the full-text index yet (a process was killed mid-reply), so the
-    /// caller's writable store indexes it before searching.
+    /// caller's writable store indexes it before searching; unless the user may not write the
+    /// file (a history kept read-only): then what is indexed is searched.
     public static func openForReading(path: String, searching: Bool = false) -> HistoryStore? {
         Database.preparePageCache(pages: 120)
         guard let database = try? Database(path: path, readOnly: true),
               let rows = try? database.query("SELECT name FROM schema_migrations"),
               Set(Migrations.all.map(\.name)).isSubset(of: rows.compactMap { $0[0].string })
         else { return nil }
-        if searching && (try? FullTextIndexer.hasPending(database)) != false { return nil }
+        if searching && (try? FullTextIndexer.hasPending(database)) != false && access(path, W_OK) == 0 { return nil }
         return HistoryStore(database: database, now: Date.init)
     }
 
