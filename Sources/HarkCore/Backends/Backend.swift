@@ -236,6 +236,9 @@ public enum CommonSettings {
         SettingSpec("ca", "a PEM file of CA certificates to trust for this server (a private CA)"),
         SettingSpec("pin", "sha256//BASE64: the server's public key must have this SHA-256 (several joined by ;)"),
         SettingSpec("description", "a note shown by /sessions"),
+        SettingSpec("notify", "how an end seen elsewhere is told: auto (default), terminal, desktop, bell or off",
+                    type: NotifySettings.settingType),
+        SettingSpec("quiet_hours", "no notifications between these times, e.g. 22:00-07:00"),
     ]
 }
 
