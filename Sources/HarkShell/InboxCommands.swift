@@ -46,7 +46,7 @@ extension HarkCommandLine {
         if once && listen != nil { throw HarkError.usage("--once looks once and exits; --listen waits for pushes: give one of them") }
         let workspace = try openWorkspace()
         let terminal = self.terminal
-        let notifier = Notifier(write: terminal.capabilities.isTTY ? { terminal.write($0) } : nil)
+        let notifier = terminal.notifier()
         let watcher = WorkWatcher(workspace: workspace, recorded: { recorded in
             terminal.write("recorded: " + recorded.line + "\n")
             notifier.notify(recorded.notification, NotifySettings.of(workspace.config.session(named: recorded.work.session),

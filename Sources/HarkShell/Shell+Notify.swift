@@ -52,7 +52,7 @@ extension Shell {
                                               watched: watched) else { return }
         let settings = NotifySettings.of(workspace.config.session(named: session), in: workspace.config)
         let terminal = self.terminal
-        let notifier = Notifier(write: terminal.capabilities.isTTY ? { terminal.write($0) } : nil)
+        let notifier = terminal.notifier()
         guard let channel = notifier.channel(for: notification, settings) else { return }
         if channel == .bell && rang { return }
         notifier.notify(notification, settings)
@@ -72,5 +72,14 @@ extension Shell {
     /// The line an earlier hark's work ending shows above the prompt.
     func notice(for recorded: WorkWatcher.Recorded) -> String {
         ansi.wrap("↩ while you were away: " + recorded.line, recorded.end.status == .failed ? .error : .accent)
+    }
+}
+
+extension Terminal {
+    /// Notifications written to this terminal when it is one; else desktop ones only.
+    func notifier() -> Notifier {
+        guard capabilities.isTTY else { return Notifier(write: nil) }
+        let write: @Sendable (String) -> Void = { [self] text in self.write(text) }
+        return Notifier(write: write)
     }
 }

@@ -37,12 +37,12 @@ struct FollowedWorkTests {
         server.finish("app", number, "SUCCESS", duration: 4_000)
         let watched = try await hark(["watch", "--once"], home)
         #expect(watched.status == 0, "\(watched.output)")
-        #expect(watched.stdout == "recorded: ci · app #1 SUCCESS in 4s\n")
+        #expect(watched.stdout == "recorded: ci · app #1 SUCCESS in 4.0s\n")
 
         let inbox = try await hark(["inbox", "--json"], home)
         let items = try inbox.stdout.split(separator: "\n").map { try JSON.parse(String($0)) }
         #expect(items.count == 1, "\(inbox.output)")
-        #expect(items.first?["first_line"]?.string == "app #1 SUCCESS in 4s")
+        #expect(items.first?["first_line"]?.string == "app #1 SUCCESS in 4.0s")
         #expect(items.first?["kind"]?.string == "build")
         #expect(items.first?["read"]?.bool == false)
         #expect(try await hark(["inbox", "--count"], home).stdout == "1\n")
@@ -58,7 +58,7 @@ struct FollowedWorkTests {
 
         // Opening it reads it; the next shell's banner then has nothing to say about it.
         let opened = try await hark(["inbox", String(try #require(replies.first).message.id)], home)
-        #expect(opened.stdout.contains("app #1 SUCCESS in 4s"))
+        #expect(opened.stdout.contains("app #1 SUCCESS in 4.0s"))
         #expect(try await hark(["inbox", "--count"], home).stdout == "0\n")
     }
 
@@ -97,7 +97,8 @@ struct FollowedWorkTests {
         #expect(try store.updates(workID: work.id).count == pushedSoFar)
         #expect(try store.followedWork().count == 1)
 
-        _ = try await HTTPClient().fetch(.json(url: agent.baseURL + "/release", body: [:]), retry: .never)
+        let released = try await HTTPClient().fetch(.json(url: agent.baseURL + "/release?task=" + taskID, body: [:]), retry: .never)
+        #expect(released.status == 200, "\(released.text)")
         try await watch.waitFor(stdout: "recorded: agent · task completed: started, finished later")
         #expect(try store.followedWork().isEmpty)
         let reply = try #require(try store.messages(threadID: work.threadID).last)

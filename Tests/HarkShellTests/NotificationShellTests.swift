@@ -44,7 +44,7 @@ struct NotificationShellTests {
         pty.send("\u{1A}")  // Ctrl-Z: on in the background
         var mark = try await pty.waitFor("goes on in the background")
         server.finish("app", first, "SUCCESS", duration: 1_000)
-        mark = try await pty.waitFor("app #1 SUCCESS in 1s", after: mark)
+        mark = try await pty.waitFor("app #1 SUCCESS in 1.0s", after: mark)
         #expect(!pty.text.contains("]777;"), "focused on that session: the notice, no notification")
 
         pty.send("build app\r")
@@ -59,7 +59,7 @@ struct NotificationShellTests {
         pty.send("/sessions\r")
         mark = try await pty.waitFor("jenkins", after: mark)
         server.finish("app", second, "FAILURE", duration: 2_000)
-        mark = try await pty.waitFor("\u{1B}]777;notify;hark: ci;build ended: app #2 FAILURE in 2s\u{7}", after: mark)
+        mark = try await pty.waitFor("\u{1B}]777;notify;hark: ci;build ended: app #2 FAILURE in 2.0s\u{7}", after: mark)
         #expect(!pty.text.contains("[O/sessions"), "the focus report never reaches the line")
 
         pty.send("\u{4}")  // Ctrl-D
@@ -88,12 +88,12 @@ struct NotificationShellTests {
         try terminal.press("C-z")
         try await terminal.waitFor(text: "goes on in the background")
         server.finish("app", number, "SUCCESS", duration: 3_000)
-        try await terminal.waitFor(text: "app #1 SUCCESS in 3s")
+        try await terminal.waitFor(text: "app #1 SUCCESS in 3.0s")
         try terminal.press("C-d")
         #expect(try await terminal.waitForExit() == 0)
 
         let written = try String(contentsOfFile: raw, encoding: .utf8)
-        #expect(written.contains("\u{1B}Ptmux;\u{1B}\u{1B}]777;notify;hark: ci;build ended: app #1 SUCCESS in 3s\u{7}\u{1B}\\"),
+        #expect(written.contains("\u{1B}Ptmux;\u{1B}\u{1B}]777;notify;hark: ci;build ended: app #1 SUCCESS in 3.0s\u{7}\u{1B}\\"),
                 "\(written.suffix(400).debugDescription)")
     }
 

@@ -25,11 +25,15 @@ public final class PseudoTerminal: @unchecked Sendable {
     /// Starts `arguments` as the leader of a new session whose controlling terminal is the
     /// pty's slave side (stdin, stdout and stderr), `columns` wide.
     public init(_ arguments: [String], environment: [String: String], columns: Int = 100, rows: Int = 30) throws {
-        let master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC)
-        guard master >= 0, grantpt(master) == 0, unlockpt(master) == 0, let name = ptsname(master) else {
+        // posix_openpt, unlockpt and ptsname as Linux does them (Swift's Glibc module leaves
+        // them out): /dev/ptmx, TIOCSPTLCK to unlock, TIOCGPTN for the slave's number.
+        let master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        var unlock: Int32 = 0
+        var number: UInt32 = 0
+        guard master >= 0, ioctl(master, 0x4004_5431, &unlock) == 0, ioctl(master, 0x8004_5430, &number) == 0 else {
             throw Failure.open(String(cString: strerror(errno)))
         }
-        let slavePath = String(cString: name)
+        let slavePath = "/dev/pts/\(number)"
         var size = winsize(ws_row: UInt16(rows), ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
         _ = ioctl(master, UInt(TIOCSWINSZ), &size)
         var actions = posix_spawn_file_actions_t()

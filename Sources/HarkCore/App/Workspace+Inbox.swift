@@ -47,6 +47,8 @@ extension Workspace {
             do {
                 try store.follow(point, session: job.session, threadID: job.thread.id)
                 job.leaveRunning()
+                // What streamed so far was seen; its end comes as a reply of its own.
+                if let shown = job.replyMessageID { try store.markMessageRead(shown) }
                 followed.append(job.session + " · " + (point.details["label"] ?? point.key))
             } catch {
                 followed.append(job.session + " · " + (point.details["label"] ?? point.key) + ": not followed, " + error.userMessage)

@@ -1,3 +1,4 @@
+import CCurl
 import FoundationEssentials
 import Glibc
 

@@ -24,7 +24,7 @@ Agents, each under its own path prefix (base URL http://127.0.0.1:N/NAME):
             carries, BasePushNotificationSender POSTs each task update to its URL with the
             config's token in X-A2A-Notification-Token (a2a/server/tasks/).
 
-POST /release lets every task that waits in "later" go on (a test's stand-in for work that
+POST /release?task=ID lets a task that waits in "later" go on (a test's stand-in for work that
 ends while hark is not running).
 """
 
@@ -376,11 +376,12 @@ def routes(base):
 
 
 async def release(request):
-    """Lets every task waiting in "later" go on."""
-    tasks = sorted(waiting_later)
-    for task_id in tasks:
-        event_for(resumed, task_id).set()
-    return JSONResponse({'released': tasks})
+    """Lets the task named by `?task=ID` that waits in "later" go on (tests run side by side)."""
+    task_id = request.query_params.get('task', '')
+    if task_id not in waiting_later:
+        return JSONResponse({'error': f'no task {task_id} waits in "later"'}, status_code=404)
+    event_for(resumed, task_id).set()
+    return JSONResponse({'released': task_id})
 
 
 async def serve(server, sock):

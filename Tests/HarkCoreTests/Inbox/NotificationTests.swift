@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import HarkCore
 
 /// Notifications as bytes: the text cleaned of what a server could use to reach the
@@ -50,8 +51,10 @@ import Testing
         let note = HarkNotification(session: "ci", what: "build ended", words: "app #3 FAILURE")
         let noon = Date(timeIntervalSince1970: 0)
         func channel(_ mode: NotifySettings.Mode, _ environment: [String: String], terminal: Bool = true) -> Notifier.Channel? {
-            Notifier(environment: environment, write: terminal ? { _ in } : nil, now: { noon }, run: { _ in })
-                .channel(for: note, NotifySettings(mode: mode))
+            var write: (@Sendable (String) -> Void)?
+            if terminal { write = { _ in } }
+            let notifier = Notifier(environment: environment, write: write, now: { noon }, run: { _ in })
+            return notifier.channel(for: note, NotifySettings(mode: mode))
         }
         #expect(channel(.auto, ["TERM": "foot"]) == .terminal("\u{1B}]777;notify;hark: ci;build ended: app #3 FAILURE\u{7}"))
         #expect(channel(.auto, desktop) == .desktop([sender, "--app-name=hark", "--", "hark: ci", "build ended: app #3 FAILURE"]))
