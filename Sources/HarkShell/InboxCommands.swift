@@ -54,6 +54,7 @@ extension HarkCommandLine {
         }, problem: { terminal.writeError("hark watch: " + $0 + "\n") })
         if once {
             let left = try blocking { await watcher.lookOnce() }
+            Notifier.waitUntilSent()
             if left > 0 { terminal.write("\(left) still running\n") }
             return left == 0 ? 0 : 1
         }
@@ -74,6 +75,7 @@ extension HarkCommandLine {
             guard let signal = wake.signals.first(where: { [SIGINT, SIGTERM, SIGHUP].contains($0) }) else { continue }
             running.cancel()
             listener?.stop()
+            Notifier.waitUntilSent()
             // As any signal that ends hark: 128 + its number (130 for Ctrl-C, 143 for SIGTERM).
             return 128 + signal
         }

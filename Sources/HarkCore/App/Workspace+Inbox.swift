@@ -49,9 +49,9 @@ extension Workspace {
                 job.leaveRunning()
                 // What streamed so far was seen; its end comes as a reply of its own.
                 if let shown = job.replyMessageID { try store.markMessageRead(shown) }
-                followed.append(job.session + " · " + (point.details["label"] ?? point.key))
+                followed.append(job.session + " · " + point.label)
             } catch {
-                followed.append(job.session + " · " + (point.details["label"] ?? point.key) + ": not followed, " + error.userMessage)
+                followed.append(job.session + " · " + point.label + ": not followed, " + error.userMessage)
             }
         }
         return followed

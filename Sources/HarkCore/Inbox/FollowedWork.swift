@@ -29,11 +29,7 @@ public struct FollowedWork: Sendable, Equatable {
     public var createdAt: Date
 
     /// "app #12", "task 3f2a…": how a line names it.
-    public var label: String {
-        if let label = details["label"] { return label }
-        guard let key else { return kind }
-        return kind == "task" ? "task " + String(key.prefix(8)) : key
-    }
+    public var label: String { resumePoint?.label ?? details["label"] ?? kind }
 
     public var resumePoint: ResumePoint? {
         key.map { ResumePoint(kind: kind, key: $0, details: details) }

@@ -100,8 +100,40 @@ public final class Notifier: Sendable {
     /// Runs the command on a thread of its own and reaps it, so a long `hark watch` leaves no
     /// zombie behind; it is given a few seconds at most.
     public static let runDetached: @Sendable ([String]) -> Void = { command in
+        sending.started()
         Threads.start(name: "hark-notify") {
+            defer { sending.finished() }
             _ = try? Subprocess.run(command, streams: .captured(input: nil), timeout: 5, outputLimit: 4096)
+        }
+    }
+
+    /// Waits (at most `seconds`) for the desktop notifications still being sent: a process
+    /// about to exit (`hark watch --once`) would take them with it.
+    public static func waitUntilSent(seconds: Double = 5) { sending.waitUntilNone(seconds: seconds) }
+
+    private static let sending = InFlight()
+}
+
+/// How many things are under way, and a wait for none to be.
+final class InFlight: @unchecked Sendable {
+    private let condition = Condition()
+    private var count = 0
+
+    func started() { condition.withLock { count += 1 } }
+
+    func finished() {
+        condition.withLock {
+            count -= 1
+            condition.broadcast()
+        }
+    }
+
+    /// Each wake is a finish, and there are only so many: the wait ends soon after `seconds`.
+    func waitUntilNone(seconds: Double) {
+        condition.lock()
+        defer { condition.unlock() }
+        while count > 0 {
+            guard condition.wait(seconds: seconds) else { return }
         }
     }
 }

@@ -10,6 +10,11 @@ public struct ResumePoint: Sendable, Equatable {
     /// What the backend reads back to look at it again.
     public var details: [String: String]
 
+    /// "app #12", "task 3f2a9c01": how a line names it (a task's id is long and all alike).
+    public var label: String {
+        details["label"] ?? (kind == "task" ? "task " + String(key.prefix(8)) : key)
+    }
+
     public init(kind: String, key: String, details: [String: String] = [:]) {
         self.kind = kind
         self.key = key
