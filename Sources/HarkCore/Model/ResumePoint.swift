@@ -11,8 +11,9 @@ public struct ResumePoint: Sendable, Equatable {
     public var details: [String: String]
 
     /// "app #12", "task 3f2a9c01": how a line names it (a task's id is long and all alike).
+    /// Both come from the server: no control character of theirs reaches the terminal.
     public var label: String {
-        details["label"] ?? (kind == "task" ? "task " + String(key.prefix(8)) : key)
+        NotificationText.clean(details["label"] ?? (kind == "task" ? "task " + String(key.prefix(8)) : key), limit: 80)
     }
 
     public init(kind: String, key: String, details: [String: String] = [:]) {
