@@ -58,6 +58,7 @@ public final class Shell {
         terminal.setKeyMode(.keys)
         defer { terminal.setKeyMode(.user) }
         terminal.catchSignals([SIGINT, SIGTERM, SIGHUP, SIGWINCH])
+        startNotifying()
         greet()
         while !quitRequested {
             syncHistory()
@@ -95,6 +96,7 @@ public final class Shell {
                 handle(message)
             }
         }
+        leaveWorkFollowed()
         for job in workspace.runningJobs { job.stop() }
         workspace.prepareForExit()
         return exitCode
@@ -107,6 +109,7 @@ public final class Shell {
             + " · /help for commands, Ctrl-D to quit", .dim))
         lines += workspace.greeting().map(ansi.render)
         for warning in workspace.warnings { lines.append(ansi.wrap("warning: " + warning, .warning)) }
+        lines += awayLines()
         terminal.write(lines.joined(separator: "\n") + "\n")
     }
 
@@ -185,14 +188,19 @@ public final class Shell {
         var notices: [String] = []
         for event in wake.events {
             switch event {
-            case .backgroundEnded(let job): notices.append(notice(for: job))
+            case .backgroundEnded(let job):
+                notices.append(notice(for: job))
+                notifyEnded(job, watched: false, rang: noticeRings)
+            case .workEnded(let recorded):
+                notices.append(notice(for: recorded))
+                notifyWorkEnded(recorded)
             case .speechFailed(let error): notices.append(ansi.wrap("hark: " + error.userMessage, .error))
             case .question(let question): question.answer(nil)  // its reply is no longer watched
             default: break  // events of a reply no longer watched, a dictation that ended
             }
         }
         if !notices.isEmpty {
-            terminal.write("\r\u{1B}[K" + notices.joined(separator: "\n") + "\n\u{7}")
+            terminal.write("\r\u{1B}[K" + notices.joined(separator: "\n") + "\n" + (noticeRings ? "\u{7}" : ""))
             editor.refresh()
         }
         return interrupt

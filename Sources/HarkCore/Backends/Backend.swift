@@ -239,6 +239,9 @@ public enum CommonSettings {
                     type: .proxy),
         SettingSpec("proxy_auth", "basic:USER:SECRET for a proxy that asks for credentials"),
         SettingSpec("description", "a note shown by /sessions"),
+        SettingSpec("notify", "how an end seen elsewhere is told: auto (default), terminal, desktop, bell or off",
+                    type: NotifySettings.settingType),
+        SettingSpec("quiet_hours", "no notifications between these times, e.g. 22:00-07:00"),
     ]
 }
 

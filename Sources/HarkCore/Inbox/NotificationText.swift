@@ -1,0 +1,35 @@
+/// The text of a notification: one line of what a server sent, which is untrusted. Every
+/// control character goes (C0, DEL, C1: an ESC or a BEL inside an OSC would end it early and
+/// let the rest reach the terminal as commands), and so do bidirectional overrides; `;`,
+/// which separates the fields of OSC 777, becomes `,`. Runs of space become one.
+///
+/// A local stand-in for the sanitiser of server text being built in Render/; it should call
+/// that one once it exists.
+public enum NotificationText {
+    public static func clean(_ text: String, limit: Int = 200) -> String {
+        var out = String.UnicodeScalarView()
+        var pendingSpace = false
+        var count = 0
+        for scalar in text.unicodeScalars {
+            let value = scalar.value
+            if (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value) || value == 0x200E || value == 0x200F {
+                continue
+            }
+            if value <= 0x20 || (0x7F...0x9F).contains(value) {
+                pendingSpace = !out.isEmpty
+                continue
+            }
+            if count >= limit {
+                out.append("…")
+                break
+            }
+            if pendingSpace {
+                out.append(" ")
+                pendingSpace = false
+            }
+            out.append(scalar == ";" ? "," : scalar)
+            count += 1
+        }
+        return String(out)
+    }
+}
