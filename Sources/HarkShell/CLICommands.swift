@@ -48,6 +48,7 @@ enum CLICommands {
         OptionSpec(["--listen"], nil, "dictate the message from the microphone, send it, print the reply"),
         OptionSpec(["--yes-tools"], "NAME,…", "run these MCP tools without asking: SERVER, SERVER.TOOL or * (commas between)",
                    repeats: true),
+        OptionSpec(["--no-pager"], nil, "print long output (help, history, search, stats; /help in the shell) without a pager"),
         OptionSpec(["-h", "--help"], nil, "show this help"),
         OptionSpec(["--version"], nil, "print the version"),
     ]

@@ -168,6 +168,8 @@ import TestSupport
             > /forward notes
             notes ›
             > !printf 'from a command'
+            sent:
+            │ from a command
             echo: from a command
             > /pipe exit 3
             exit 3 exited with status 3
