@@ -122,6 +122,27 @@ import TestSupport
 }
 
 extension HangupTests {
+    /// The pager waits on its own program: a signal or the terminal's end ends it and hark.
+    @Test(arguments: [Event.termSignal, .hangupSignal, .terminalClosed])
+    func thePagerOpenEndsWithHark(_ event: Event) async throws {
+        let home = TestHome()
+        var environment = home.environment
+        environment["TERM"] = "xterm-256color"
+        environment["EDITRC"] = home.directory.write("editrc", "")
+        let hark = try PseudoTerminalProcess([BuiltProducts.hark], environment: environment, setup: .init())
+        defer { hark.end() }
+        try await hark.waitFor("local ›")
+        hark.type("/help\r")
+        try await hark.waitFor(":\u{1B}[K")  // less -FRX waits at its prompt
+        switch event {
+        case .termSignal: kill(hark.pid, SIGTERM)
+        case .hangupSignal: kill(hark.pid, SIGHUP)
+        default: hark.closeTerminal()
+        }
+        let exit = try #require(await hark.exit(within: 1), "hark waits for the pager:\n\(hark.text)")
+        #expect(exit.status == (event == .termSignal ? 143 : 129))
+    }
+
     /// A stop that never ends (the A2A agent never answers CancelTask) is given up after a
     /// bound: SIGTERM still ends hark within a second, and what arrived is kept as `stopped`.
     @Test func aStopStuckOnTheServerDoesNotHoldHarkUp() async throws {
