@@ -150,6 +150,13 @@ public final class EventLoop: @unchecked Sendable {
         return wake
     }
 
+    /// Someone else found the terminal gone (libedit, which checks its modes before reading):
+    /// as if this loop had read the end of input.
+    public func terminalGone() {
+        var wake = Wake()
+        endInput(&wake, Interest())
+    }
+
     /// Input ended. The wait that saw it wakes for keys once; a terminal's end is a hangup.
     private func endInput(_ wake: inout Wake, _ interest: Interest) {
         guard !inputEnded else { return }

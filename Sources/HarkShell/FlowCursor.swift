@@ -8,7 +8,7 @@ import HarkCore
 /// The flow's last row is either a fresh row (`atRowStart`: the input line sits on it, and
 /// the next text goes where the input line starts) or a row with `column` columns taken,
 /// directly above the input line.
-struct FlowCursor: Equatable {
+struct FlowCursor {
     /// Columns taken on the flow's last row.
     private(set) var column = 0
     /// The flow's next character starts a row of its own, the one the input line is on.
@@ -23,6 +23,12 @@ struct FlowCursor: Equatable {
     private(set) var style = ""
     /// An escape sequence cut between two writes.
     private var escape: [Unicode.Scalar]?
+    /// The unfinished row as written (style at its start, then every byte since the last line
+    /// end, escapes and carriage returns included), to write it again below a notice; nil
+    /// once it grew past `rowLimit`. Rows the terminal wrapped it onto: `rowWraps`.
+    private var row: (style: String, bytes: String.UnicodeScalarView)? = ("", String.UnicodeScalarView())
+    private var rowWraps = 0
+    static let rowLimit = 8192
 
     /// From the start of the input line back to where the flow ends.
     mutating func back() -> String {
@@ -50,6 +56,24 @@ struct FlowCursor: Equatable {
         if !atRowStart { lineEndOwed = true }
         atRowStart = true
         column = 0
+        startRow()
+    }
+
+    private mutating func startRow() {
+        row = (style, String.UnicodeScalarView())
+        rowWraps = 0
+    }
+
+    /// The unfinished row, to write again from its start (`up` rows above the flow's end): nil
+    /// when the flow is at a row start or the row is too long to keep.
+    func unfinishedRow() -> (up: Int, text: String)? {
+        guard !atRowStart, let row else { return nil }
+        return (rowWraps, row.style + String(row.bytes))
+    }
+
+    /// The screen was moved to the flow's end by hand (the unfinished row written again).
+    mutating func atTheFlowsEnd() {
+        atFlowEnd = true
     }
 
     /// The input line was entered: it stays on screen, and the screen is on the row below it.
@@ -72,6 +96,7 @@ struct FlowCursor: Equatable {
             if var sequence = escape {
                 sequence.append(scalar)
                 written.append(scalar)
+                row?.bytes.append(scalar)
                 if Self.ends(sequence) {
                     escape = nil
                     noteEscape(sequence)
@@ -89,6 +114,12 @@ struct FlowCursor: Equatable {
             }
             written.append(scalar)
             advance(over: scalar, columns: max(columns, 1))
+            if scalar == "\n" {
+                startRow()
+            } else if row != nil {
+                row!.bytes.append(scalar)
+                if row!.bytes.count > Self.rowLimit { row = nil }
+            }
         }
         return String(written)
     }
@@ -108,7 +139,10 @@ struct FlowCursor: Equatable {
             let width = TextWidth.of(scalar)
             guard width > 0 else { return }
             // The terminal moves to a new row first when the character does not fit.
-            if column + width > columns && column > 0 { column = 0 }
+            if column + width > columns && column > 0 {
+                column = 0
+                rowWraps += 1
+            }
             column += width
             atRowStart = false
         }

@@ -156,14 +156,24 @@ final class LineEditor: LineInput {
             break
         }
         guard let result, count > 0 else {
+            // libedit sets its mode before the first key and gives up when the terminal has
+            // gone meanwhile: that end of input is the event loop's to act on (a hangup).
+            var settings = termios()
+            if tcgetattr(STDIN_FILENO, &settings) != 0 { loop.terminalGone() }
             flow?.hideLine()
             return .endOfFile
         }
         // `count` bytes, not up to a NUL: a bound function that shortened the line and ends it
         // (dictation's send word) leaves old characters after the end, unterminated.
         var line = String(decoding: UnsafeRawBufferPointer(start: result, count: Int(count)), as: UTF8.self)
+        if let action = requestedAction {
+            // A bound function's newline leaves the screen on the line: on to the next row,
+            // as Enter does, before the editor opens.
+            screen("\r\n")
+            flow?.lineEntered()
+            return .action(action.name, line: action.line)
+        }
         flow?.lineEntered()
-        if let action = requestedAction { return .action(action.name, line: action.line) }
         // A line the end of input cut short was never entered: it is not sent.
         guard line.hasSuffix("\n") || !loop.inputEnded else { return .endOfFile }
         if line.hasSuffix("\n") { line.removeLast() }

@@ -69,11 +69,23 @@ public final class OutputFlow {
     }
 
     /// Lines of the shell's own (a notice, a queued message, a command's note): on rows of
-    /// their own below what the reply wrote so far; the reply goes on under them. `change`
-    /// changes the line while it is off the screen.
+    /// their own below what the reply finished, above its unfinished row, which is written
+    /// again below them, so the reply's line stays whole (a spinner goes on below too).
+    /// `change` changes the line while it is off the screen.
     public func lines(_ text: String, change: () -> Void = {}) {
         guard !text.isEmpty else { return change() }
         let ended = text.hasSuffix("\n") ? text : text + "\n"
+        if let row = cursor.unfinishedRow() {
+            if lineShown { line.erase() }
+            let up = row.up + (cursor.atFlowEnd ? 0 : 1)
+            var out = (up > 0 ? "\u{1B}[\(up)A" : "") + "\r\u{1B}[J" + (cursor.style.isEmpty ? "" : ANSI.reset) + ended + row.text
+            cursor.atTheFlowsEnd()
+            if lineShown { out += cursor.onward(columns: columns) }
+            terminal.write(out)
+            change()
+            if lineShown { line.draw() }
+            return
+        }
         if lineShown {
             line.erase()
             cursor.closeRow()

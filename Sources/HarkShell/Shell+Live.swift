@@ -54,14 +54,22 @@ extension Shell {
         switch read {
         case .line(let line):
             entered(line)
+            // /quit: the reply stops, as for Ctrl-D.
+            if quitRequested { watch.take(signals: [SIGTERM]) }
         case .setAside(let line):
             setAside = line
         case .action(let action, let line):
             if action == "edit" { editAndSend(startingWith: (draft + [pastes.expand(line)]).joined(separator: "\n")) }
         case .endOfFile:
-            // Ctrl-D on an empty line quits, as at the prompt: the reply stops first.
+            // Ctrl-D drops the draft, or quits as at the prompt, once what was typed before it
+            // has happened: the reply ends, what was queued behind it is sent.
             pastes.clear()
-            watch.take(signals: [SIGTERM])
+            if !draft.isEmpty {
+                draft = []
+            } else if !quitWhenDone && !loop.inputEnded {
+                quitWhenDone = true
+                editor.flow?.lines(ansi.wrap("hark quits once this reply has ended", .dim))
+            }
         case .interrupted:
             pastes.clear()
         }

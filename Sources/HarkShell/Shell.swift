@@ -33,6 +33,9 @@ public final class Shell {
     var pastes = PastedText()
     /// The reply being watched while the next line is edited below it.
     var liveReply: ReplyWatch?
+    /// Ctrl-D came while a reply streamed: hark quits once it has ended and what was queued
+    /// behind it has been sent.
+    var quitWhenDone = false
 
     public init(workspace: Workspace, terminal: Terminal) throws {
         self.workspace = workspace
@@ -73,6 +76,7 @@ public final class Shell {
         while !quitRequested {
             syncHistory()
             if sendDueMessage() { continue }
+            if quitWhenDone { break }
             if let line = setAside {
                 setAside = nil
                 if !line.isEmpty { editor.prefill(line) }

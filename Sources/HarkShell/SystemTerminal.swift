@@ -36,9 +36,12 @@ public final class SystemTerminal: Terminal, @unchecked Sendable {
                 return bytes
             }
             if count == 0 {
-                // A terminal reads nothing when hung up, and also for a Ctrl-D typed in the
-                // user's mode (a question): that is a key, and the terminal is still there.
-                return hasKeyboard && !Self.isHungUp(STDIN_FILENO) ? [0x04] : []
+                // A terminal reads nothing when hung up, and in its canonical mode (a question
+                // asked in the user's mode) also for a Ctrl-D: a key, the terminal still there.
+                // Outside that mode a Ctrl-D arrives as a byte, so nothing read is the end.
+                var settings = termios()
+                let canonical = tcgetattr(STDIN_FILENO, &settings) == 0 && settings.c_lflag & tcflag_t(ICANON) != 0
+                return hasKeyboard && canonical && !Self.isHungUp(STDIN_FILENO) ? [0x04] : []
             }
             if errno == EINTR { continue }
             guard errno == EAGAIN else { return [] }  // EIO: the terminal is gone

@@ -45,13 +45,27 @@ import HarkCore
         #expect(screen.terminal.text == "0123456789\nnext\n› abc")
     }
 
-    @Test func aNoticeTakesRowsOfItsOwnAndTheReplyGoesOnBelowIt() {
-        let screen = Screen()
+    @Test func aNoticeGoesAboveTheRepliesUnfinishedRowWhichStaysWhole() {
+        let screen = Screen(columns: 30)
         screen.showLine()
-        screen.flow.reply("half a line")
+        screen.flow.reply("done\nhalf a line")
         screen.flow.lines("↩ other · done")
         screen.flow.reply(" and the rest\nnext")
-        #expect(screen.terminal.text == "half a line\n↩ other · done\n and the rest\nnext\n› abc")
+        #expect(screen.terminal.text == "done\n↩ other · done\nhalf a line and the rest\nnext\n› abc")
+        // A row the terminal wrapped is written again whole too.
+        screen.flow.reply(" and a row longer than thirty")
+        screen.flow.lines("note")
+        #expect(screen.terminal.text == "done\n↩ other · done\nhalf a line and the rest\nnote\nnext and a row longer than thi\nrty\n› abc")
+    }
+
+    @Test func aNoticeDuringTheSpinnerLeavesNoSpinnerBehind() {
+        let screen = Screen()
+        screen.showLine()
+        screen.flow.reply("\r⠋ 0.1s\u{1B}[K")
+        screen.flow.lines("↩ other · done")
+        screen.flow.reply("\r\u{1B}[K")
+        screen.flow.reply("the reply")
+        #expect(screen.terminal.text == "↩ other · done\nthe reply\n› abc")
     }
 
     @Test func aLineEnteredStaysAndTheReplyGoesOnAfterIt() {
