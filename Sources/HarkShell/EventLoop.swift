@@ -86,6 +86,14 @@ public final class EventLoop: @unchecked Sendable {
     /// Seconds left to wait for replies to stop while hark ends; nil while it is not ending.
     public var endingIn: Double? { endingBy.map { $0 - Self.monotonicNow() } }
 
+    /// How long hark's last step (ending its MCP sessions) may take: a moment when nothing is
+    /// ending hark, else what is left of the second a signal or a hangup gives it in all.
+    static let exitBound = 0.9
+    public var serversEndWithin: Double {
+        guard Signals.terminating != 0, let left = endingIn else { return 2 }
+        return max(0.05, left + Self.exitBound - Self.endingBound)
+    }
+
     static func monotonicNow() -> Double {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
