@@ -90,8 +90,8 @@ public final class EventLoop: @unchecked Sendable {
     /// ending hark, else what is left of the second a signal or a hangup gives it in all.
     static let exitBound = 0.9
     public var serversEndWithin: Double {
-        guard Signals.terminating != 0, let left = endingIn else { return 2 }
-        return max(0.05, left + Self.exitBound - Self.endingBound)
+        guard Signals.terminating != 0 else { return 2 }
+        return max(0.05, (endingIn ?? Self.endingBound) + Self.exitBound - Self.endingBound)
     }
 
     static func monotonicNow() -> Double {

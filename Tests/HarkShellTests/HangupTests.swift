@@ -36,11 +36,7 @@ import TestSupport
         let typed = try await reach(state, hark, stdoutIsPipe: stdoutIsPipe)
 
         let before = hark.cpuSeconds()
-        switch event {
-        case .hangupSignal: kill(hark.pid, SIGHUP)
-        case .termSignal: kill(hark.pid, SIGTERM)
-        case .terminalClosed, .inputAtEnd: hark.closeTerminal()
-        }
+        Self.end(hark, by: event)
         let exit = try #require(await hark.exit(within: 1), "hark still runs 1 s after \(event) in \(state); it wrote:\n\(hark.text)")
         #expect(exit.status == (event == .termSignal ? 143 : 129), "\(hark.text)")
         #expect(exit.cpuSeconds - before < 0.2, "CPU after \(event): \(exit.cpuSeconds - before) s")
@@ -122,23 +118,32 @@ import TestSupport
 }
 
 extension HangupTests {
+    /// hark's shell in `home`, on a pseudo-terminal that is its controlling terminal.
+    static func shell(in home: TestHome) throws -> PseudoTerminalProcess {
+        var environment = home.environment
+        environment["TERM"] = "xterm-256color"
+        environment["EDITRC"] = home.directory.write("editrc", "")
+        return try PseudoTerminalProcess([BuiltProducts.hark], environment: environment, setup: .init())
+    }
+
+    static func end(_ hark: PseudoTerminalProcess, by event: Event) {
+        switch event {
+        case .termSignal: kill(hark.pid, SIGTERM)
+        case .hangupSignal: kill(hark.pid, SIGHUP)
+        case .terminalClosed, .inputAtEnd: hark.closeTerminal()
+        }
+    }
+
     /// The pager waits on its own program: a signal or the terminal's end ends it and hark.
     @Test(arguments: [Event.termSignal, .hangupSignal, .terminalClosed])
     func thePagerOpenEndsWithHark(_ event: Event) async throws {
         let home = TestHome()
-        var environment = home.environment
-        environment["TERM"] = "xterm-256color"
-        environment["EDITRC"] = home.directory.write("editrc", "")
-        let hark = try PseudoTerminalProcess([BuiltProducts.hark], environment: environment, setup: .init())
+        let hark = try Self.shell(in: home)
         defer { hark.end() }
         try await hark.waitFor("local ›")
         hark.type("/help\r")
         try await hark.waitFor(":\u{1B}[K")  // less -FRX waits at its prompt
-        switch event {
-        case .termSignal: kill(hark.pid, SIGTERM)
-        case .hangupSignal: kill(hark.pid, SIGHUP)
-        default: hark.closeTerminal()
-        }
+        Self.end(hark, by: event)
         let exit = try #require(await hark.exit(within: 1), "hark waits for the pager:\n\(hark.text)")
         #expect(exit.status == (event == .termSignal ? 143 : 129))
     }
@@ -148,10 +153,7 @@ extension HangupTests {
     @Test func aStopStuckOnTheServerDoesNotHoldHarkUp() async throws {
         let agent = try await TestA2AAgent.shared()
         let home = TestHome(config: "[hark]\ndefault = echo\n\n[session echo]\nkind = a2a\nurl = \(agent.url("echo"))\n")
-        var environment = home.environment
-        environment["TERM"] = "xterm-256color"
-        environment["EDITRC"] = home.directory.write("editrc", "")
-        let hark = try PseudoTerminalProcess([BuiltProducts.hark], environment: environment, setup: .init())
+        let hark = try Self.shell(in: home)
         defer { hark.end() }
         try await hark.waitFor("echo ›")
         hark.type("stuck on purpose\r")
@@ -163,6 +165,27 @@ extension HangupTests {
         let reply = try #require(try store.lastMessage(session: "echo", role: .assistant))
         #expect(reply.status == .stopped)
         #expect(reply.text == "started ")
+    }
+}
+
+extension HangupTests {
+    /// hark's last step ends its MCP sessions with DELETE; a server that never answers it does
+    /// not hold the exit of a hangup or a signal past its second, and the DELETE did go out.
+    @Test(arguments: [Event.hangupSignal, .termSignal, .terminalClosed])
+    func anMCPServerSilentAtTheEndDoesNotHoldHarkUp(_ event: Event) async throws {
+        let recorder = try await TestMCPRecorder(holdingDelete: true)
+        let model = try MCPSessionEndTests.model(waiting: 0)
+        let home = MCPSessionEndTests.home(model, recorder)
+        let hark = try Self.shell(in: home)
+        defer { hark.end() }
+        try await hark.waitFor("llama ›")
+        hark.type("what is it?\r")
+        try await hark.waitFor("done")
+        let session = try await recorder.waitForSession(1, seconds: 10)
+        Self.end(hark, by: event)
+        let exit = try #require(await hark.exit(within: 1), "hark waits for a DELETE never answered:\n\(hark.text)")
+        #expect(exit.status == (event == .termSignal ? 143 : 129))
+        try await recorder.waitFor("DELETE", in: session, seconds: 10)
     }
 }
 
