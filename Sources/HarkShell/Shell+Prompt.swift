@@ -67,7 +67,7 @@ extension Shell {
                 quitRequested = true
                 loop.beginEnding()
                 decision = .interrupt
-            case SIGCONT: editor.redraw(clear: false, above: "")
+            case SIGCONT: editor.redraw(clear: false, above: draftRows())
             default: break
             }
         }
