@@ -21,7 +21,7 @@ _hark() {
         esac
     done
     case "$command" in
-        "") COMPREPLY=($(compgen -W "sessions session history inbox watch stats search ask backup index restore export speak transcribe listen doctor version help completions -s --session --thread --new-thread --fork-at --code --json --speak --listen --no-stdin --truncate --yes-tools -h --help --version" -- "$cur")) ;;
+        "") COMPREPLY=($(compgen -W "sessions session history inbox watch stats search ask backup index restore export speak transcribe listen doctor version help completions -s --session --thread --new-thread --fork-at --code --json --speak --listen --no-stdin --truncate --yes-tools --no-pager -h --help --version" -- "$cur")) ;;
         sessions)
             COMPREPLY=($(compgen -W "--names --json" -- "$cur")) ;;
         session)

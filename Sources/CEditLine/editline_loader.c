@@ -94,6 +94,12 @@ void *hark_el_get_clientdata(EditLine *el) {
     return data;
 }
 int hark_el_refresh(EditLine *el) { return fn.el_set(el, EL_REFRESH); }
+int hark_el_setty_edit_off(EditLine *el, const char *flag) {
+    char cleared[64];
+    snprintf(cleared, sizeof cleared, "-%s", flag);
+    return fn.el_set(el, EL_SETTY, "-d", cleared, (const char *)NULL);
+}
+int hark_el_prep_term(EditLine *el, int raw) { return fn.el_set(el, EL_PREP_TERM, raw); }
 int hark_el_get_editor(EditLine *el, const char **mode) { return fn.el_get(el, EL_EDITOR, mode); }
 
 History *hark_history_init(void) { return fn.history_init(); }

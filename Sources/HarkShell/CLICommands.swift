@@ -51,6 +51,7 @@ enum CLICommands {
                    completion: .choices(["head", "tail"])),
         OptionSpec(["--yes-tools"], "NAME,…", "run these MCP tools without asking: SERVER, SERVER.TOOL or * (commas between)",
                    repeats: true),
+        OptionSpec(["--no-pager"], nil, "print long output (help, history, search, stats; /help in the shell) without a pager"),
         OptionSpec(["-h", "--help"], nil, "show this help"),
         OptionSpec(["--version"], nil, "print the version"),
     ]

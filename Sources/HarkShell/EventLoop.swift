@@ -75,12 +75,43 @@ public final class EventLoop: @unchecked Sendable {
     private var bufferStart = 0
     /// Input has ended (a pipe closed, the terminal gone); no key will come.
     public private(set) var inputEnded = false
+    /// When hark must be gone, once a signal or a hangup is ending it (monotonic seconds).
+    private var endingBy: Double?
+    /// How long waits for replies to stop may go on while hark ends: past it, a reply whose
+    /// stop is stuck (a tool, a server's stop request) is left as it is.
+    static let endingBound = 0.5
+
+    /// hark is ending (SIGTERM, SIGQUIT, SIGHUP, the terminal gone): from now on, waiting for
+    /// replies to stop is bounded.
+    public func beginEnding() {
+        if endingBy == nil { endingBy = Self.monotonicNow() + Self.endingBound }
+    }
+
+    /// Seconds left to wait for replies to stop while hark ends; nil while it is not ending.
+    public var endingIn: Double? { endingBy.map { $0 - Self.monotonicNow() } }
+
+    /// How long hark's last step (ending its MCP sessions) may take: a moment when nothing is
+    /// ending hark, else what is left of the second a signal or a hangup gives it in all.
+    static let exitBound = 0.9
+    public var serversEndWithin: Double {
+        guard Signals.terminating != 0 else { return 2 }
+        return max(0.05, (endingIn ?? Self.endingBound) + Self.exitBound - Self.endingBound)
+    }
+
+    static func monotonicNow() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
 
     public init(terminal: Terminal) {
         self.terminal = terminal
     }
 
-    /// Waits until something of `interest` happens (or its timeout passes).
+    /// Waits until something of `interest` happens (or its timeout passes). Once input has
+    /// ended, a wait no longer wakes for keys (a loop asking for keys would spin): on a
+    /// terminal the end is a hangup, reported once as SIGHUP to a wait that takes signals;
+    /// a wait for keys alone returns at once, and its caller checks `inputEnded`.
     @discardableResult
     public func wait(_ interest: Interest) -> Wake {
         var wake = Wake()
@@ -91,39 +122,70 @@ public final class EventLoop: @unchecked Sendable {
             wake.signals = heldSignals
             heldSignals = []
         }
-        if interest.keys && (hasKeys || inputEnded) { wake.keys = true }
-        while wake.isEmpty {
+        if interest.keys && (hasKeys || (inputEnded && !interest.signals)) { wake.keys = true }
+        // Even when something is already at hand, what else is ready is taken too (without
+        // waiting): a wait answered from the buffer must not leave the inbox and the signals unread.
+        var collecting = !wake.isEmpty
+        while wake.isEmpty || collecting {
             var fds = [pollfd(fd: inbox.readFD, events: Int16(POLLIN), revents: 0)]
             let signalFD = interest.signals ? terminal.signalDescriptor : -1
             let inputFD = interest.keys && !inputEnded ? terminal.inputDescriptor : -1
             for fd in [signalFD, inputFD] where fd >= 0 { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
-            let ready = poll(&fds, nfds_t(fds.count), interest.timeout ?? -1)
+            let ready = poll(&fds, nfds_t(fds.count), collecting ? 0 : interest.timeout ?? -1)
             if ready == 0 {
-                wake.timedOut = true
+                if !collecting { wake.timedOut = true }
                 break
             }
+            collecting = false
             if ready < 0 {
                 // A signal interrupted the wait: it is in its pipe for the next round.
                 if errno == EINTR { continue }
-                inputEnded = true
-                wake.keys = interest.keys
+                endInput(&wake, interest)
                 break
             }
             for entry in fds where entry.revents != 0 {
                 if entry.fd == inbox.readFD {
                     take(inbox.take(), into: &wake, interest)
                 } else if entry.fd == signalFD {
-                    wake.signals += terminal.takeSignals()
+                    wake.signals += received(terminal.takeSignals())
                 } else if entry.fd == inputFD {
                     let bytes = terminal.readInput(limit: 4096)
                     let keys = focus.filter(bytes)
-                    if bytes.isEmpty { inputEnded = true } else { buffer += keys }
-                    // A read that held only a focus report brings no key.
-                    if bytes.isEmpty || !keys.isEmpty { wake.keys = true }
+                    if bytes.isEmpty {
+                        endInput(&wake, interest)
+                    } else {
+                        buffer += keys
+                        // A read that held only a focus report brings no key.
+                        if !keys.isEmpty { wake.keys = true }
+                    }
                 }
             }
         }
         return wake
+    }
+
+    /// Someone else found the terminal gone (libedit, which checks its modes before reading):
+    /// as if this loop had read the end of input.
+    public func terminalGone() {
+        var wake = Wake()
+        endInput(&wake, Interest())
+    }
+
+    /// Input ended. The wait that saw it wakes for keys once; a terminal's end is a hangup.
+    private func endInput(_ wake: inout Wake, _ interest: Interest) {
+        guard !inputEnded else { return }
+        inputEnded = true
+        wake.keys = interest.keys
+        guard terminal.hasKeyboard else { return }
+        terminal.hangUp()
+        if interest.signals { wake.signals.append(SIGHUP) } else { heldSignals.append(SIGHUP) }
+    }
+
+    /// Signals as a wait reports them. SIGCONT (hark continued after a stop) also sets the
+    /// terminal's key mode again, whoever waits.
+    private func received(_ signals: [Int32]) -> [Int32] {
+        if signals.contains(SIGCONT) { terminal.resumed() }
+        return signals
     }
 
     private func take(_ events: [ShellEvent], into wake: inout Wake, _ interest: Interest) {

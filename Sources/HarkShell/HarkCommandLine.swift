@@ -9,7 +9,15 @@ public struct HarkCommandLine {
 
     public static func run(_ arguments: [String]) -> Int32 {
         Signals.quitEndsLikeTerm()
-        return HarkCommandLine(terminal: SystemTerminal()).run(arguments)
+        let terminal = SystemTerminal()
+        var arguments = arguments
+        // `hark --no-pager …`, as `git --no-pager …`: long output is printed, never paged.
+        if arguments.first == "--no-pager" {
+            arguments.removeFirst()
+            terminal.pagingOff = true
+        }
+        terminal.configuredPager = { (try? ConfigFile.load(paths: Paths.fromEnvironment()))?.global["pager"] }
+        return HarkCommandLine(terminal: terminal).run(arguments)
     }
 
     func run(_ arguments: [String]) -> Int32 {
@@ -27,8 +35,9 @@ public struct HarkCommandLine {
         }
         let parsed = try OptionParser.parse(arguments, options: CLICommands.messageOptions, help: "hark --help")
         let options = try MessageOptions(parsed)
+        if parsed.flag("--no-pager") { (terminal as? SystemTerminal)?.pagingOff = true }
         if options.help {
-            terminal.write(CLICommands.usage().joined(separator: "\n") + "\n")
+            terminal.page(CLICommands.usage().joined(separator: "\n") + "\n")
             return 0
         }
         if options.version {

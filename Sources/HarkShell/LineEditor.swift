@@ -8,17 +8,25 @@ import HarkCore
 /// also wakes for signals and background events. `~/.editrc` is read after
 /// hark's own bindings, so users can change them (`bind ^I ed-complete`, `bind -v`).
 final class LineEditor: LineInput {
-    private let editLine: OpaquePointer
-    private let history: OpaquePointer
-    private var historyEvent = HistEvent()
+    let editLine: OpaquePointer
+    let history: OpaquePointer
+    var historyEvent = HistEvent()
     private var promptBuffer: UnsafeMutablePointer<CChar>?
-    private var pendingInput: [wchar_t] = []
-    private let terminal: Terminal
+    var pendingInput: [wchar_t] = []
+    let terminal: Terminal
     private let loop: EventLoop
     private var requestedAction: (name: String, line: String)?
-    private var interrupted = false
+    /// Why the read is ending early, when it is.
+    private var decision: ReadDecision?
+    private var setAsideLine: String?
+    /// The terminal libedit draws on: stdout, or the terminal of stdin when stdout is a pipe
+    /// (`hark | tee log`), so the line is still edited as on a terminal, and Ctrl-D quits.
+    private let screenFD: Int32
+    /// Columns the prompt on screen takes.
+    private(set) var promptWidth = 0
 
     var hooks = LineHooks()
+    var flow: OutputFlow?
 
     /// A key sequence no keyboard sends, bound to `hark-listen` so /listen can start
     /// dictation by pushing it, whatever keys the user bound.
@@ -31,20 +39,25 @@ final class LineEditor: LineInput {
             throw HarkError.unavailable(String(cString: problem), hint: "the interactive shell needs it; messages in pipes do not")
         }
         LineEditor.configureLocale()
-        editLine = hark_el_init(program, fdopen(STDIN_FILENO, "r"), fdopen(STDOUT_FILENO, "w"), fdopen(STDERR_FILENO, "w"))
+        screenFD = Self.screenDescriptor()
+        editLine = hark_el_init(program, fdopen(STDIN_FILENO, "r"), fdopen(screenFD, "w"), fdopen(STDERR_FILENO, "w"))
         history = hark_history_init()
         hark_history_setsize(history, &historyEvent, 2000)
         hark_history_setunique(history, &historyEvent, 1)
         hark_el_set_clientdata(editLine, Unmanaged.passUnretained(self).toOpaque())
         hark_el_set_editor(editLine, "emacs")
         // hark handles signals itself (Signals.swift); libedit's own handlers re-raise them
-        // to the whole process group.
+        // to the whole process group. Ctrl-C, Ctrl-Z and Ctrl-\ come as keys (hooks.key), so
+        // they mean the same while a reply streams above the line as at the prompt.
         hark_el_set_signal(editLine, 0)
+        hark_el_setty_edit_off(editLine, "isig")
         hark_el_set_history(editLine, history)
         hark_el_set_prompt(editLine) { editLine in
             guard let editor = LineEditor.from(editLine) else { return nil }
             free(editor.promptBuffer)
-            editor.promptBuffer = strdup(editor.hooks.prompt())
+            let prompt = editor.hooks.prompt()
+            editor.promptWidth = TextWidth.of(Shell.visibleText(prompt))
+            editor.promptBuffer = strdup(prompt)
             return editor.promptBuffer
         }
         hark_el_set_getc(editLine) { editLine, character in
@@ -80,6 +93,30 @@ final class LineEditor: LineInput {
         hark_el_end(editLine)
         hark_history_end(history)
         free(promptBuffer)
+        if screenFD != STDOUT_FILENO { close(screenFD) }
+    }
+
+    /// stdout when it is a terminal, else stdin's terminal opened for writing (stdout itself
+    /// when that cannot be opened: libedit then reads lines without editing them).
+    private static func screenDescriptor() -> Int32 {
+        guard isatty(STDOUT_FILENO) != 1, let name = ttyname(STDIN_FILENO) else { return STDOUT_FILENO }
+        let fd = open(name, O_WRONLY | O_NOCTTY | O_CLOEXEC)
+        return fd >= 0 ? fd : STDOUT_FILENO
+    }
+
+    /// Writes to the terminal libedit draws on.
+    func screen(_ text: String) {
+        guard screenFD != STDOUT_FILENO else { return terminal.write(text) }
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = write(screenFD, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+                guard written > 0 else { return }
+                offset += written
+            }
+        }
     }
 
     static func from(_ editLine: OpaquePointer?) -> LineEditor? {
@@ -99,38 +136,89 @@ final class LineEditor: LineInput {
 
     func readLine() -> LineRead {
         requestedAction = nil
-        interrupted = false
-        terminal.write("\u{1B}[?2004h")  // bracketed paste on
-        defer { terminal.write("\u{1B}[?2004l") }
+        decision = nil
+        setAsideLine = nil
+        flow?.line = OutputFlow.LineDrawing(erase: { [unowned self] in eraseLine() }, draw: { [unowned self] in refresh() },
+                                            cursorRow: { [unowned self] in cursorRow() })
+        flow?.showLine()
+        screen("\u{1B}[?2004h")  // bracketed paste on
+        defer { screen("\u{1B}[?2004l") }
         var count: Int32 = 0
         let result = hark_el_gets(editLine, &count)
-        if interrupted { return .interrupted }
-        guard let result, count > 0 else { return .endOfFile }
+        switch decision {
+        case .interrupt:
+            flow?.hideLine()
+            return .interrupted
+        case .setAside:
+            flow?.hideLine()
+            return .setAside(setAsideLine ?? "")
+        case .keepReading, nil:
+            break
+        }
+        guard let result, count > 0 else {
+            // libedit sets its mode before the first key and gives up when the terminal has
+            // gone meanwhile: that end of input is the event loop's to act on (a hangup).
+            var settings = termios()
+            if tcgetattr(STDIN_FILENO, &settings) != 0 { loop.terminalGone() }
+            flow?.hideLine()
+            return .endOfFile
+        }
         // `count` bytes, not up to a NUL: a bound function that shortened the line and ends it
         // (dictation's send word) leaves old characters after the end, unterminated.
         var line = String(decoding: UnsafeRawBufferPointer(start: result, count: Int(count)), as: UTF8.self)
+        if let action = requestedAction {
+            // A bound function's newline leaves the screen on the line: on to the next row,
+            // as Enter does, before the editor opens.
+            screen("\r\n")
+            flow?.lineEntered()
+            return .action(action.name, line: action.line)
+        }
+        flow?.lineEntered()
+        // A line the end of input cut short was never entered: it is not sent.
+        guard line.hasSuffix("\n") || !loop.inputEnded else { return .endOfFile }
         if line.hasSuffix("\n") { line.removeLast() }
-        if let action = requestedAction { return .action(action.name, line: action.line) }
         return .line(line)
     }
 
-    /// One character for libedit, waiting for keys and acting on what else wakes the wait.
+    /// One character for libedit, waiting for keys and acting on what else wakes the wait
+    /// and on the control keys the shell takes.
     private func readCharacter(into character: UnsafeMutablePointer<wchar_t>) -> Int32 {
         if !pendingInput.isEmpty {
             character.pointee = pendingInput.removeFirst()
             return 1
         }
-        while !loop.hasKeys && !loop.inputEnded {
-            let wake = loop.wait(.prompt)
-            if wake.hasNews && hooks.wake(wake) {
-                interrupted = true
-                errno = EINTR
-                return -1
+        while true {
+            // Once input has ended no key comes, but the shell still decides (a hangup ends
+            // the read; below a reply, its end is waited for): the wait then takes no keys.
+            while !loop.hasKeys {
+                var interest = EventLoop.Interest.prompt
+                interest.keys = !loop.inputEnded
+                interest.timeout = hooks.timeout()
+                let wake = loop.wait(interest)
+                if wake.signals.contains(SIGCONT) { prepareTerminal() }
+                guard wake.hasNews || wake.timedOut else { continue }
+                if let ending = end(hooks.wake(wake)) { return ending }
             }
+            guard let scalar = readScalar() else { return 0 }
+            if let decided = hooks.key(scalar) {
+                if let ending = end(decided) { return ending }
+                continue
+            }
+            character.pointee = wchar_t(bitPattern: scalar.value)
+            return 1
         }
-        guard let scalar = readScalar() else { return 0 }
-        character.pointee = wchar_t(bitPattern: scalar.value)
-        return 1
+    }
+
+    /// Ends the read for `decision` (nil to go on): -1 with EINTR makes el_gets return.
+    private func end(_ decided: ReadDecision) -> Int32? {
+        guard decided != .keepReading else { return nil }
+        if decided == .setAside {
+            let (before, after) = lineAroundCursor()
+            setAsideLine = before + after
+        }
+        decision = decided
+        errno = EINTR
+        return -1
     }
 
     /// Reads one UTF-8 encoded character of input; nil at end of input. A malformed sequence
@@ -151,7 +239,8 @@ final class LineEditor: LineInput {
         return String(decoding: bytes, as: UTF8.self).unicodeScalars.first
     }
 
-    /// Reads raw characters until the end of a bracketed paste.
+    /// Reads raw characters until the end of a bracketed paste. Text with line ends goes
+    /// to the shell, which puts a summary of it into the line.
     private func readPaste() -> UInt8 {
         var text: [Unicode.Scalar] = []
         let terminator: [Unicode.Scalar] = ["\u{1B}", "[", "2", "0", "1", "~"]
@@ -166,21 +255,8 @@ final class LineEditor: LineInput {
         pasted = pasted.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
         // Control characters other than newline and tab would garble the line.
         pasted = String(pasted.unicodeScalars.filter { $0.value >= 0x20 || $0 == "\n" || $0 == "\t" }.map(Character.init))
-        guard pasted.contains("\n") else {
-            insert(pasted)
-            return UInt8(CC_REFRESH)
-        }
-        let (before, after) = lineAroundCursor()
-        var lines = (before + pasted).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        let last = lines.removeLast()
-        clearLine()
-        hooks.multilinePaste(lines)
-        insert(last)
-        if !after.isEmpty {
-            insert(after)
-            moveCursorBack(after.count)
-        }
-        return UInt8(CC_REDISPLAY)
+        insert(pasted.contains("\n") ? hooks.multilinePaste(pasted) : pasted)
+        return UInt8(CC_REFRESH)
     }
 
     /// Ends the read with `action`. The line is taken here: unlike libedit's own newline, a
@@ -190,130 +266,5 @@ final class LineEditor: LineInput {
         let (before, after) = lineAroundCursor()
         requestedAction = (action, before + after)
         return UInt8(CC_NEWLINE)
-    }
-
-    // MARK: The line buffer
-
-    func lineAroundCursor() -> (before: String, after: String) {
-        guard let info = hark_el_wline(editLine)?.pointee else { return ("", "") }
-        func text(_ start: UnsafePointer<wchar_t>, _ end: UnsafePointer<wchar_t>) -> String {
-            var scalars = String.UnicodeScalarView()
-            var pointer = start
-            while pointer < end {
-                if let scalar = Unicode.Scalar(UInt32(bitPattern: pointer.pointee)) { scalars.append(scalar) }
-                pointer += 1
-            }
-            return String(scalars)
-        }
-        return (text(info.buffer, info.cursor), text(info.cursor, info.lastchar))
-    }
-
-    func insert(_ text: String) {
-        guard !text.isEmpty else { return }
-        var wide = text.unicodeScalars.map { wchar_t(bitPattern: $0.value) }
-        wide.append(0)
-        hark_el_winsertstr(editLine, wide)
-    }
-
-    func clearLine() {
-        let (before, after) = lineAroundCursor()
-        hark_el_cursor(editLine, Int32(after.unicodeScalars.count))
-        hark_el_deletestr(editLine, Int32(before.unicodeScalars.count + after.unicodeScalars.count))
-    }
-
-    private func moveCursorBack(_ count: Int) {
-        hark_el_cursor(editLine, -Int32(count))
-    }
-
-    /// Puts text into the next line read (for /prompt NAME or a draft kept after an error).
-    func prefill(_ text: String) {
-        pendingInput += text.unicodeScalars.filter { $0 != "\n" }.map { wchar_t(bitPattern: $0.value) }
-    }
-
-    /// Repaints the prompt and line after something was printed above them.
-    func refresh() {
-        hark_el_refresh(editLine)
-    }
-
-    /// Starts dictation at the next read, as if its key were pressed.
-    func requestListening() {
-        pendingInput += Self.listenSequence.unicodeScalars.map { wchar_t(bitPattern: $0.value) }
-    }
-
-    /// Changes the line (or the prompt) from within a bound function and repaints both in
-    /// place: back to where the prompt starts (`promptWidth` is the prompt on screen now),
-    /// clear, draw anew. `above` is printed on a line of its own first.
-    func update(promptWidth: Int, above: String? = nil, _ change: () -> Void = {}) {
-        let (before, _) = lineAroundCursor()
-        let columns = max(terminal.size.columns, 1)
-        let row = (promptWidth + TextWidth.of(before)) / columns
-        change()
-        terminal.write("\r" + (row > 0 ? "\u{1B}[\(row)A" : "") + "\u{1B}[J" + (above.map { $0 + "\n" } ?? ""))
-        hark_el_refresh(editLine)
-    }
-
-    /// Ends the line as Enter would, before a bound function returns CC_NEWLINE: the cursor
-    /// to the end of the text, then a new line below it.
-    func endLine(promptWidth: Int) {
-        let (_, after) = lineAroundCursor()
-        if !after.isEmpty { update(promptWidth: promptWidth) { hark_el_cursor(editLine, Int32(after.unicodeScalars.count)) } }
-        terminal.write("\r\n")
-    }
-
-    /// Deletes `count` characters before the cursor.
-    func deleteBeforeCursor(_ count: Int) {
-        guard count > 0 else { return }
-        hark_el_deletestr(editLine, Int32(count))
-    }
-
-    // MARK: History
-
-    func setHistory(_ lines: [String]) {
-        hark_history_clear(history, &historyEvent)
-        for line in lines { hark_history_enter(history, &historyEvent, line) }
-    }
-
-    func addHistory(_ line: String) {
-        hark_history_enter(history, &historyEvent, line)
-    }
-
-    // MARK: Completion
-
-    private func completeWord() -> UInt8 {
-        let (before, _) = lineAroundCursor()
-        let result = hooks.complete(before)
-        let word = String(Array(before)[min(result.start, before.count)...])
-        guard !result.candidates.isEmpty else { return UInt8(CC_REFRESH_BEEP) }
-        if result.candidates.count == 1, let only = result.candidates.first {
-            replaceWord(word, with: only + (only.hasSuffix("/") ? "" : " "))
-            return UInt8(CC_REFRESH)
-        }
-        let common = result.commonPrefix
-        if common.count > word.count {
-            replaceWord(word, with: common)
-            return UInt8(CC_REFRESH)
-        }
-        // Ambiguous: list the candidates under the line, then redraw it.
-        terminal.write("\n" + Self.columns(result.candidates, width: terminal.size.columns) + "\n")
-        return UInt8(CC_REDISPLAY)
-    }
-
-    private func replaceWord(_ word: String, with replacement: String) {
-        hark_el_deletestr(editLine, Int32(word.unicodeScalars.count))
-        insert(replacement)
-    }
-
-    static func columns(_ items: [String], width: Int) -> String {
-        let cell = (items.map { TextWidth.of($0) }.max() ?? 0) + 2
-        let perLine = max(1, width / max(cell, 1))
-        var lines: [String] = []
-        var index = 0
-        while index < items.count {
-            let row = items[index..<min(index + perLine, items.count)]
-            lines.append(row.map { $0 + String(repeating: " ", count: cell - TextWidth.of($0)) }.joined()
-                .trimmingSpaces)
-            index += perLine
-        }
-        return lines.joined(separator: "\n")
     }
 }

@@ -39,7 +39,7 @@ public struct OneShot {
         let presenter = OutcomePresenter(workspace: workspace, terminal: terminal, loop: loop,
                                          mode: .oneShot(json: json, speak: speak))
         presenter.codeOnly = codeOnly
-        defer { workspace.prepareForExit() }
+        defer { workspace.prepareForExit(within: loop.serversEndWithin) }
         return presenter.run(line, piped: piped)
     }
 }

@@ -2,22 +2,27 @@ import FoundationEssentials
 import Glibc
 import HarkCore
 
-/// Watching a reply until it ends: the one watch loop, for the shell and for one-shot mode.
+/// Watching a reply until it ends, for the shell and for one-shot mode.
 extension OutcomePresenter {
     /// Shows `job` as it streams; returns the exit status its end deserves. In the shell,
-    /// Ctrl-C stops it (keeping what arrived), Ctrl-Z (or Ctrl-C on a build's console) lets it
-    /// finish in the background, and other keys typed meanwhile wait for the next prompt. In a
-    /// pipe the job's own task writes straight to stdout (no hop through this thread), which
-    /// keeps up with a fast stream.
+    /// with a terminal for the reply, the next line is edited below it meanwhile
+    /// (`Shell.readDuringReply`); otherwise keys typed meanwhile wait for the next prompt. In
+    /// a pipe the job's own task writes straight to stdout (no hop through this thread), which
+    /// keeps up with a fast stream. See `ReplyWatch` for Ctrl-C, Ctrl-Z and signals.
     func watch(_ job: ReplyJob) -> Int32 {
         let interactive = mode == .shell
         let format: ReplyView.Format = json ? .json : (terminal.capabilities.isTTY && !codeOnly ? .terminal : .plain)
         let terminal = self.terminal
+        let live = interactive && terminal.hasKeyboard && format == .terminal && shell != nil
+        let flow = live ? OutputFlow(terminal: terminal) : nil
         // With --code the text is held back: the blocks are printed from the stored reply.
         let codeOnly = self.codeOnly
         let view = ReplyView(format: format, capabilities: terminal.capabilities,
                              markdown: BackendRegistry.repliesAreMarkdown(kind: job.kind),
-                             output: { if !codeOnly { terminal.write($0) } }, errorOutput: { terminal.writeError($0) })
+                             output: { text in
+                                 if codeOnly { return }
+                                 if let flow { flow.reply(text) } else { terminal.write(text) }
+                             }, errorOutput: { terminal.writeError($0) })
         if interactive && job.session != workspace.currentSession { view.header(job.session) }
         let observer: ReplyObserver = !interactive && format != .terminal
             ? DirectObserver(view: view, inbox: loop.inbox) : InboxObserver(inbox: loop.inbox)
@@ -30,90 +35,30 @@ extension OutcomePresenter {
         }
         job.attach(speaker.map { SpeakingObserver(observer, speaker: $0) } ?? observer)
         if interactive { terminal.setKeyMode(.keys) }
-        let keys = interactive && terminal.hasKeyboard
-        var typedAhead: [UInt8] = []
-        var outcome: ReplyOutcome?
-        // A question of the reply's being answered (ReplyQuestion): it takes the keys meanwhile.
-        var question: ReplyQuestion?
         let asks = terminal.hasKeyboard && format == .terminal
+        let watch = ReplyWatch(job: job, view: view, loop: loop, terminal: terminal, shell: shell, asks: asks)
         loop.watchingReply.update { $0 = asks }
-        defer {
-            loop.watchingReply.update { $0 = false }
-            question?.answer(nil)
+        defer { loop.watchingReply.update { $0 = false } }
+        if let flow, let shell {
+            shell.readDuringReply(watch, flow: flow)
+        } else {
+            watch.run(keys: interactive && terminal.hasKeyboard)
         }
-        while outcome == nil {
-            let wake = loop.wait(EventLoop.Interest(keys: keys || question != nil, signals: true, events: { Self.concerns($0, job) },
-                                                    timeout: view.wantsSpinner && question == nil ? 100 : nil))
-            for signal in wake.signals where [SIGINT, SIGTERM, SIGHUP].contains(signal) {
-                if interactive && signal == SIGINT && job.interruptDetaches {
-                    return detach(job, view, typedAhead, "↪ detached; \(job.session) goes on in the background")
-                }
-                job.stop()
-                if signal != SIGINT { shell?.quit() }
-            }
-            if wake.keys {
-                var keys = loop.takeKeys()
-                while !keys.isEmpty {
-                    let key = keys.removeFirst()
-                    if let asked = question {
-                        guard let choice = asked.choice(for: key) else { continue }
-                        view.answered(choice.map(String.init) ?? "")
-                        asked.answer(choice)
-                        question = nil
-                        continue
-                    }
-                    if key == 0x03 && !job.interruptDetaches {
-                        job.stop()
-                    } else if key == 0x1A || key == 0x03 {
-                        return detach(job, view, typedAhead + keys,
-                                      "↪ \(job.session) goes on in the background; you will hear when it is done")
-                    } else {
-                        typedAhead.append(key)
-                    }
-                }
-            }
-            for event in wake.events {
-                switch event {
-                case .reply(_, let replyEvent): view.render(replyEvent)
-                case .replyEnded(_, let ended): outcome = ended
-                case .question(let asked):
-                    guard asks, question == nil else {
-                        asked.answer(nil)
-                        break
-                    }
-                    if !interactive { terminal.setKeyMode(.keys) }
-                    question = asked
-                    view.ask(asked.prompt)
-                    shell?.notifyQuestion(asked.prompt, session: job.session)
-                case .speechFailed(let error):
-                    if interactive { view.aside("hark: " + error.userMessage) } else { terminal.showError(error) }
-                default: break
-                }
-            }
-            if question == nil { view.tickSpinner() }
-        }
-        loop.unread(typedAhead)
-        view.end(outcome!, messageID: job.replyMessageID)
+        guard let outcome = watch.outcome else { return 0 }  // in the background
+        endView(view, job, outcome)
         shell?.notifyEnded(job, watched: true, rang: false)
         if let id = job.replyMessageID { try? workspace.store.markRead(session: job.session, upTo: id) }
-        return ended(job, outcome!, speaking: speaker != nil)
+        return ended(job, outcome, speaking: speaker != nil && !watch.abandoned)
     }
 
-    /// The events a watch of `job` takes: its own, and speech failing. A reply ending in the
-    /// background waits for the prompt.
-    static func concerns(_ event: ShellEvent, _ job: ReplyJob) -> Bool {
-        switch event {
-        case .reply(let from, _), .replyEnded(let from, _): return from === job
-        case .speechFailed, .question: return true
-        default: return false
+    /// The reply's last lines. A reply stopped before its first byte says so: nothing of it
+    /// was kept.
+    private func endView(_ view: ReplyView, _ job: ReplyJob, _ outcome: ReplyOutcome) {
+        guard outcome == .stopped, job.replyMessageID == nil, mode == .shell, terminal.capabilities.isTTY else {
+            return view.end(outcome, messageID: job.replyMessageID)
         }
-    }
-
-    private func detach(_ job: ReplyJob, _ view: ReplyView, _ typedAhead: [UInt8], _ aside: String) -> Int32 {
-        job.detach()
-        loop.unread(typedAhead)
-        view.aside(aside)
-        return 0
+        view.end(.complete, messageID: nil)
+        terminal.show("(stopped before any reply arrived)", .dim)
     }
 
     /// The reply ended: in one-shot mode, wait until it has been heard; the status says how it went.

@@ -15,6 +15,10 @@ protocol ShellControls: AnyObject {
     /// A reply ended, or asks something: notified when it happened out of sight (Shell+Notify).
     func notifyEnded(_ job: ReplyJob, watched: Bool, rang: Bool)
     func notifyQuestion(_ prompt: String, session: String)
+    /// Edits lines below the reply `watch` follows until it ends (`Shell+Live`).
+    func readDuringReply(_ watch: ReplyWatch, flow: OutputFlow)
+    /// A reply is being watched while a line is edited below it.
+    var isReadingDuringReply: Bool { get }
 }
 
 /// Runs a line and shows what it produced, in the shell and in one-shot mode: the one place a
@@ -57,11 +61,24 @@ final class OutcomePresenter {
     func run(_ line: String, piped: PipedInput? = nil) -> Int32 {
         let workspace = self.workspace
         do {
-            return present(try blocking { try await workspace.execute(line, piped: piped) })
+            let outcome = try blocking { try await workspace.execute(line, piped: piped) }
+            if line.trimmed.hasPrefix("!"), case .reply(let job) = outcome { showSent(job) }
+            return present(outcome)
         } catch {
             return fail(error)
         }
     }
+
+    /// What `!cmd` sent (the command's output), dim, its first lines: the user did not type it.
+    private func showSent(_ job: ReplyJob) {
+        guard shell != nil, let id = job.userMessageID, let sent = try? workspace.store.message(id: id) else { return }
+        let lines = sent.text.lineSlices()
+        var shown = lines.prefix(Self.sentLines).map { StyledLine("│ " + $0, .dim) }
+        if lines.count > Self.sentLines { shown.append(StyledLine("│ … \(lines.count - Self.sentLines) more lines", .dim)) }
+        terminal.show([StyledLine("sent:", .dim)] + shown)
+    }
+
+    static let sentLines = 8
 
     func present(_ outcome: CommandOutcome) -> Int32 {
         switch outcome {
@@ -83,9 +100,18 @@ final class OutcomePresenter {
                 // answer alone.
                 for note in document where note.isNote { terminal.writeError("hark: " + note.plainText + "\n") }
                 document.removeAll { $0.isNote }
+                terminal.show(document)
+            } else {
+                // A command's output (/help, /history, /voice) taller than the screen is paged.
+                terminal.showLong(document)
             }
-            terminal.show(document)
         case .reply(let job):
+            guard shell?.isReadingDuringReply != true else {
+                // Below another reply: this one goes on in the background, announced when done.
+                job.detach()
+                terminal.show("↪ \(job.session) answers in the background; you will hear when it is done", .dim)
+                return 0
+            }
             return watch(job)
         case .page(let text):
             if shell != nil { terminal.page(text) } else { terminal.write(text) }

@@ -11,8 +11,8 @@ public final class Shell {
     let loop: EventLoop
     let ansi: ANSI
     let editor: LineInput
-    private var presenter: OutcomePresenter!
-    /// Lines kept by a trailing backslash or a multi-line paste, sent with the next Enter.
+    var presenter: OutcomePresenter!
+    /// Lines kept by a trailing backslash, sent with the next Enter.
     var draft: [String] = []
     var historySession: String?
     var quitRequested = false
@@ -25,6 +25,17 @@ public final class Shell {
     var toldLineNotKept = false
     /// `/edit last` without an editor: the next line entered replaces the message, through this.
     var pendingEdit: (@Sendable (String) async throws -> CommandOutcome)?
+    /// The line being typed when a read was set aside, put back at the next read.
+    var setAside: String?
+    /// Messages typed while a reply of their session streamed, sent once it has ended.
+    var queued: [QueuedMessage] = []
+    /// Pasted text shown as a one-line summary in the line, until Enter (or Tab) expands it.
+    var pastes = PastedText()
+    /// The reply being watched while the next line is edited below it.
+    var liveReply: ReplyWatch?
+    /// Ctrl-D came while a reply streamed: hark quits once it has ended and what was queued
+    /// behind it has been sent.
+    var quitWhenDone = false
 
     public init(workspace: Workspace, terminal: Terminal) throws {
         self.workspace = workspace
@@ -32,16 +43,7 @@ public final class Shell {
         ansi = ANSI(enabled: terminal.capabilities.colors)
         loop = EventLoop(terminal: terminal)
         editor = try terminal.lineInput(loop: loop)
-        var hooks = LineHooks()
-        hooks.prompt = { [unowned self] in prompt() }
-        hooks.complete = { line in Completion.complete(line: line, workspace: workspace) }
-        hooks.multilinePaste = { [unowned self] lines in
-            terminal.write("\r\u{1B}[K")
-            keepInDraft(lines)
-        }
-        hooks.wake = { [unowned self] wake in wakeAtPrompt(wake) }
-        hooks.listen = { [unowned self] editor in dictate(in: editor) }
-        editor.hooks = hooks
+        editor.hooks = promptHooks()
         workspace.interaction = TerminalInteraction(terminal: terminal, loop: loop)
         let inbox = loop.inbox
         workspace.onBackgroundReplyEnded = { job in inbox.post(.backgroundEnded(job)) }
@@ -52,54 +54,101 @@ public final class Shell {
         presenter.shell = self
     }
 
+    /// What the line input does at the prompt (`readDuringReply` swaps `wake`, `key` and `timeout`).
+    private func promptHooks() -> LineHooks {
+        var hooks = LineHooks()
+        hooks.prompt = { [unowned self] in prompt() }
+        hooks.complete = { [workspace] line in Completion.complete(line: line, workspace: workspace) }
+        hooks.multilinePaste = { [unowned self] text in pastes.summary(for: text) }
+        hooks.wake = { [unowned self] wake in wakeAtPrompt(wake) }
+        hooks.key = { [unowned self] key in key.isASCII ? keyAtPrompt(UInt8(key.value)) : nil }
+        hooks.listen = { [unowned self] editor in dictate(in: editor) }
+        return hooks
+    }
+
     public func run() -> Int32 {
         // Out of cooked mode before the first prompt shows: a Ctrl-D typed the moment it
         // appears would otherwise meet the kernel's line editing, not libedit, and be lost.
         terminal.setKeyMode(.keys)
         defer { terminal.setKeyMode(.user) }
-        terminal.catchSignals([SIGINT, SIGTERM, SIGHUP, SIGWINCH])
+        terminal.catchSignals([SIGINT, SIGTERM, SIGHUP, SIGWINCH, SIGCONT])
         startNotifying()
         greet()
         while !quitRequested {
             syncHistory()
-            switch editor.readLine() {
-            case .endOfFile:
-                if !draft.isEmpty {
-                    draft = []
-                    continue
-                }
-                terminal.write("\n")
-                quitRequested = true
-            case .interrupted:
-                if quitRequested { break }
-                terminal.show("^C", .dim)
-                draft = []
-                if pendingEdit != nil {
-                    pendingEdit = nil
-                    terminal.show("not edited; your message stays as it was", .dim)
-                }
-                workspace.voice.stopSpeaking()
-            case .action(let action, let line):
-                if action == "edit" { editAndSend(startingWith: (draft + [line]).joined(separator: "\n")) }
-            case .line(let line):
-                if line.hasSuffix("\\") {
-                    draft.append(String(line.dropLast()))
-                    continue
-                }
-                let message = (draft + [line]).joined(separator: "\n")
-                draft = []
-                if let edit = pendingEdit {
-                    pendingEdit = nil
-                    finishEdit(message, then: edit)
-                    continue
-                }
-                handle(message)
+            if sendDueMessage() { continue }
+            if quitWhenDone { break }
+            if let line = setAside {
+                setAside = nil
+                if !line.isEmpty { editor.prefill(line) }
             }
+            atPrompt(editor.readLine())
         }
         leaveWorkFollowed()
-        for job in workspace.runningJobs { job.stop() }
-        workspace.prepareForExit()
+        endReplies()
+        workspace.prepareForExit(within: loop.serversEndWithin)
         return exitCode
+    }
+
+    /// What a line read at the prompt does.
+    private func atPrompt(_ read: LineRead) {
+        switch read {
+        case .endOfFile:
+            pastes.clear()
+            if !draft.isEmpty {
+                draft = []
+                return
+            }
+            terminal.write("\n")
+            quitRequested = true
+        case .interrupted:
+            pastes.clear()
+            if quitRequested { return }
+            terminal.show("^C", .dim)
+            draft = []
+            if pendingEdit != nil {
+                pendingEdit = nil
+                terminal.show("not edited; your message stays as it was", .dim)
+            }
+            workspace.voice.stopSpeaking()
+        case .setAside(let line):
+            setAside = line
+        case .action(let action, let line):
+            if action == "edit" { editAndSend(startingWith: (draft + [pastes.expand(line)]).joined(separator: "\n")) }
+        case .line(let line):
+            entered(line)
+        }
+    }
+
+    /// A line entered (at the prompt or below a reply): kept in the draft after a trailing
+    /// backslash, else sent with the draft.
+    func entered(_ line: String) {
+        if line.hasSuffix("\\") {
+            draft.append(pastes.expand(String(line.dropLast())))
+            return
+        }
+        let message = (draft + [pastes.expand(line)]).joined(separator: "\n")
+        draft = []
+        pastes.clear()
+        if let edit = pendingEdit {
+            pendingEdit = nil
+            finishEdit(message, then: edit)
+            return
+        }
+        handle(message)
+    }
+
+    /// hark is ending: replies still running are stopped, and waited for (within the bound
+    /// while a signal or a hangup ends hark) so that what arrived is kept as `stopped`.
+    private func endReplies() {
+        let running = workspace.runningJobs
+        guard !running.isEmpty else { return }
+        for job in running { job.stop() }
+        loop.beginEnding()
+        while !workspace.runningJobs.isEmpty, let left = loop.endingIn, left > 0 {
+            loop.wait(EventLoop.Interest(events: { _ in true }, timeout: Int32(left * 1000) + 1))
+        }
+        for message in queued { terminal.show("not sent: " + Self.clip(message.text, 60), .dim) }
     }
 
     func greet() {
@@ -121,102 +170,19 @@ public final class Shell {
         editor.setHistory((try? workspace.store.inputHistory(session: session)) ?? [])
     }
 
-    // MARK: Prompt
-
-    func prompt() -> String {
-        let text = composePrompt()
-        promptWidth = TextWidth.of(Self.visibleText(text))
-        return text
-    }
-
-    /// The prompt without the sequences bracketed by "\u{1}" (what takes columns).
-    public static func visibleText(_ prompt: String) -> String {
-        prompt.split(separator: "\u{1}", omittingEmptySubsequences: false).enumerated()
-            .filter { $0.offset % 2 == 0 }.map { String($0.element) }.joined()
-    }
-
-    private func composePrompt() -> String {
-        let indicator = listenIndicator.map { styled($0 + " ", .accent) } ?? ""
-        if !draft.isEmpty { return indicator + visible(ansi.start(.dim)) + "… " + visible(ANSI.reset) }
-        var text = indicator
-        let unread = ((try? workspace.store.unreadCounts()) ?? [:]).filter { $0.key != workspace.currentSession && $0.value > 0 }
-        if !unread.isEmpty {
-            let counts = unread.keys.sorted().map { "\($0) \(unread[$0]!)" }.joined(separator: " · ")
-            text += styled("[\(counts)] ", .warning)
-        }
-        let session = workspace.currentConfig
-        text += styled(session.name, .accent)
-        if session.isInsecure { text += styled(" !insecure", .error) }
-        if let thread = try? workspace.currentThread() {
-            text += styled(" · " + Self.clip(thread.title, 24), .dim)
-        }
-        if let badge = (try? workspace.backend(for: session.name))?.promptBadge() { text += styled(" " + badge, .warning) }
-        let running = workspace.runningJobs(session: session.name).count
-        if running > 0 { text += styled(" ⟳\(running)", .dim) }
-        text += styled(" › ", .bold)
-        // libedit reads "\u{1}\u{1}" as a literal; merge neighbouring invisible runs instead.
-        return text.replacingOccurrences(of: "\u{1}\u{1}", with: "")
-    }
-
-    static func clip(_ text: String, _ length: Int) -> String {
-        text.count > length ? String(text.prefix(length - 1)) + "…" : text
-    }
-
-    /// Colour codes bracketed for libedit so it does not count them as columns.
-    private func styled(_ text: String, _ style: Style) -> String {
-        guard terminal.capabilities.colors else { return text }
-        return visible(ansi.start(style)) + text + visible(ansi.end(style))
-    }
-
-    private func visible(_ escape: String) -> String { escape.isEmpty ? "" : "\u{1}" + escape + "\u{1}" }
-
-    // MARK: Between keystrokes
-
-    /// Something woke the line reader: signals, or a reply that ended in the background.
-    /// Returns true to abandon the line being typed.
-    func wakeAtPrompt(_ wake: EventLoop.Wake) -> Bool {
-        var interrupt = false
-        for signal in wake.signals {
-            switch signal {
-            case SIGINT: interrupt = true
-            case SIGTERM, SIGHUP:
-                quitRequested = true
-                interrupt = true
-            default: break
-            }
-        }
-        var notices: [String] = []
-        for event in wake.events {
-            switch event {
-            case .backgroundEnded(let job):
-                notices.append(notice(for: job))
-                notifyEnded(job, watched: false, rang: noticeRings)
-            case .workEnded(let recorded):
-                notices.append(notice(for: recorded))
-                notifyWorkEnded(recorded)
-            case .speechFailed(let error): notices.append(ansi.wrap("hark: " + error.userMessage, .error))
-            case .question(let question): question.answer(nil)  // its reply is no longer watched
-            default: break  // events of a reply no longer watched, a dictation that ended
-            }
-        }
-        if !notices.isEmpty {
-            terminal.write("\r\u{1B}[K" + notices.joined(separator: "\n") + "\n" + (noticeRings ? "\u{7}" : ""))
-            editor.refresh()
-        }
-        return interrupt
-    }
-
-    func notice(for job: ReplyJob) -> String {
-        if case .failed = job.outcome { return ansi.wrap(job.endNotice, .error) }
-        return ansi.wrap(job.endNotice, .accent)
-    }
-
     // MARK: Running lines
 
     func handle(_ line: String) {
         guard !line.trimmed.isEmpty else { return }
+        if let watched = liveReply, queue(line, behind: watched.job) { return }
         // A new message silences the reply still being read out; a command does not.
         if !line.hasPrefix("/") || line.hasPrefix("//") { workspace.voice.stopSpeaking() }
+        remember(line)
+        presenter.run(line)
+    }
+
+    /// Keeps the line in the input history, unless it holds a literal secret.
+    func remember(_ line: String) {
         if InputRecording.mayRecord(line) {
             try? workspace.store.addInputLine(session: workspace.currentSession, line: line)
             editor.addHistory(line)
@@ -224,7 +190,6 @@ public final class Shell {
             toldLineNotKept = true
             terminal.show(InputRecording.note, .dim)
         }
-        presenter.run(line)
     }
 
     /// Lines that wait for the next Enter, shown as continuation lines.
@@ -273,6 +238,8 @@ extension Shell: ShellControls {
 
     func quit() { quitRequested = true }
 
+    var isReadingDuringReply: Bool { liveReply != nil }
+
     /// `/edit last`: the message in $VISUAL or $EDITOR, or, when neither is set, in the input
     /// line, where Enter hands it back (Ctrl-C leaves it as it was).
     func editMessage(_ text: String, then: @escaping @Sendable (String) async throws -> CommandOutcome) {
@@ -284,7 +251,10 @@ extension Shell: ShellControls {
             return
         }
         do {
-            finishEdit(try terminal.edit(text), then: then)
+            let edited = try terminal.edit(text)
+            // What is sent is shown, as a line typed would be.
+            if !edited.trimmed.isEmpty { terminal.show(edited, .dim) }
+            finishEdit(edited, then: then)
         } catch {
             terminal.showError(error)
         }

@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Dispatch
 import HarkCore
 
 /// Forwards a watched reply's events to the shell's thread.
@@ -47,10 +46,12 @@ struct TerminalInteraction: Interaction, @unchecked Sendable {
         while true {
             while let byte = loop.takeKey() {
                 if byte == 0x0A || byte == 0x0D { return String(decoding: bytes, as: UTF8.self) }
-                if byte == 0x03 { return nil }
+                // Ctrl-C, or Ctrl-D (in the user's mode the terminal reads it as an end of input).
+                if byte == 0x03 || byte == 0x04 { return nil }
                 bytes.append(byte)
             }
-            if loop.inputEnded { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
+            // The terminal went away: what was typed was never entered, so it answers nothing.
+            if loop.inputEnded { return nil }
             let wake = loop.wait(EventLoop.Interest(keys: true, signals: true))
             if wake.signals.contains(where: { [SIGINT, SIGTERM, SIGHUP].contains($0) }) {
                 // The question ends; the shell still hears a signal meant to end hark.
@@ -102,14 +103,30 @@ public final class ReplyQuestion: @unchecked Sendable {
     }
 }
 
-/// Runs async work from the (non-concurrency) shell thread and waits for it.
+/// Runs async work from the (non-concurrency) shell thread and waits for it. When hark is
+/// told to end meanwhile (SIGTERM, SIGQUIT, SIGHUP), the work is cancelled and waited for a
+/// moment; work that does not end then (a command stuck on a server) is left behind, and
+/// `HarkError.interrupted` thrown, so that hark ends.
 func blocking<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
-    let semaphore = DispatchSemaphore(value: 0)
+    let done = Inbox<Bool>()
     nonisolated(unsafe) var result: Result<T, Error>?
-    Task.detached {
+    let task = Task.detached {
         do { result = .success(try await work()) } catch { result = .failure(error) }
-        semaphore.signal()
+        done.post(true)
     }
-    semaphore.wait()
+    var fds = [pollfd(fd: done.readFD, events: Int16(POLLIN), revents: 0)]
+    if Subprocess.terminationDescriptor >= 0 {
+        fds.append(pollfd(fd: Subprocess.terminationDescriptor, events: Int16(POLLIN), revents: 0))
+    }
+    while done.isEmpty {
+        if poll(&fds, nfds_t(fds.count), -1) < 0 { continue }
+        if fds.count > 1 && fds[1].revents != 0 && done.isEmpty {
+            task.cancel()
+            var finished = pollfd(fd: done.readFD, events: Int16(POLLIN), revents: 0)
+            _ = poll(&finished, 1, Int32(EventLoop.endingBound * 1000))
+            guard !done.isEmpty else { throw HarkError.interrupted }
+        }
+    }
+    _ = done.take()
     return try result!.get()
 }

@@ -71,6 +71,15 @@ public enum Signals {
         sigaction(SIGQUIT, &action, nil)
     }
 
+    /// The terminal went away without a signal (its input ended or failed): hark ends as a
+    /// SIGHUP ends it, with the same status, and a `cmd:` secret being waited on stops.
+    public static func hangUp() {
+        guard terminationWriteFD >= 0 else { return }
+        if terminating == 0 { terminating = SIGHUP }
+        var one: UInt8 = 1
+        _ = Glibc.write(terminationWriteFD, &one, 1)
+    }
+
     /// The exit status for a run that a signal ended: 128 + its number (SIGTERM 143, SIGHUP
     /// 129, SIGQUIT 131), as shells report; `status` otherwise.
     public static func exitStatus(_ status: Int32) -> Int32 {

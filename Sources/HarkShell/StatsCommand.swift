@@ -35,7 +35,7 @@ extension HarkCommandLine {
                 rows.append(Self.row("#\(thread.id) " + Shell.clip(thread.title, 30), try store.stats(threadID: thread.id)))
             }
         }
-        terminal.write(Self.table(rows))
+        terminal.page(Self.table(rows))
         return 0
     }
 

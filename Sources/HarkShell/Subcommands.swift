@@ -9,7 +9,7 @@ extension HarkCommandLine {
             return try subcommand(sub, Array(arguments.dropFirst()), parent: parent + " " + command.name)
         }
         if arguments.contains("-h") || arguments.contains("--help") {
-            terminal.write(CLICommands.help(for: command, parent: parent).joined(separator: "\n") + "\n")
+            terminal.page(CLICommands.help(for: command, parent: parent).joined(separator: "\n") + "\n")
             return 0
         }
         let place = parent + " " + command.name
@@ -86,17 +86,17 @@ extension HarkCommandLine {
             let ansi = ANSI(enabled: terminal.capabilities.colors)
             for line in MessageFormatting.searchDocument(hits) { out += ansi.render(line) + "\n" }
         }
-        terminal.write(out)  // one write, not one per line
+        if json { terminal.write(out) } else { terminal.page(out) }  // one write, not one per line
         return hits.isEmpty ? 1 : 0
     }
 
     func help(_ parsed: ParsedOptions) throws -> Int32 {
         guard let name = parsed.words.first else {
-            terminal.write(CLICommands.usage().joined(separator: "\n") + "\n")
+            terminal.page(CLICommands.usage().joined(separator: "\n") + "\n")
             return 0
         }
         if let command = CLICommands.command(named: name) {
-            terminal.write(CLICommands.help(for: command).joined(separator: "\n") + "\n")
+            terminal.page(CLICommands.help(for: command).joined(separator: "\n") + "\n")
             return 0
         }
         let slash = name.hasPrefix("/") ? String(name.dropFirst()) : name
@@ -168,16 +168,23 @@ extension HarkCommandLine {
         return 0
     }
 
+    /// Messages one by one, or on a terminal all at once through the pager when they do not
+    /// fit the screen.
     func printMessages(_ messages: [Message], json: Bool) {
+        let paged = !json && terminal.capabilities.isTTY
+        var out = ""
         for message in messages {
+            var line: String
             if json {
-                terminal.write(Export.messageJSON(message).encoded() + "\n")
+                line = Export.messageJSON(message).encoded() + "\n"
             } else {
                 let who = message.role == .user ? "you" : message.session
                 let status = message.status == .complete ? "" : " (\(message.status.rawValue))"
-                terminal.write("\(TimeFormat.format(message.createdAt)) [\(message.session)] \(who)\(status): \(message.text)\n")
+                line = "\(TimeFormat.format(message.createdAt)) [\(message.session)] \(who)\(status): \(message.text)\n"
             }
+            if paged { out += line } else { terminal.write(line) }
         }
+        if paged { terminal.page(out) }
     }
 
     /// Reads only, as history and search do (a history from a newer hark can be exported):

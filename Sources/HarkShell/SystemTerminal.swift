@@ -32,17 +32,43 @@ public final class SystemTerminal: Terminal, @unchecked Sendable {
         var bytes = [UInt8](repeating: 0, count: limit)
         while true {
             let count = read(STDIN_FILENO, &bytes, limit)
-            if count >= 0 {
+            if count > 0 {
                 bytes.removeSubrange(count...)
                 return bytes
             }
-            if errno != EINTR && errno != EAGAIN { return [] }
+            if count == 0 {
+                // A terminal reads nothing when hung up, and in its canonical mode (a question
+                // asked in the user's mode) also for a Ctrl-D: a key, the terminal still there.
+                // Outside that mode a Ctrl-D arrives as a byte, so nothing read is the end.
+                var settings = termios()
+                let canonical = tcgetattr(STDIN_FILENO, &settings) == 0 && settings.c_lflag & tcflag_t(ICANON) != 0
+                return hasKeyboard && canonical && !Self.isHungUp(STDIN_FILENO) ? [0x04] : []
+            }
+            if errno == EINTR { continue }
+            guard errno == EAGAIN else { return [] }  // EIO: the terminal is gone
+            // Someone made the descriptor non-blocking: wait for input rather than spin.
+            var entry = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+            _ = poll(&entry, 1, -1)
         }
+    }
+
+    /// Whether a terminal's other side has closed (POLLHUP), without waiting.
+    static func isHungUp(_ fd: Int32) -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) > 0 && entry.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
     }
 
     public var signalDescriptor: Int32 { Signals.readFD }
     public func catchSignals(_ signals: [Int32]) { Signals.install(signals) }
     public func takeSignals() -> [Int32] { Signals.drain() }
+    public func hangUp() { Signals.hangUp() }
+
+    public func suspend() { kill(0, SIGTSTP) }
+
+    public func resumed() {
+        guard hasKeyboard else { return }
+        modes.reapply()
+    }
 
     // MARK: Out
 
@@ -77,8 +103,14 @@ public final class SystemTerminal: Terminal, @unchecked Sendable {
         return try ExternalEditor.edit(text)
     }
 
+    /// `--no-pager`: long text is printed, never paged.
+    public var pagingOff = false
+    /// The config's `pager` (nil when it sets none), read only when long text is to be paged.
+    public var configuredPager: () -> String? = { nil }
+
     public func page(_ text: String) {
-        Pager.show(text, on: self)
+        let command = pagingOff ? nil : Pager.command(configured: configuredPager(), environment: ProcessInfo.processInfo.environment)
+        Pager.show(text, on: self, command: command)
     }
 
     public var hasEditor: Bool { ExternalEditor.isConfigured() }
@@ -92,8 +124,15 @@ public final class SystemTerminal: Terminal, @unchecked Sendable {
 private final class TerminalModes {
     private var original: termios?
     private var captured = false
+    private var current: KeyMode?
+
+    /// Sets the last mode again (the shell that stopped hark set its own meanwhile).
+    func reapply() {
+        if let current { set(current) }
+    }
 
     func set(_ mode: KeyMode) {
+        current = mode
         if !captured {
             captured = true
             var settings = termios()

@@ -29,6 +29,13 @@ public protocol Terminal: AnyObject, Sendable {
     func catchSignals(_ signals: [Int32])
     /// The signals that arrived since the last call, in order.
     func takeSignals() -> [Int32]
+    /// The terminal went away (its input ended or failed): hark ends as a SIGHUP ends it.
+    func hangUp()
+    /// hark was continued after a stop (`fg`): the terminal's key mode is set again, since
+    /// the shell that stopped it restored its own.
+    func resumed()
+    /// Stops hark as a job (Ctrl-Z at the prompt), its process group with it, until `fg`.
+    func suspend()
 
     func write(_ text: String)
     func writeError(_ text: String)
@@ -47,7 +54,7 @@ public protocol Terminal: AnyObject, Sendable {
     /// Puts `text` on the clipboard; returns the line that says how (nil when there is nothing
     /// to say), or throws saying what is missing.
     func copy(_ text: String, what: String) throws -> String?
-    /// Long text to read: through the pager when it does not fit the screen.
+    /// Long text to read: through the pager when it does not fit the screen (never in a pipe).
     func page(_ text: String)
     /// Asks the terminal to report focus changes (`CSI ? 1004 h`) while hark takes keys, or no longer.
     func reportFocus(_ on: Bool)
@@ -82,6 +89,18 @@ extension Terminal {
     /// Styled lines as this terminal shows them, in one write: on a TTY, lines of prose cut to
     /// its width.
     public func show(_ document: Document) {
+        let text = rendered(document)
+        if !text.isEmpty { write(text) }
+    }
+
+    /// The same for long output (a command's, in the shell or at the command line): through
+    /// the pager when it does not fit the screen.
+    public func showLong(_ document: Document) {
+        let text = rendered(document)
+        if !text.isEmpty { page(text) }
+    }
+
+    private func rendered(_ document: Document) -> String {
         let ansi = ANSI(enabled: capabilities.colors)
         var lines = document
         if capabilities.isTTY && document.contains(where: \.wraps) {
@@ -89,7 +108,7 @@ extension Terminal {
             lines = document.flatMap { $0.wraps ? $0.wrapped(to: columns) : [$0] }
         }
         let text = lines.map { ansi.render($0) }.joined(separator: "\n")
-        if !text.isEmpty { write(text + "\n") }
+        return text.isEmpty ? "" : text + "\n"
     }
 
     /// Text in one style on a line of its own.

@@ -74,9 +74,10 @@ struct BadInputTests {
             big += "line \(number) " + String(repeating: "x", count: number % 97) + "\n"
             number += 1
         }
-        big.removeLast()  // the last line stays in the input line until Enter
+        big.removeLast()
         try terminal.paste(big)
-        try await terminal.waitFor(text: "line \(number - 1) ")
+        // One line stands for the paste until Enter sends all of it.
+        try await terminal.waitFor(text: "› [pasted \(number) lines]")
         try terminal.press("Enter")
         try terminal.enter("typed after")
         try await terminal.waitFor(text: "› typed after")

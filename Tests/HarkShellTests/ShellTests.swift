@@ -66,7 +66,7 @@ import TestSupport
         return Llama(server: server, home: home, transcript: Transcript(workspace))
     }
 
-    @Test func keysTypedWhileAReplyStreamsWaitForTheNextPrompt() async throws {
+    @Test func aCommandTypedWhileAReplyStreamsRunsAtOnceAndTheReplyGoesOnBelowIt() async throws {
         let gate = Gate()
         defer { gate.open() }
         let llama = try Self.llama { _ in [.text("slow "), .wait(gate), .text("answer"), .done] }
@@ -74,13 +74,16 @@ import TestSupport
         let transcript = llama.transcript
         await transcript.type("think") { job in
             while job.text.isEmpty { await Task.yield() }
+            let before = transcript.terminal.current.liveReads
             transcript.terminal.type("/threads\n")
+            // Back at the line below the reply: the command has run while the reply still streams.
+            await transcript.terminal.until { $0.liveReads > before }
+            #expect(job.isRunning)
             gate.open()
         }
-        // The line typed ahead runs once the reply has ended, as if typed at the prompt.
         await transcript.settle()
         let text = transcript.text.replacingOccurrences(of: #"\d\d:\d\d"#, with: "HH:MM", options: .regularExpression)
-        #expect(text == "> think\nslow answer\n> /threads\n› #1 think 2 msg HH:MM\n")
+        #expect(text == "> think\nslow \n> /threads\n› #1 think 2 msg HH:MM\nanswer\n")
     }
 
     @Test func aTermSignalStopsTheReplyAndEndsTheShell() async throws {

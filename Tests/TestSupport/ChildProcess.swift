@@ -56,18 +56,9 @@ public final class ChildProcess: @unchecked Sendable {
             typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
             _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
         }
-        // As a shell starts a program: no signal blocked, none ignored. The test runner's thread
-        // may block some (SIGINT among them), and a child inherits that mask.
         var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
+        Self.startAsAShellDoes(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        var all = sigset_t()
-        sigemptyset(&none)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -85,6 +76,20 @@ public final class ChildProcess: @unchecked Sendable {
         let (outRead, errRead) = (outPipe[0], errPipe[0])
         let reader = Thread { [self] in pump(outRead, errRead) }
         reader.start()
+    }
+
+    /// Initialises `attributes` to start a program as a shell does: no signal blocked, none
+    /// ignored (the test runner's thread may block some, SIGINT among them, and a child
+    /// inherits that mask); `flags` adds spawn flags (a session of its own).
+    static func startAsAShellDoes(_ attributes: inout posix_spawnattr_t, flags: Int32 = 0) {
+        posix_spawnattr_init(&attributes)
+        var none = sigset_t()
+        var all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(Int32(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) | flags))
     }
 
     public var stdout: String { lock.withLock { String(decoding: out, as: UTF8.self) } }

@@ -23,6 +23,14 @@ public final class FakeTerminal: Terminal, @unchecked Sendable {
         public var keyModes = 0
         /// No-op keys (`sync()`) the line input has passed.
         public var syncs = 0
+        /// Lines read below a streaming reply (the live line), which are not prompts.
+        public var liveReads = 0
+        /// Times the shell drew the line again (Ctrl-L, SIGCONT).
+        public var redraws = 0
+        /// Times the shell stopped itself as a job (Ctrl-Z at the prompt).
+        public var suspensions = 0
+        /// The terminal went away (its input ended) and the shell was told so.
+        public var hungUp = false
         /// The shell's run ended.
         public var ended = false
     }
@@ -40,10 +48,12 @@ public final class FakeTerminal: Terminal, @unchecked Sendable {
     /// What the user's editor does with a draft: by default saves it unchanged.
     public var editor: @Sendable (String) throws -> String = { $0 }
 
-    public init(size: TerminalSize = TerminalSize(columns: 100, rows: 30)) {
+    /// `wraps`: rows wider than `size.columns` go on at the next row, as on a terminal.
+    public init(size: TerminalSize = TerminalSize(columns: 100, rows: 30), wraps: Bool = false) {
         capabilities = TerminalCapabilities(isTTY: true, colors: false)
         self.size = size
         keyboard = keys.write
+        if wraps { screen.wrapAt = size.columns }
     }
 
     deinit {
@@ -135,6 +145,8 @@ public final class FakeTerminal: Terminal, @unchecked Sendable {
     }
 
     func synced() { update { $0.syncs += 1 } }
+    func readingLiveLine() { update { $0.liveReads += 1 } }
+    func redrew() { update { $0.redraws += 1 } }
 
     // MARK: Terminal
 
@@ -152,6 +164,9 @@ public final class FakeTerminal: Terminal, @unchecked Sendable {
 
     public var signalDescriptor: Int32 { signals.read }
     public func catchSignals(_ signals: [Int32]) {}
+    public func hangUp() { update { $0.hungUp = true } }
+    public func resumed() {}
+    public func suspend() { update { $0.suspensions += 1 } }
 
     public func takeSignals() -> [Int32] {
         var bytes = [UInt8](repeating: 0, count: 64)
@@ -198,13 +213,17 @@ public final class FakeTerminal: Terminal, @unchecked Sendable {
 }
 
 /// The fake terminal's stand-in for libedit: reads keys through the shell's event loop up to
-/// Enter (Ctrl-C interrupts, Ctrl-D on an empty line ends input, Ctrl-U clears the line, NUL
-/// passes as a no-op the test can wait for), and lets the shell act between keys as libedit does.
+/// Enter (Ctrl-D on an empty line ends input, Ctrl-U clears the line, NUL passes as a no-op
+/// the test can wait for), hands control keys to the shell first (Ctrl-C, Ctrl-Z, Ctrl-L, Tab)
+/// and lets it act between keys, as libedit does. The line being typed is not drawn: a line
+/// entered shows as "> line".
 final class FakeLineInput: LineInput {
     var hooks = LineHooks()
+    var flow: OutputFlow?
     private let terminal: FakeTerminal
     private let loop: EventLoop
     private var prefilled = ""
+    private var line: [UInt8] = []
 
     init(terminal: FakeTerminal, loop: EventLoop) {
         self.terminal = terminal
@@ -212,38 +231,66 @@ final class FakeLineInput: LineInput {
     }
 
     func readLine() -> LineRead {
-        terminal.readingLine(prompt: hooks.prompt())
-        var line = Array(prefilled.utf8)
+        if let flow {
+            // The line is not drawn; its row, below the reply, is cleared as libedit's would be.
+            let terminal = self.terminal
+            flow.line = OutputFlow.LineDrawing(erase: { terminal.write("\r\u{1B}[J") })
+            flow.showLine()
+            terminal.readingLiveLine()
+        } else {
+            terminal.readingLine(prompt: hooks.prompt())
+        }
+        line = Array(prefilled.utf8)
         prefilled = ""
         while true {
             while let key = loop.takeKey() {
+                if let decided = hooks.key(Unicode.Scalar(key)) {
+                    if let ending = end(decided) { return ending }
+                    continue
+                }
                 switch key {
                 case 0x0A, 0x0D:
-                    let text = String(decoding: line, as: UTF8.self)
+                    let text = currentLine
                     terminal.write("> \(text)\n")
+                    flow?.lineEntered()
                     return .line(text)
-                case 0x03: return .interrupted
-                case 0x04 where line.isEmpty: return .endOfFile
+                case 0x04 where line.isEmpty:
+                    flow?.hideLine()
+                    return .endOfFile
                 case 0x15: line = []
                 case 0x00: terminal.synced()
                 case 0x1B:
                     let next = (1..<Self.pasteStart.count).compactMap { _ in loop.nextKey() }
-                    if [0x1B] + next == Self.pasteStart { line = paste(into: line) } else { line += [0x1B] + next }
+                    if [0x1B] + next == Self.pasteStart { paste() } else { line += [0x1B] + next }
                 default: line.append(key)
                 }
             }
-            if loop.inputEnded { return .endOfFile }
-            let wake = loop.wait(.prompt)
-            if wake.hasNews && hooks.wake(wake) { return .interrupted }
+            var interest = EventLoop.Interest.prompt
+            interest.keys = !loop.inputEnded
+            interest.timeout = hooks.timeout()
+            let wake = loop.wait(interest)
+            if wake.hasNews || wake.timedOut, let ending = end(hooks.wake(wake)) { return ending }
+        }
+    }
+
+    private func end(_ decided: ReadDecision) -> LineRead? {
+        switch decided {
+        case .keepReading: return nil
+        case .interrupt:
+            flow?.hideLine()
+            return .interrupted
+        case .setAside:
+            flow?.hideLine()
+            return .setAside(currentLine)
         }
     }
 
     static let pasteStart = Array("\u{1B}[200~".utf8)
     static let pasteEnd = Array("\u{1B}[201~".utf8)
 
-    /// A bracketed paste, as libedit's `hark-paste` takes it: text with newlines keeps all but
-    /// its last line in the shell's draft. Returns the line being typed.
-    private func paste(into line: [UInt8]) -> [UInt8] {
+    /// A bracketed paste, as libedit's `hark-paste` takes it: text with newlines goes into the
+    /// line as the shell's summary of it.
+    private func paste() {
         var pasted: [UInt8] = []
         while let key = loop.nextKey() {
             pasted.append(key)
@@ -252,12 +299,12 @@ final class FakeLineInput: LineInput {
                 break
             }
         }
-        var lines = String(decoding: line + pasted, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-            .map(String.init)
-        let last = lines.removeLast()
-        if !lines.isEmpty { hooks.multilinePaste(lines) }
-        return Array(last.utf8)
+        let text = String(decoding: pasted, as: UTF8.self)
+        line += Array((text.contains("\n") ? hooks.multilinePaste(text) : text).utf8)
     }
+
+    var currentLine: String { String(decoding: line, as: UTF8.self) }
+    func replaceLine(_ text: String) { line = Array(text.utf8) }
 
     func prefill(_ text: String) {
         prefilled += text
@@ -267,45 +314,15 @@ final class FakeLineInput: LineInput {
     func setHistory(_ lines: [String]) {}
     func addHistory(_ line: String) {}
     func refresh() {}
+    func eraseLine() {}
     func requestListening() { terminal.write("[listening]\n") }
-}
 
-/// Text as a screen shows it, line by line: a carriage return goes back to the line's start,
-/// ESC [ K erases the rest of the line, other escape sequences and bells leave no mark.
-struct ScreenText {
-    private var lines = ""
-    private var line: [Unicode.Scalar] = []
-    private var column = 0
-    private var escape: [Unicode.Scalar]?
-    private(set) var bells = 0
-
-    var text: String { lines + String(String.UnicodeScalarView(line)) }
-
-    mutating func apply(_ text: String) {
-        for scalar in text.unicodeScalars {
-            if var sequence = escape {
-                sequence.append(scalar)
-                escape = sequence
-                // ESC [ parameters final-byte, or ESC and one character.
-                let done = sequence.count == 1 ? scalar != "[" : (0x40...0x7E).contains(scalar.value)
-                if done {
-                    if sequence == ["[", "K"] { line.removeSubrange(min(column, line.count)...) }
-                    escape = nil
-                }
-                continue
-            }
-            switch scalar {
-            case "\u{1B}": escape = []
-            case "\r": column = 0
-            case "\n":
-                lines += String(String.UnicodeScalarView(line)) + "\n"
-                line = []
-                column = 0
-            case "\u{7}": bells += 1
-            default:
-                if column < line.count { line[column] = scalar } else { line.append(scalar) }
-                column += 1
-            }
-        }
+    func redraw(clear: Bool, above: String) {
+        if clear { terminal.clearScreen() }
+        terminal.write(above)
+        flow?.reset()
+        terminal.redrew()
     }
+
+    func stopForJobControl() { terminal.suspend() }
 }

@@ -66,13 +66,13 @@ public final class TerminalDriver: @unchecked Sendable {
         return String(decoding: result.stdout, as: UTF8.self)
     }
 
+    /// Types literal text (no Enter).
     /// From now on, appends what the program writes to its terminal, byte for byte (escape
     /// sequences included, before tmux interprets them), to `path` (tmux's pipe-pane).
     public func recordOutput(to path: String) throws {
         try tmux(["pipe-pane", "-O", "-t", session, "cat >> " + Self.quote(path)])
     }
 
-    /// Types literal text (no Enter).
     public func type(_ text: String) throws { try tmux(["send-keys", "-t", session, "-l", text]) }
 
     /// Types a line and presses Enter.
@@ -99,11 +99,19 @@ public final class TerminalDriver: @unchecked Sendable {
         try tmux(["paste-buffer", "-p", "-b", "paste", "-t", session])
     }
 
+    /// The terminal goes away, as when its window is closed: tmux ends and closes it.
+    public func close() throws { try tmux(["kill-server"]) }
+
     /// tmux's newest paste buffer: what the program last copied through OSC 52.
     public func pasteBuffer() throws -> String { try tmux(["show-buffer"], capture: true) }
 
     public func screen() throws -> String {
         try tmux(["capture-pane", "-p", "-J", "-t", session, "-S", "-200"], capture: true)
+    }
+
+    /// What the window shows now, without the lines scrolled off its top (or cleared off it).
+    public func visibleScreen() throws -> String {
+        try tmux(["capture-pane", "-p", "-J", "-t", session], capture: true)
     }
 
     /// Polls the screen until `condition` holds: a terminal has no event to wait on, so this
@@ -164,12 +172,13 @@ extension TestHome {
     /// own by default; nil removes a variable).
     public func terminal(_ arguments: [String] = [], colors: Bool = false, editrc: String = "",
                          environment extra: [String: String?] = [:], base: [String: String]? = nil,
-                         columns: Int = 100, keep: Set<String> = []) throws -> TerminalDriver {
+                         columns: Int = 100, rows: Int = 30, keep: Set<String> = []) throws -> TerminalDriver {
         var environment = base ?? self.environment
         environment["TERM"] = "xterm-256color"
         environment["EDITRC"] = directory.write("editrc", editrc)
         if colors { environment["NO_COLOR"] = nil }
         for (key, value) in extra { environment[key] = value }
-        return try TerminalDriver([BuiltProducts.hark] + arguments, environment: environment, columns: columns, keep: keep)
+        return try TerminalDriver([BuiltProducts.hark] + arguments, environment: environment, columns: columns, rows: rows,
+                                  keep: keep)
     }
 }

@@ -9,11 +9,14 @@ public final class TestMCPRecorder: @unchecked Sendable {
     /// The endpoint, for `url =` in an `[mcp NAME]` section.
     public let url: String
 
-    public init() async throws {
+    /// `holdingDelete`: a DELETE is recorded and never answered (a server stuck at hark's exit).
+    public init(holdingDelete: Bool = false) async throws {
         let python = VoiceTestAssets.root + "/.local/venv/bin/python"
         guard FileManager.default.isExecutableFile(atPath: python) else { throw TestMCPServers.Failure.missing(python) }
+        var environment = ProcessInfo.processInfo.environment
+        if holdingDelete { environment["HOLD_DELETE"] = "1" }
         process = try ChildProcess([python, VoiceTestAssets.root + "/Tests/Fixtures/mcp/recording_server.py"],
-                                   environment: ProcessInfo.processInfo.environment, lifeline: true)
+                                   environment: environment, lifeline: true)
         try await process.waitFor(stdout: "\n")
         guard let line = process.stdout.split(separator: "\n").first, line.hasPrefix("port "), let port = Int(line.dropFirst(5)) else {
             throw TestMCPServers.Failure.start("stdout \(process.stdout), stderr \(process.stderr)")

@@ -34,6 +34,10 @@ int hark_el_set_getc(EditLine *el, hark_getc_fn fn);
 int hark_el_set_clientdata(EditLine *el, void *data);
 void *hark_el_get_clientdata(EditLine *el);
 int hark_el_refresh(EditLine *el);
+/// Clears one flag of libedit's edit mode (`setty -d -FLAG`), e.g. "isig".
+int hark_el_setty_edit_off(EditLine *el, const char *flag);
+/// Puts the terminal in libedit's edit mode (1) or back in the user's (0).
+int hark_el_prep_term(EditLine *el, int raw);
 int hark_el_get_editor(EditLine *el, const char **mode);
 
 History *hark_history_init(void);

@@ -65,10 +65,11 @@ public final class Workspace: @unchecked Sendable {
 
     /// The last step of every way hark ends (a one-shot's reply done or stopped, /quit, Ctrl-D,
     /// a signal), after its replies were stopped: what this run holds on servers is let go, the
-    /// MCP servers' sessions ended, waiting a moment at most (ToolHost.endAll). It blocks:
-    /// call it from the thread that ends hark.
-    public func prepareForExit() {
-        tools.endAll()
+    /// MCP servers' sessions ended, waiting `seconds` at most (ToolHost.endAll; less when a
+    /// signal is ending hark, which must be gone soon). It blocks: call it from the thread that
+    /// ends hark.
+    public func prepareForExit(within seconds: Double = 2) {
+        tools.endAll(within: seconds)
     }
 
     /// Problems in the config that did not stop hark (unknown keys): shown once at start.

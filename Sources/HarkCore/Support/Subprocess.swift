@@ -96,6 +96,7 @@ public enum Subprocess {
             ending = pump(input: feed, to: inPipe[1], stdout: outPipe[0], stderr: errPipe[0], into: &stdout, &stderr,
                           deadline: deadline, limit: outputLimit ?? Int.max)
         }
+        if case .inherited = streams, !waitUnlessTerminating(pid) { ending = .terminating }
         if ending != .drained { killTree(pid) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
@@ -110,6 +111,27 @@ public enum Subprocess {
         let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         return Result(status: exitStatus, stdout: stdout, stderr: stderr)
     }
+
+    /// Waits for a child that has the terminal (an editor, a pager) to end, or for hark to be
+    /// told to terminate (false then). Where the kernel lacks pidfds, waits for the child alone.
+    private static func waitUnlessTerminating(_ pid: pid_t) -> Bool {
+        guard terminationDescriptor >= 0, let pidfdOpen else { return true }
+        let pidfd = pidfdOpen(pid, 0)
+        guard pidfd >= 0 else { return true }
+        defer { close(pidfd) }
+        var fds = [pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: terminationDescriptor, events: Int16(POLLIN), revents: 0)]
+        while poll(&fds, 2, -1) < 0 && errno == EINTR {}
+        return fds[1].revents == 0
+    }
+
+    private typealias PidfdOpen = @convention(c) (pid_t, UInt32) -> Int32
+
+    /// glibc's pidfd_open (2.36), found at run time: the Glibc module does not export it.
+    private static let pidfdOpen: PidfdOpen? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pidfd_open") else { return nil }
+        return unsafeBitCast(symbol, to: PidfdOpen.self)
+    }()
 
     /// The child starts with default signal handling, whatever hark set for itself.
     private static func setDefaultSignals(_ attributes: inout posix_spawnattr_t, flags: Int32 = 0) {

@@ -84,6 +84,8 @@ polled: dict[str, asyncio.Event] = {}
 waiting_later: set[str] = set()
 # Per context, the messages seen: the agent's memory, which hark's threads keep apart.
 memory: dict[str, list[str]] = {}
+# Tasks whose CancelTask hangs (the `stuck` command).
+stuck: set[str] = set()
 
 
 def event_for(table: dict[str, asyncio.Event], task_id: str) -> asyncio.Event:
@@ -93,6 +95,7 @@ def event_for(table: dict[str, asyncio.Event], task_id: str) -> asyncio.Event:
 class Echo(AgentExecutor):
     """First word of the message:
     slow     one chunk, then works until canceled (hark's Ctrl-C sends CancelTask)
+    stuck    the same, but CancelTask never gets an answer (a server stuck on it)
     ask      input-required "Which city?"; the answer, sent to the same task, completes it
     fail     failed with "the flight API is down"
     reject   rejected with "I only book flights"
@@ -134,7 +137,9 @@ class Echo(AgentExecutor):
             await updater.complete()
             return
         await updater.start_work(updater.new_agent_message([new_text_part('echoing…')]))
-        if command == 'slow':
+        if command == 'stuck':
+            stuck.add(context.task_id)
+        if command in ('slow', 'stuck'):
             await updater.add_artifact([new_text_part('started ')], artifact_id='slow', name='slow', last_chunk=False)
             await asyncio.Event().wait()  # until canceled
         elif command == 'ask':
@@ -177,6 +182,8 @@ class Echo(AgentExecutor):
             await updater.complete()
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        if context.task_id in stuck:
+            await asyncio.Event().wait()  # never answers
         updater = TaskUpdater(event_queue, context.task_id, context.context_id)
         await updater.cancel()
 

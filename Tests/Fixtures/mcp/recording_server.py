@@ -9,6 +9,9 @@
 #   POST <session or -> <JSON-RPC method, or "response"> …
 #   DELETE <session>
 #   session <id>            (the id the SDK gave with an initialize answer)
+#
+# With HOLD_DELETE=1 in its environment, a DELETE is recorded and never answered (a server
+# stuck, or gone quiet behind a proxy): the tests check that hark's exit does not wait for it.
 import asyncio
 import json
 import os
@@ -71,6 +74,8 @@ def recording(inner):
 
         if scope["method"] != "POST":
             say(scope["method"], session)
+        if scope["method"] == "DELETE" and os.environ.get("HOLD_DELETE") == "1":
+            await asyncio.Event().wait()
         await inner(scope, reading, sending)
 
     return asgi

@@ -99,6 +99,7 @@ import TestSupport
             > /edit last
             [editor opens on: what is 2+2]
             [editor closes with: what is 3+3]
+            what is 3+3
             answer 2
             > /history --all
             you · HH:MM · superseded (/edit last)

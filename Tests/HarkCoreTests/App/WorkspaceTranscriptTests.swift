@@ -176,6 +176,8 @@ import TestSupport
             notes ›
             · noted
             > !printf 'from a command'
+            sent:
+            │ from a command
             echo: from a command
             > /pipe exit 3
             exit 3 exited with status 3

@@ -58,8 +58,7 @@ import TestSupport
             > yes
             6/9 Steps to reproduce: Which steps make it happen?
             (end a line with \\ to write more lines)
-            … open a 20 MB file
-            > choose Export
+            > [pasted 2 lines]
             7/9 Expected: What did you expect to happen instead?
             (end a line with \\ to write more lines; optional: skip leaves it out)
             > skip

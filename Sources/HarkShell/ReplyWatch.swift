@@ -1,0 +1,169 @@
+import FoundationEssentials
+import Glibc
+import HarkCore
+
+/// One reply being watched until it ends: what its signals, events and keys do. Ctrl-C stops
+/// it (keeping what arrived), Ctrl-Z (or Ctrl-C on a build's console) lets it go on in the
+/// background, SIGTERM, SIGQUIT and SIGHUP stop it and end hark, a question it asks takes the
+/// keys. Waited on by `run` (one-shot mode, a shell whose output is a pipe) or by the shell's
+/// live line, which edits the next line meanwhile (`Shell.readDuringReply`).
+final class ReplyWatch {
+    let job: ReplyJob
+    let view: ReplyView
+    let loop: EventLoop
+    let terminal: Terminal
+    weak var shell: ShellControls?
+    /// A question can be asked (a person at a terminal sees the reply).
+    let asks: Bool
+    /// How it ended: the reply's outcome, or nil while it runs or once it went to the background.
+    private(set) var outcome: ReplyOutcome?
+    private(set) var detached = false
+    /// The stop did not end the reply in time; the outcome is taken as `stopped`.
+    private(set) var abandoned = false
+    /// A question of the reply's being answered (ReplyQuestion): it takes the keys meanwhile.
+    private var question: ReplyQuestion?
+    /// Keys typed meanwhile, for the next prompt (`run` only).
+    private var typedAhead: [UInt8] = []
+
+    init(job: ReplyJob, view: ReplyView, loop: EventLoop, terminal: Terminal, shell: ShellControls?, asks: Bool) {
+        self.job = job
+        self.view = view
+        self.loop = loop
+        self.terminal = terminal
+        self.shell = shell
+        self.asks = asks
+    }
+
+    deinit { question?.answer(nil) }
+
+    var isOver: Bool { outcome != nil || detached }
+
+    /// Milliseconds until something is due without news: the spinner's next frame, the end
+    /// of the bound on a stop while hark is ending; nil to wait for news.
+    var timeout: Int32? {
+        var due: Int32?
+        if view.wantsSpinner && question == nil { due = 100 }
+        if let left = loop.endingIn { due = min(due ?? Int32.max, max(0, Int32(left * 1000))) }
+        return due
+    }
+
+    /// Waits for the reply in the loop, keys included: the watch without a line editor.
+    func run(keys: Bool) {
+        while !isOver {
+            let job = self.job
+            let wake = loop.wait(EventLoop.Interest(keys: keys || question != nil, signals: true,
+                                                    events: { Self.concerns($0, job) }, timeout: timeout))
+            take(signals: wake.signals)
+            if wake.keys {
+                var keys = loop.takeKeys()[...]
+                while let key = keys.popFirst(), !isOver {
+                    if self.key(key, live: false) == nil { typedAhead.append(key) }
+                }
+                typedAhead += keys
+            }
+            take(events: wake.events)
+            tick(timedOut: wake.timedOut)
+        }
+        loop.unread(typedAhead)
+    }
+
+    /// The events a watch of `job` takes without a line editor: its own, speech failing, a
+    /// question. A reply ending in the background waits for the prompt.
+    static func concerns(_ event: ShellEvent, _ job: ReplyJob) -> Bool {
+        switch event {
+        case .reply(let from, _), .replyEnded(let from, _): return from === job
+        case .speechFailed, .question: return true
+        default: return false
+        }
+    }
+
+    func take(signals: [Int32]) {
+        for signal in signals {
+            switch signal {
+            case SIGINT:
+                interrupt()
+            case SIGTERM, SIGHUP:
+                // hark ends: the reply stops (what arrived is kept) and is waited for only so long.
+                job.stop()
+                shell?.quit()
+                loop.beginEnding()
+                question?.answer(nil)
+                question = nil
+            default:
+                break
+            }
+        }
+    }
+
+    /// The reply's events; others (another reply's, dictation's) are not this watch's.
+    func take(events: [ShellEvent]) {
+        for event in events {
+            switch event {
+            case .reply(let from, let replyEvent) where from === job: view.render(replyEvent)
+            case .replyEnded(let from, let ended) where from === job: outcome = outcome ?? ended
+            case .question(let asked):
+                guard asks, question == nil, loop.endingIn == nil else {
+                    asked.answer(nil)
+                    break
+                }
+                if shell == nil { terminal.setKeyMode(.keys) }
+                question = asked
+                view.ask(asked.prompt)
+                shell?.notifyQuestion(asked.prompt, session: job.session)
+            case .speechFailed(let error):
+                if shell != nil { view.aside("hark: " + error.userMessage) } else { terminal.showError(error) }
+            default:
+                break
+            }
+        }
+    }
+
+    /// The wait timed out or woke: the spinner turns, and a stop that outlived its bound is
+    /// given up on.
+    func tick(timedOut: Bool) {
+        if question == nil { view.tickSpinner() }
+        if outcome == nil, let left = loop.endingIn, left <= 0 {
+            abandoned = true
+            outcome = .stopped
+        }
+    }
+
+    /// A key typed while the reply streams: the answer to a question, Ctrl-C, Ctrl-Z. Returns
+    /// nil for a key this watch leaves alone (typed ahead, or for the live line to edit).
+    func key(_ key: UInt8, live: Bool) -> ReadDecision? {
+        if let asked = question {
+            guard let choice = asked.choice(for: key) else { return .keepReading }
+            view.answered(choice.map(String.init) ?? "")
+            asked.answer(choice)
+            question = nil
+            return .keepReading
+        }
+        switch key {
+        case 0x03:
+            return interrupt() ? .setAside : .keepReading
+        case 0x1A:
+            detach("↪ \(job.session) goes on in the background; you will hear when it is done")
+            return .setAside
+        default:
+            return nil
+        }
+    }
+
+    /// Ctrl-C: stops the reply, or sends a build's console to the background. True when it
+    /// went to the background.
+    @discardableResult
+    private func interrupt() -> Bool {
+        guard shell != nil, job.interruptDetaches else {
+            job.stop()
+            return false
+        }
+        detach("↪ detached; \(job.session) goes on in the background")
+        return true
+    }
+
+    private func detach(_ aside: String) {
+        job.detach()
+        detached = true
+        view.aside(aside)
+    }
+}
