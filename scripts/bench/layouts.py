@@ -10,7 +10,7 @@ takes twice curl's time. curl runs twice, with `-N` as the harness runs it (it t
 piece libcurl hands it at once: a write(2) per HTTP chunk, which for a server that sends every
 event as its own chunk is most of its time) and without; the faster of the two is the reference.
 Prints the figures as JSON on stdout and as a table on stderr."""
-import json, os, statistics, subprocess, sys, tempfile, time
+import json, os, resource, statistics, subprocess, sys, tempfile, time
 import wait_indexers
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -22,10 +22,21 @@ CASES = ["llamacpp token chunked", "llamacpp token length", "openai token chunke
          "openai prose chunked", "openai prose length", "openai plain chunked", "ollama prose chunked"]
 
 
+CPU = {}
+
+
 def timed(command, env):
+    """Wall milliseconds of one run; its CPU milliseconds (user and system, all its threads) are
+    noted in CPU under the command's first two words. On a machine other work keeps busy, a process
+    that hands each read from thread to thread waits for a core at every handoff, and curl, one
+    thread, does not: the CPU time says what the work costs whatever the load."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL)
-    return (time.monotonic() - started) * 1000
+    elapsed = (time.monotonic() - started) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU.setdefault(" ".join(command[:2]), []).append((after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000)
+    return elapsed
 
 
 def main():
@@ -56,6 +67,7 @@ def main():
             subprocess.run(curl, check=True)
             subprocess.run(hark, env=env, check=True, stdout=subprocess.DEVNULL)
             seen = {"curl": [], "curl_n": [], "hark": [], "back_to_back": []}
+            CPU.clear()
             for _ in range(rounds):
                 wait_indexers.wait(env["XDG_DATA_HOME"])
                 seen["curl"].append(timed(curl, env))
@@ -69,9 +81,15 @@ def main():
                              "hark_b2b_ms": medians["back_to_back"], "ratio": reference / medians["hark"],
                              "ratio_b2b": reference / medians["back_to_back"], "runs": seen,
                              "load": round(os.getloadavg()[0], 2)}
+            cpu = {name: statistics.median(values) for name, values in CPU.items()}
+            # curl's cheaper variant (without -N it writes fewer, larger pieces) is the reference.
+            curl_cpu = min(cpu["curl -s"], cpu["curl -sN"])
+            hark_cpu = cpu[f"{HARK} -s"]
+            figures[case].update({"curl_cpu_ms": curl_cpu, "hark_cpu_ms": hark_cpu, "ratio_cpu": curl_cpu / hark_cpu})
             print(f"{case:32s} curl {medians['curl']:6.1f} / -N {medians['curl_n']:6.1f} ms  hark {medians['hark']:6.1f} ms "
                   f"({figures[case]['ratio']:.2f})  back to back {medians['back_to_back']:6.1f} ms "
-                  f"({figures[case]['ratio_b2b']:.2f})  load {figures[case]['load']}", file=sys.stderr)
+                  f"({figures[case]['ratio_b2b']:.2f})  CPU curl {curl_cpu:5.1f} hark {hark_cpu:5.1f} ms ({curl_cpu / hark_cpu:.2f})  "
+                  f"load {figures[case]['load']}", file=sys.stderr)
         wait_indexers.wait(env["XDG_DATA_HOME"])
     finally:
         server.stdin.close()
