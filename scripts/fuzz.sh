@@ -30,7 +30,7 @@ fi
 targets=(sse ndjson config command json http n8n openai messages responses secrets a2a)
 core=Sources/HarkCore
 json_sources=("$core/JSON/JSON.swift" "$core/JSON/JSONParser.swift" "$core/JSON/JSONScanner.swift" "$core/JSON/JSONEncoding.swift"
-  "$core/JSON/UTF8Validation.swift")
+  "$core/JSON/UTF8Validation.swift" "$core/JSON/JSONTokens.swift" "$core/JSON/JSONEscape.swift" "$core/JSON/JSONStringReader.swift")
 # The request type, with the TLS options it carries (their ca path is expanded like any path).
 http_request=("$core/HTTP/HTTPRequest.swift" "$core/HTTP/TLSOptions.swift" "$core/Support/PathName.swift" "$core/Config/Paths.swift"
   "$core/Support/PosixFile.swift")
@@ -56,7 +56,7 @@ sources() {
       "$core/Support/PosixFile.swift $core/HTTP/HTTPRequest.swift $core/HTTP/TLSOptions.swift ${json_sources[*]} ${errors[*]}" ;;
     command) echo "$core/Commands/CommandInvocation.swift ${errors[*]}" ;;
     json) echo "${json_sources[*]}" ;;
-    http) echo "$core/HTTP/HTTPResponseParser.swift ${http_request[*]} $core/HTTP/RetryPolicy.swift $core/HTTP/HTTPDate.swift ${json_sources[*]} ${errors[*]}" ;;
+    http) echo "$core/HTTP/HTTPResponseParser.swift $core/Streaming/ByteSearch.swift ${http_request[*]} $core/HTTP/RetryPolicy.swift $core/HTTP/HTTPDate.swift ${json_sources[*]} ${errors[*]}" ;;
     n8n) echo "$core/Backends/Webhook/N8NReplyDecoder.swift $core/Streaming/ChunkTemplate.swift $core/Streaming/LineSplitter.swift $core/Streaming/ByteSearch.swift" \
       "${decoder_sources[*]}" ;;
     openai) echo "$core/Backends/OpenAI/ChatCompletions/ChatCompletionDecoder.swift $core/Streaming/ChunkTemplate.swift" \

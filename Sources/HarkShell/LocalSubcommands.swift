@@ -50,7 +50,9 @@ extension HarkCommandLine {
         guard parsed.words.isEmpty else { throw HarkError.usage("usage: hark index (it takes no arguments)") }
         let store = try HistoryStore(path: Paths.fromEnvironment().historyDatabase)
         let pending = try store.unindexedCount()
-        try store.finishIndexing()
+        // Started in the background by a one-shot run (output on /dev/null), it gives way to
+        // the next run's reply; asked for at a terminal, it indexes now.
+        try store.finishIndexing(givingWayToReplies: isatty(STDOUT_FILENO) == 0)
         terminal.write(pending == 0 ? "the search index is up to date\n"
             : "indexed \(pending) stored \(pending == 1 ? "text" : "texts") for search\n")
         return 0

@@ -64,6 +64,41 @@ import TestSupport
         #expect(String(decoding: second.stdout, as: UTF8.self) == "the search index is up to date\n")
     }
 
+    /// `hark index` in the background gives way to a reply that streams into the history (the
+    /// next one-shot run's): between its transactions it waits, in the kernel, for the reply's
+    /// writer lock, and indexes the rest once the reply has ended.
+    @Test func aBackgroundIndexerWaitsWhileAReplyStreams() async throws {
+        let home = TestHome(config: "[session ci]\nkind = openai\nurl = http://127.0.0.1:9/v1\n")
+        let store = try HistoryStore(path: home.paths.historyDatabase)
+        try store.ensureSession("ci", kind: "openai")
+        let thread = try store.createThread(session: "ci", title: "long")
+        store.indexer.deferPasses()
+        let before = try store.beginReply(threadID: thread.id, session: "ci")
+        try before.append(Self.pieces.joined())
+        try before.finish(status: .complete)
+        let streaming = try store.beginReply(threadID: thread.id, session: "ci")
+        try streaming.append("first words ")
+        // Its output on a pipe, as a one-shot run starts it.
+        let indexer = try RunningProcess([BuiltProducts.hark, "index"], environment: home.environment)
+        let writers = home.paths.historyDatabase + "-writers"
+        var info = stat()
+        #expect(stat(writers, &info) == 0)
+        // The kernel lists a process waiting for a lock in /proc/locks ("->"), and offers no
+        // event for it: the list is read again each millisecond until hark index waits there
+        // (or has ended, which it must not while the reply streams).
+        var waiting = false
+        for _ in 0..<60_000 where !waiting && ProcessExit.isRunning(indexer.pid) {
+            let locks = (try? String(contentsOfFile: "/proc/locks", encoding: .utf8)) ?? ""
+            waiting = locks.split(separator: "\n").contains { $0.contains("->") && $0.contains(":\(info.st_ino) ") }
+            if !waiting { usleep(1000) }
+        }
+        #expect(waiting, "hark index did not wait for the streaming reply")
+        try streaming.append(Self.pieces.joined())
+        try streaming.finish(status: .complete)
+        #expect(indexer.wait() == 0, "\(indexer.stderrText)")
+        #expect(try store.unindexedCount() == 0)
+    }
+
     /// The `hark index` processes whose history is under `dataHome` (other tests run theirs).
     static func indexers(dataHome: String) -> [pid_t] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []

@@ -11,7 +11,8 @@ HARK = os.environ.get("HARK_BIN") or os.path.join(ROOT, ".build/release/hark")
 SERVER = os.path.join(ROOT, ".build/release/hark-bench-server")
 LLM = os.path.join(BENCH, "venv/bin/llm")
 HERE = os.path.dirname(__file__)
-SECTIONS = sys.argv[1:] or ["startup", "roundtrip", "throughput", "history", "memory", "growth", "latency", "a2a", "model", "documents"]
+SECTIONS = sys.argv[1:] or ["startup", "roundtrip", "throughput", "layouts", "history", "memory", "growth", "latency", "a2a", "model",
+                            "documents"]
 results = {}
 
 def run(command, **kwargs):
@@ -284,6 +285,10 @@ def latency():
             pick = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))]
             figures[name] = {"events": len(values), "p50_ms": pick(0.5), "p99_ms": pick(0.99), "max_ms": ordered[-1]}
         results["latency"] = figures
+
+def layouts():
+    # 50 MB in the chunk layouts of other servers, spaced and back to back (scripts/bench/layouts.py).
+    results["layouts"] = json.loads(run([sys.executable, f"{HERE}/layouts.py", os.environ.get("LAYOUT_ROUNDS", "7")]))
 
 def documents():
     # The documents figures, measured by their own script (scripts/bench/documents.py).

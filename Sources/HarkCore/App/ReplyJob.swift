@@ -185,6 +185,16 @@ public final class ReplyJob: @unchecked Sendable {
         lock.withLock { self.task = task }
     }
 
+    /// The start of `piece` that fits in `bytes` of UTF-8, ending where a scalar starts. By
+    /// bytes, not characters: counting a megabyte-long piece's characters to cut it took longer
+    /// than the rest of its reply's reading.
+    static func leading(_ piece: String, bytes: Int) -> Substring {
+        let utf8 = piece.utf8
+        var end = utf8.index(utf8.startIndex, offsetBy: min(bytes, utf8.count))
+        while end > utf8.startIndex, end < utf8.endIndex, UTF8.isContinuation(utf8[end]) { end = utf8.index(before: end) }
+        return piece[..<end]
+    }
+
     private func record(_ events: AsyncThrowingStream<ReplyEvent, Error>, store: HistoryStore,
                         model: String?) async -> ReplyOutcome {
         var writer: ReplyWriter?
@@ -213,7 +223,7 @@ public final class ReplyJob: @unchecked Sendable {
                     lock.withLock {
                         // Whole pieces while they fit: one 30 MB piece must not be copied here.
                         if text.utf8.count + piece.utf8.count <= textLimit { text += piece }
-                        else if text.utf8.count < textLimit { text += piece.prefix(textLimit - text.utf8.count) }
+                        else if text.utf8.count < textLimit { text += Self.leading(piece, bytes: textLimit - text.utf8.count) }
                     }
                 case .usage(let reported):
                     lock.withLock { usage = reported }

@@ -171,18 +171,23 @@ private final class ReplyPump<Decoder: ReplyDecoder>: @unchecked Sendable {
         case .head(let received):
             try await start(received)
         case .body(let bytes):
-            try decoder.feed(bytes, into: &produced)
-            readBodies.append(bytes)
             // What arrived meanwhile goes into the same events: a server that writes one
             // event per packet would otherwise cost a history commit and a terminal write
             // for each. Only what is already there (no waiting), up to about a megabyte,
-            // so the first of it is not held back.
+            // so the first of it is not held back. The decoder is told when more follows,
+            // so their text becomes one event rather than several joined.
+            var current = bytes
             var taken = bytes.count
-            while taken < 1 << 20, let more = opened?.stream.nextIfReady() {
-                guard case .body(let next) = more else { break }
-                try decoder.feed(next, into: &produced)
-                readBodies.append(next)
-                taken += next.count
+            while true {
+                var next: [UInt8]?
+                if taken < 1 << 20, case .body(let more)? = opened?.stream.nextIfReady() {
+                    next = more
+                    taken += more.count
+                }
+                try decoder.feed(current, into: &produced, more: next != nil)
+                readBodies.append(current)
+                guard let next else { break }
+                current = next
             }
             await endAtFinished(&produced)
         }

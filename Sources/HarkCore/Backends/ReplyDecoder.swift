@@ -7,6 +7,10 @@ public protocol ReplyDecoder: Sendable {
     /// events appended before the failure still count: one network read can hold both the last
     /// words of a reply and the error that ends it.
     mutating func feed(_ bytes: [UInt8], into events: inout [ReplyEvent]) throws
+    /// The same, when more bytes that have already arrived follow at once (`more`): a decoder
+    /// may keep the text it gathered for the next feed instead of handing it out, so what
+    /// arrived together becomes one text event without joining strings (HTTPReply).
+    mutating func feed(_ bytes: [UInt8], into events: inout [ReplyEvent], more: Bool) throws
     /// The body ended: appends the last events; throws when the reply was cut short.
     mutating func finish(into events: inout [ReplyEvent]) throws
 }
@@ -25,6 +29,10 @@ public struct UnshowableReply: Error, Sendable, Equatable {
 }
 
 extension ReplyDecoder {
+    public mutating func feed(_ bytes: [UInt8], into events: inout [ReplyEvent], more: Bool) throws {
+        try feed(bytes, into: &events)
+    }
+
     /// The events of one feed, for tests (a throw loses them; the pipeline uses `into:`).
     public mutating func feed(_ bytes: [UInt8]) throws -> [ReplyEvent] {
         var events: [ReplyEvent] = []

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Parses an HTTP/1.1 response as bytes arrive: status line and headers (skipping 1xx
 /// interim responses), then the body framed by chunked encoding, Content-Length, or the end of
 /// the connection. Pure: fed bytes, it returns what they complete.
@@ -47,39 +51,124 @@ public struct HTTPResponseParser {
     /// of one read come after its heads and before its end.
     public mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, appendingBodyTo body: inout [UInt8]) throws -> [Event] {
         var events: [Event] = []
-        var input = bytes[...]
-        while !input.isEmpty && state != .done {
+        var index = 0
+        let count = bytes.count
+        while index < count {
+            if case .done = state { break }
+            // A chunked body framed as servers frame it is read in place (readChunks): one
+            // event per chunk is a million of them in a long reply.
+            if buffer.isEmpty, isInChunks {
+                let next = readChunks(bytes, from: index, appendingBodyTo: &body)
+                if next > index {
+                    index = next
+                    continue
+                }
+            }
             switch state {
             case .head, .chunkSize, .chunkDataEnd, .trailers:
                 // Line-oriented states: gather a line (or a whole head) in the buffer.
-                guard let newline = input.firstIndex(of: 0x0A) else {
-                    buffer.append(contentsOf: input)
-                    input = input[input.endIndex...]
+                guard let newline = bytes.firstOffset(of: 0x0A, from: index, to: count) else {
+                    buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index...]))
+                    index = count
                     if buffer.count > Self.maxHeadBytes { throw Self.error("the response head is larger than 64 KB") }
                     continue
                 }
-                buffer.append(contentsOf: input[input.startIndex...newline])
-                input = input[(newline + 1)...]
+                buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index...newline]))
+                index = newline + 1
                 try line(&events)
             case .fixed(let remaining):
-                let take = min(remaining, input.count)
-                body.append(contentsOf: UnsafeBufferPointer(rebasing: input.prefix(take)))
-                input = input.dropFirst(take)
-                state = remaining - take == 0 ? .done : .fixed(remaining: remaining - take)
-                if state == .done { events.append(.end) }
+                let take = min(remaining, count - index)
+                body.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<(index + take)]))
+                index += take
+                if remaining == take {
+                    state = .done
+                    events.append(.end)
+                } else {
+                    state = .fixed(remaining: remaining - take)
+                }
             case .chunkData(let remaining):
-                let take = min(remaining, input.count)
-                body.append(contentsOf: UnsafeBufferPointer(rebasing: input.prefix(take)))
-                input = input.dropFirst(take)
-                state = remaining - take == 0 ? .chunkDataEnd : .chunkData(remaining: remaining - take)
+                let take = min(remaining, count - index)
+                body.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<(index + take)]))
+                index += take
+                state = remaining == take ? .chunkDataEnd : .chunkData(remaining: remaining - take)
             case .untilClose:
-                body.append(contentsOf: UnsafeBufferPointer(rebasing: input))
-                input = input[input.endIndex...]
+                body.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index...]))
+                index = count
             case .done:
                 break
             }
         }
         return events
+    }
+
+    private var isInChunks: Bool {
+        switch state {
+        case .chunkSize, .chunkData, .chunkDataEnd: true
+        default: false
+        }
+    }
+
+    /// Reads chunks framed as servers frame them (hex digits and CRLF, the data, CRLF) from
+    /// `start`, as `line` and the `.chunkData` state would, until the bytes end or something
+    /// else comes (an extension, spaces, a bare LF, a line cut by the read, the last chunk),
+    /// which is left to them. The rest of the read is copied into `body` at once and each
+    /// chunk's data moved down over the framing before it: an append per chunk cost more than
+    /// its bytes when each event of a stream is a chunk. Returns where it stopped.
+    private mutating func readChunks(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int,
+                                     appendingBodyTo body: inout [UInt8]) -> Int {
+        let bodyStart = body.count
+        body.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
+        var written = bodyStart
+        var read = bodyStart
+        body.withUnsafeMutableBufferPointer { out in
+            guard let base = out.baseAddress else { return }
+            let end = out.count
+            reading: while read < end {
+                switch state {
+                case .chunkData(let remaining):
+                    let take = min(remaining, end - read)
+                    if written != read { memmove(base + written, base + read, take) }
+                    written += take
+                    read += take
+                    state = remaining == take ? .chunkDataEnd : .chunkData(remaining: remaining - take)
+                case .chunkDataEnd:
+                    guard end - read >= 2, base[read] == 0x0D, base[read + 1] == 0x0A else { break reading }
+                    read += 2
+                    state = .chunkSize
+                case .chunkSize:
+                    guard let (size, next) = Self.plainChunkSize(base, from: read, to: end) else { break reading }
+                    read = next
+                    state = size == 0 ? .trailers : .chunkData(remaining: size)
+                default:
+                    break reading
+                }
+            }
+        }
+        body.removeLast(body.count - written)
+        return start + (read - bodyStart)
+    }
+
+    /// A chunk size line of hex digits and CRLF at `start`, and where it ends; nil for any other
+    /// (at most 15 digits: more may not fit an Int, which `line` reports).
+    private static func plainChunkSize(_ base: UnsafeMutablePointer<UInt8>, from start: Int, to end: Int) -> (Int, Int)? {
+        var size = 0
+        var index = start
+        while index < end, index - start < 16 {
+            let byte = base[index]
+            let digit: Int
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = Int(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = Int(byte - UInt8(ascii: "a")) + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = Int(byte - UInt8(ascii: "A")) + 10
+            default: digit = -1
+            }
+            if digit < 0 { break }
+            size = size << 4 | digit
+            index += 1
+        }
+        let digits = index - start
+        guard digits > 0, digits < 16, end - index >= 2, base[index] == 0x0D, base[index + 1] == 0x0A else { return nil }
+        return (size, index + 2)
     }
 
     public mutating func feed(_ bytes: [UInt8]) throws -> [Event] {

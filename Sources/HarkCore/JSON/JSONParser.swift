@@ -176,70 +176,22 @@ public struct JSONParser {
                 index += 1
                 return
             case UInt8(ascii: "\\"):
-                index += 1
-                guard index < bytes.count else { throw error("unterminated escape") }
-                let escape = bytes[index]
-                index += 1
-                switch escape {
-                case UInt8(ascii: "\""): scalars.append(0x22)
-                case UInt8(ascii: "\\"): scalars.append(0x5C)
-                case UInt8(ascii: "/"): scalars.append(0x2F)
-                case UInt8(ascii: "b"): scalars.append(0x08)
-                case UInt8(ascii: "f"): scalars.append(0x0C)
-                case UInt8(ascii: "n"): scalars.append(0x0A)
-                case UInt8(ascii: "r"): scalars.append(0x0D)
-                case UInt8(ascii: "t"): scalars.append(0x09)
-                case UInt8(ascii: "u"): appendUTF8(try parseUnicodeEscape(), to: &scalars)
-                default: throw error("invalid escape")
+                switch JSONEscape.decode(bytes, backslash: index, into: &scalars) {
+                case .decoded(let next): index = next
+                case .invalid(let reason, let offset):
+                    index = offset
+                    throw error(reason)
                 }
             default:
                 if byte < 0x20 { throw error("control character in string") }
-                scalars.append(byte)
-                index += 1
+                // The run up to the next escape or quote at once: prose sent with a `\n` every
+                // line is long runs between escapes, and a byte at a time was most of its cost.
+                let end = JSONScanner.plainRunEnd(bytes, from: index + 1)
+                scalars.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<end]))
+                index = end
             }
         }
         throw error("unterminated string")
-    }
-
-    private mutating func parseHex4() throws(JSONError) -> UInt32 {
-        guard index + 4 <= bytes.count else { throw error("short \\u escape") }
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            let byte = bytes[index]
-            let digit: UInt32
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
-            default: throw error("invalid \\u escape")
-            }
-            value = value << 4 | digit
-            index += 1
-        }
-        return value
-    }
-
-    /// A \u escape, joining surrogate pairs; a lone surrogate becomes U+FFFD.
-    private mutating func parseUnicodeEscape() throws(JSONError) -> Unicode.Scalar {
-        let first = try parseHex4()
-        if (0xD800...0xDBFF).contains(first) {
-            if index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") {
-                let save = index
-                index += 2
-                let second = try parseHex4()
-                if (0xDC00...0xDFFF).contains(second) {
-                    let combined = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
-                    return Unicode.Scalar(combined) ?? "\u{FFFD}"
-                }
-                index = save
-            }
-            return "\u{FFFD}"
-        }
-        return Unicode.Scalar(first) ?? "\u{FFFD}"
-    }
-
-    private func appendUTF8(_ scalar: Unicode.Scalar, to buffer: inout [UInt8]) {
-        UTF8.encode(scalar) { buffer.append($0) }
     }
 
     private mutating func parseNumber() throws(JSONError) -> JSON {

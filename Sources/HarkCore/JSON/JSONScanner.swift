@@ -5,6 +5,8 @@
 public struct JSONScanner {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
+    /// Where the values lie that the caller left unread, when it asked (`scan(_:ignored:_:)`).
+    private var ignored: [Range<Int>]?
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
@@ -19,6 +21,29 @@ public struct JSONScanner {
         scanner.skipWhitespace()
         guard scanner.index == buffer.count else { throw scanner.error("trailing characters") }
         return result
+    }
+
+    /// The same, noting in `ignored` where each value lies that `body` left unread: members it
+    /// did not read and the elements after an array's first. Walking another document that
+    /// differs only inside those values would read exactly the same (ChunkTemplate relies on it).
+    static func scan<T>(_ buffer: UnsafeBufferPointer<UInt8>, ignored: inout [Range<Int>],
+                        _ body: (inout JSONScanner) throws -> T) throws -> T {
+        var scanner = JSONScanner(buffer)
+        scanner.ignored = []
+        defer { ignored = scanner.ignored ?? [] }
+        scanner.skipWhitespace()
+        let result = try body(&scanner)
+        scanner.skipWhitespace()
+        guard scanner.index == buffer.count else { throw scanner.error("trailing characters") }
+        return result
+    }
+
+    /// Skips a value the caller did not read, noting where it lies when asked to.
+    private mutating func skipIgnored() throws {
+        skipWhitespace()
+        let start = index
+        try skip()
+        ignored?.append(start..<index)
     }
 
     /// A member name as it appears in the document (escapes are not decoded: the names read this
@@ -69,7 +94,7 @@ public struct JSONScanner {
             skipWhitespace()
             let before = index
             try body(key, &self)
-            if index == before { try skip() }  // a body that ignored the value
+            if index == before { try skipIgnored() }  // a body that ignored the value
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end") }
             if bytes[index] == UInt8(ascii: ",") {
@@ -97,7 +122,7 @@ public struct JSONScanner {
         }
         let before = index
         try body(&self)
-        if index == before { try skip() }
+        if index == before { try skipIgnored() }
         while true {
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end") }
@@ -107,7 +132,7 @@ public struct JSONScanner {
             }
             guard bytes[index] == UInt8(ascii: ",") else { throw error("expected ',' or ']'") }
             index += 1
-            try skip()
+            try skipIgnored()
         }
     }
 
@@ -125,6 +150,12 @@ public struct JSONScanner {
     /// included, for a caller that reuses the document's layout (ChunkTemplate); nil, with the
     /// value skipped, for anything else.
     public mutating func appendString(to text: inout [UInt8]) throws -> Range<Int>? {
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "\""),
+           let end = Self.appendStringToken(bytes, openingQuote: index, to: &text) {
+            defer { index = end }
+            return index..<end
+        }
         guard let (quoted, escaped) = try stringToken() else { return nil }
         try Self.appendText(of: quoted, escaped: escaped, to: &text)
         return (index - quoted.count)..<index
@@ -174,38 +205,12 @@ public struct JSONScanner {
     /// Skips one value of any kind, checking that brackets and strings are well formed.
     public mutating func skip() throws {
         skipWhitespace()
-        guard index < bytes.count else { throw error("unexpected end") }
-        switch bytes[index] {
-        case UInt8(ascii: "\""):
-            try skipString()
-        case UInt8(ascii: "{"), UInt8(ascii: "["):
-            var stack: [UInt8] = []
-            repeat {
-                guard index < bytes.count else { throw error("unexpected end") }
-                let byte = bytes[index]
-                switch byte {
-                case UInt8(ascii: "\""): try skipString(); continue
-                case UInt8(ascii: "{"): stack.append(UInt8(ascii: "}"))
-                case UInt8(ascii: "["): stack.append(UInt8(ascii: "]"))
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    guard stack.last == byte else { throw error("mismatched bracket") }
-                    stack.removeLast()
-                default:
-                    break
-                }
-                index += 1
-                if stack.count > JSONParser.maxDepth { throw error("nested too deeply") }
-            } while !stack.isEmpty
-        default:
-            let start = index
-            while index < bytes.count {
-                let byte = bytes[index]
-                let isToken = (0x30...0x39).contains(byte) || (0x61...0x7A).contains(byte) || byte == UInt8(ascii: "-")
-                    || byte == UInt8(ascii: "+") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "E")
-                guard isToken else { break }
-                index += 1
-            }
-            guard index > start else { throw error("unexpected character") }
+        switch Self.valueEnd(bytes, at: index) {
+        case .end(let end, _):
+            index = end
+        case .malformed(let offset, let reason):
+            index = offset
+            throw error(reason)
         }
     }
 
@@ -223,80 +228,5 @@ public struct JSONScanner {
             index = offset
             throw error("unterminated string")
         }
-    }
-
-    /// How a string token ends: just past its closing quote (and whether it holds an escape),
-    /// or malformed at an offset.
-    enum StringEnd {
-        case closed(end: Int, escaped: Bool)
-        case controlCharacter(at: Int)
-        case unterminated(at: Int)
-    }
-
-    /// Finds the end of the string whose opening quote is at `quote`: the first quote not
-    /// after a backslash. Escapes are only stepped over here; their text is checked when the
-    /// string is read (`appendText`, `string()`).
-    @inline(__always)
-    static func scanString(_ bytes: UnsafeBufferPointer<UInt8>, openingQuote quote: Int) -> StringEnd {
-        var index = quote + 1
-        var escaped = false
-        let count = bytes.count
-        guard let base = bytes.baseAddress else { return .unterminated(at: index) }
-        while true {
-            // Eight bytes at a time (SWAR): most of a stream chunk's bytes are inside strings.
-            if index + 8 <= count {
-                let mask = lookMask(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
-                if mask == 0 {
-                    index += 8
-                    continue
-                }
-                // The lowest flagged byte is exact (little-endian): go straight to it.
-                index += mask.trailingZeroBitCount >> 3
-            } else if index >= count {
-                return .unterminated(at: index)
-            }
-            let byte = base[index]
-            if byte == UInt8(ascii: "\"") {
-                return .closed(end: index + 1, escaped: escaped)
-            }
-            if byte == UInt8(ascii: "\\") {
-                escaped = true
-                index += 2
-            } else if byte < 0x20 {
-                return .controlCharacter(at: index)
-            } else {
-                index += 1  // only in the last few bytes, read one at a time
-            }
-        }
-    }
-
-    private static let ones: UInt64 = 0x0101_0101_0101_0101
-    private static let highBits: UInt64 = 0x8080_8080_8080_8080
-
-    /// The high bit of each of the eight bytes that is a quote, a backslash or a control
-    /// character: the classic "has a zero byte" test, `(x - 0x01…) & ~x & 0x80…`, applied three
-    /// times. Only the lowest flag is exact (a borrow can flag a byte above a true hit).
-    @inline(__always)
-    private static func lookMask(_ word: UInt64) -> UInt64 {
-        let quotes = word ^ (ones &* 0x22)
-        let backslashes = word ^ (ones &* 0x5C)
-        let hasQuote = (quotes &- ones) & ~quotes
-        let hasBackslash = (backslashes &- ones) & ~backslashes
-        let hasControl = (word &- ones &* 0x20) & ~word
-        return (hasQuote | hasBackslash | hasControl) & highBits
-    }
-
-    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let base = bytes.baseAddress else { return true }
-        var index = 0
-        while index + 8 <= bytes.count {
-            if UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self) & highBits != 0 { return false }
-            index += 8
-        }
-        while index < bytes.count {
-            if base[index] >= 0x80 { return false }
-            index += 1
-        }
-        return true
     }
 }

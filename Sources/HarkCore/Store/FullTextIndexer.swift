@@ -22,6 +22,11 @@ public final class FullTextIndexer: @unchecked Sendable {
     private var paused = false
     /// Passes asked for are noted, not run (a one-shot run; see `deferPasses`).
     private var deferred = false
+    /// Callers of `drain` waiting: a deferred indexer still runs its passes for them.
+    private var draining = 0
+    /// Set in `hark index`: between transactions, wait while any reply streams into the history
+    /// (`giveWayToReplies`).
+    private var repliesToGiveWayTo: WriterLocks?
 
     /// Rows per transaction: each holds the write lock while FTS5 tokenizes it, about a
     /// millisecond for a 64 KB segment, which is as long as a reply's commit may wait.
@@ -46,6 +51,13 @@ public final class FullTextIndexer: @unchecked Sendable {
     /// rest of a 50 MB stream; BENCHMARKS.md) and leaves what it wrote to `hark index`, which
     /// it starts in the background as it exits (`hasDeferredWork`). `drain` still indexes.
     public func deferPasses() { condition.withLock { deferred = true } }
+
+    /// From now on, waits between transactions while a reply streams into the history, in this
+    /// process or another (`hark index`, started in the background by the one-shot run before,
+    /// gives way to the next one's stream). The next run's commits then wait for at most one of
+    /// its transactions, and it no longer takes the CPU the stream needs: back to back, the
+    /// stream slowed to a sixth without this (BENCHMARKS.md).
+    func giveWayToReplies(_ locks: WriterLocks) { condition.withLock { repliesToGiveWayTo = locks } }
 
     /// Whether `deferPasses` was called.
     public var defersPasses: Bool { condition.withLock { deferred } }
@@ -86,14 +98,19 @@ public final class FullTextIndexer: @unchecked Sendable {
         if !threadStarted {
             // No thread yet: this thread does the pass itself.
             condition.unlock()
-            try Self.indexPending(try indexingConnection())
+            try Self.indexPending(try indexingConnection()) {
+                giveWay()
+                return true
+            }
             condition.lock()
             completed = max(completed, ticket)
             condition.unlock()
             return
         }
+        draining += 1
         condition.signal()
         while completed < ticket { condition.wait() }
+        draining -= 1
         let failed = failure
         condition.unlock()
         if let failed { throw HarkError.storage(failed) }
@@ -112,27 +129,42 @@ public final class FullTextIndexer: @unchecked Sendable {
     private func loop() {
         while true {
             condition.lock()
-            while completed >= requested || paused { condition.wait() }
+            while completed >= requested || paused || (deferred && draining == 0) { condition.wait() }
             let ticket = requested
             condition.unlock()
             var failed: String?
-            do { try Self.indexPending(try indexingConnection()) } catch {
+            var finished = true
+            do {
+                // A pass begun before the run deferred its passes (what a killed process left,
+                // found as the store opened) stops at its next transaction.
+                finished = try Self.indexPending(try indexingConnection()) {
+                    if condition.withLock({ deferred && draining == 0 }) { return false }
+                    giveWay()
+                    return true
+                }
+            } catch {
                 failed = (error as? SQLiteError)?.description ?? error.userMessage
             }
             condition.lock()
-            completed = ticket
+            if finished { completed = ticket }
             failure = failed
             condition.broadcast()
             condition.unlock()
         }
     }
 
+    private func giveWay() {
+        condition.withLock { repliesToGiveWayTo }?.waitWhileRepliesStream()
+    }
+
     /// Indexes every pending row: messages whose text is final or under way (a reply being
-    /// written with `messages.text` still empty waits), and reply segments. Returns how many.
+    /// written with `messages.text` still empty waits), and reply segments. `between` is called
+    /// before each transaction and may wait; when it returns false the pass stops there.
+    /// Returns whether it indexed everything.
     @discardableResult
-    static func indexPending(_ database: Database) throws -> Int {
-        var indexed = 0
+    static func indexPending(_ database: Database, between: () -> Bool = { true }) throws -> Bool {
         while true {
+            guard between() else { return false }
             let more = try database.transaction { () -> Bool in
                 try database.run("""
                     UPDATE message_more SET unindexed = NULL WHERE id IN
@@ -144,10 +176,9 @@ public final class FullTextIndexer: @unchecked Sendable {
                         (SELECT id FROM messages WHERE unindexed IS NOT NULL AND (writer_pid IS NULL OR text != '')
                          ORDER BY id LIMIT ?)
                     """, .integer(Int64(segmentsPerTransaction)))
-                indexed += segments + database.changes
                 return segments + database.changes > 0
             }
-            if !more { return indexed }
+            if !more { return true }
         }
     }
 

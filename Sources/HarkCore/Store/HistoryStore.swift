@@ -65,8 +65,11 @@ public final class HistoryStore: @unchecked Sendable {
     }
 
     /// Waits until the indexer has indexed everything written so far: before a process ends,
-    /// so that it leaves nothing unindexed behind it.
-    public func finishIndexing() throws {
+    /// so that it leaves nothing unindexed behind it. `givingWayToReplies` (`hark index`, in
+    /// the background): the indexer waits between its transactions while any reply streams
+    /// into the history, so the stream neither waits for its commits nor shares the CPU with it.
+    public func finishIndexing(givingWayToReplies: Bool = false) throws {
+        if givingWayToReplies { indexer?.giveWayToReplies(writerLocks) }
         try indexer?.drain()
     }
 

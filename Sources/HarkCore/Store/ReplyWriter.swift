@@ -111,6 +111,22 @@ public final class ReplyWriter: @unchecked Sendable {
             let cut = ReplySegments.cut(bytes, final: final)
             for range in cut.segments { try sink.write(UnsafeBufferPointer(rebasing: bytes[range]), database: database) }
             rest = Array(bytes[cut.rest...])
+        } else if bytes.count >= ReplySegments.maxBytes, pending.count <= ReplySegments.maxBytes * 3 / 4 {
+            // A long read after a word left waiting: only the first segment holds text of both
+            // (it ends at three quarters of a segment or more, past the waiting text), so only
+            // that much is joined; the rest is cut where it lies, as cutting the whole joined
+            // text would cut it. Joining it all copied every read.
+            var head = pending
+            head.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[..<ReplySegments.maxBytes]))
+            let firstEnd = try head.withUnsafeBufferPointer { all -> Int in
+                let end = ReplySegments.cut(all, final: final).segments[0].upperBound
+                try sink.write(UnsafeBufferPointer(rebasing: all[..<end]), database: database)
+                return end
+            }
+            let after = UnsafeBufferPointer(rebasing: bytes[(firstEnd - pending.count)...])
+            let cut = ReplySegments.cut(after, final: final)
+            for range in cut.segments { try sink.write(UnsafeBufferPointer(rebasing: after[range]), database: database) }
+            rest = Array(after[cut.rest...])
         } else {
             var combined = pending
             combined.append(contentsOf: bytes)
@@ -208,63 +224,5 @@ struct SegmentSink {
         defer { statement.reset() }
         try database.stepWriting(statement)
         next += 1
-    }
-}
-
-/// How text is cut into segments for the full-text index.
-enum ReplySegments {
-    /// A read that brings at least this much (with what waits) is written as segments.
-    static let minBytes = 16 << 10
-    /// No segment is longer: a search's snippet reads one segment, and the indexer holds the
-    /// write lock for about a millisecond per segment.
-    static let maxBytes = 64 << 10
-
-    /// The segments `bytes` holds, as ranges, and where the unfinished rest begins. A segment
-    /// ends after the last line end (else space) of its final quarter, or at `maxBytes` off a
-    /// UTF-8 continuation byte when there is none; the rest is the word still being written,
-    /// unless `final`, when everything goes into segments.
-    static func cut(_ bytes: UnsafeBufferPointer<UInt8>, final: Bool) -> (segments: [Range<Int>], rest: Int) {
-        var segments: [Range<Int>] = []
-        var start = 0
-        while start < bytes.count {
-            let remaining = bytes.count - start
-            if remaining <= maxBytes {
-                if final {
-                    segments.append(start..<bytes.count)
-                    start = bytes.count
-                } else if remaining >= minBytes,
-                          let space = lastBreak(in: bytes, from: start, to: bytes.count, preferringLineEnd: false) {
-                    segments.append(start..<space)
-                    start = space
-                }
-                break
-            }
-            let limit = start + maxBytes
-            var end = lastBreak(in: bytes, from: start + maxBytes * 3 / 4, to: limit) ?? limit
-            if end == limit {
-                while end > start + 1, bytes[end] & 0xC0 == 0x80 { end -= 1 }
-            }
-            segments.append(start..<end)
-            start = end
-        }
-        return (segments, start)
-    }
-
-    /// Just after the last line end in `from..<to`, else after the last space (or just after
-    /// whichever comes last); nil if neither.
-    static func lastBreak(in bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int,
-                          preferringLineEnd: Bool = true) -> Int? {
-        var space: Int?
-        var index = to - 1
-        while index >= from {
-            let byte = bytes[index]
-            if byte == 0x0A { return index + 1 }
-            if space == nil && (byte == 0x20 || byte == 0x09) {
-                if !preferringLineEnd { return index + 1 }
-                space = index + 1
-            }
-            index -= 1
-        }
-        return space
     }
 }

@@ -18,6 +18,7 @@ final class WriterLocks: @unchecked Sendable {
     /// export these GNU names.
     static let getLock: Int32 = 36
     static let setLock: Int32 = 37
+    static let setLockWaiting: Int32 = 38
 
     let path: String
     private let lock = Lock()
@@ -44,6 +45,26 @@ final class WriterLocks: @unchecked Sendable {
         lock.withLock {
             guard descriptor >= 0 else { return }
             _ = Self.apply(descriptor, command: Self.setLock, type: F_UNLCK, at: messageID)
+        }
+    }
+
+    /// Returns once no reply is streaming into the history: while a writer holds any message's
+    /// lock, waits (in the kernel, no polling) for that one to be let go, then looks again. A
+    /// reply that never ends keeps the caller waiting; only `hark index`, in the background,
+    /// calls this. Returns at once when the kernel cannot say (no lock file, an interrupted wait).
+    func waitWhileRepliesStream() {
+        let fd = Self.open(path, create: false)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        while true {
+            // Every message's byte: from 1 (ids start there) to the end of any file (length 0).
+            var query = Self.region(type: F_WRLCK, at: 1)
+            query.l_len = 0
+            guard fcntl(fd, Self.getLock, &query) == 0, query.l_type != Int16(F_UNLCK) else { return }
+            // A shared lock on that reply's byte is granted once its writer lets go.
+            var wait = Self.region(type: F_RDLCK, at: Int64(query.l_start))
+            guard fcntl(fd, Self.setLockWaiting, &wait) == 0 else { return }
+            _ = Self.apply(fd, command: Self.setLock, type: F_UNLCK, at: Int64(query.l_start))
         }
     }
 

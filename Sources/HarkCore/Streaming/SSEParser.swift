@@ -129,14 +129,13 @@ public struct SSEParser: @unchecked Sendable {
             skipLineFeed = false
         }
         defer { keepDataInChunk() }
-        // A line ends at the first CR or LF. memchr finds the LF; the next CR is looked for once
-        // and again only when passed, so a stream without CRs costs one search per chunk.
-        var carriageReturn = -1
+        // A line ends at the first CR or LF. memchr finds the LF, then a CR before it, in the
+        // line alone: a CR looked for to the end of the chunk was a pass over the rest of a
+        // 512 KB read for every event the decoder hands the parser one at a time.
         while start < count {
             // The blank line that ends each event is looked at before memchr is called for it.
             let newline = chunk[start] == 0x0A ? start : chunk.firstOffset(of: 0x0A, from: start, to: count) ?? count
-            if carriageReturn < start { carriageReturn = chunk.firstOffset(of: 0x0D, from: start, to: count) ?? count }
-            let end = min(newline, carriageReturn)
+            let end = chunk.firstOffset(of: 0x0D, from: start, to: newline) ?? newline
             guard end < count else { break }
             let isBlank = end == start && line.isEmpty
             if line.isEmpty {

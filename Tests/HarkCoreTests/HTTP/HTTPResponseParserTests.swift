@@ -66,6 +66,26 @@ import Testing
         }
     }
 
+    /// Chunk framing read where it lies (hex digits and CRLF, the CRLF after the data) must
+    /// give what reading each line gives: fed a byte at a time, every line is gathered first.
+    @Test func chunkFramingReadInPlaceGivesWhatLinesGive() throws {
+        let framings = ["5\r\nhello\r\n", "0005\r\nhello\r\n", "5;name=v\r\nhello\r\n", "5 \r\nhello\r\n",
+                        "5\nhello\n", "A\r\n0123456789\r\n", "a\r\n0123456789\r\n", "000000000000005\r\nhello\r\n",
+                        "0000000000000005\r\nhello\r\n", "1\r\nx\r\n"]
+        let head = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+        for framing in framings {
+            let text = head + framing + framing + "1\r\n!\r\n" + framing + "0\r\n\r\n"
+            let whole = try parse(text)
+            let byByte = try parse(text, cuts: Array(0...text.utf8.count))
+            #expect(whole.1 == byByte.1 && whole.2 && byByte.2, "\(framing.debugDescription)")
+            #expect(whole.1.hasSuffix("!") == false && whole.1.contains("!"))
+        }
+        for bad in ["fffffffffffffffff\r\n", "5\r\nhelloX\r\n", "g\r\n", "\r\n"] {
+            #expect(throws: HarkError.self) { try parse(head + bad + "0\r\n\r\n") }
+            #expect(throws: HarkError.self) { try parse(head + bad + "0\r\n\r\n", cuts: Array(0...(head + bad).utf8.count)) }
+        }
+    }
+
     @Test func contentLengthAndCloseDelimitedBodies() throws {
         #expect(try parse("HTTP/1.1 201 Created\r\nContent-Length: 3\r\n\r\nabcEXTRA").1 == "abc")
         #expect(try parse("HTTP/1.0 200 OK\r\n\r\nuntil close").1 == "until close")

@@ -1,4 +1,6 @@
+import Foundation
 import Testing
+import TestSupport
 @testable import HarkCore
 
 @Suite struct JSONParserTests {
@@ -46,6 +48,83 @@ import Testing
             #expect(throws: JSONError.self) { try token.withUnsafeBufferPointer { try JSONParser.appendString($0, to: &text) } }
             #expect(text == Array("before ".utf8))
         }
+    }
+
+    /// Strings of runs of every length between escapes (the runs are copied at once, a word
+    /// at a time) decode as Foundation's JSONSerialization decodes them.
+    @Test func escapedStringsDecodeAsFoundationDoes() throws {
+        var random = SplitMix(seed: 0xE5CA9E)
+        let pieces = [#"\n"#, #"\""#, #"\\"#, #"\/"#, #"\t"#, #"\u00e9"#, #"\u003c"#, #"\ud83d\ude00"#, #"\u0000"#, "é", "😀", "“"]
+        for _ in 0..<400 {
+            var token = "\""
+            for _ in 0..<Int.random(in: 0...6, using: &random) {
+                token += String(repeating: "abcdefghij", count: 3).prefix(Int.random(in: 0...25, using: &random))
+                token += pieces.randomElement(using: &random)!
+            }
+            token += String("xyz0123456789".prefix(Int.random(in: 0...13, using: &random))) + "\""
+            let expected = try JSONSerialization.jsonObject(with: Data(token.utf8), options: .fragmentsAllowed) as? String
+            #expect(try JSON.parse(token).string == expected, "\(token)")
+            var appended: [UInt8] = []
+            try Array(token.utf8).withUnsafeBufferPointer { try JSONParser.appendString($0, to: &appended) }
+            #expect(appended == Array((expected ?? "").utf8), "\(token)")
+        }
+    }
+
+    /// Skipping a value matches brackets with a bit per level (an array beyond 64): it must
+    /// accept and refuse what a stack of brackets does, at the same offsets.
+    @Test func skippingMatchesBracketsAsAStackDoes() {
+        var random = SplitMix(seed: 0xB1A5)
+        let pieces = ["[", "]", "{", "}", "1", ",", "\"s\"", "\"]\"", "\n", " "]
+        for length in [1, 2, 5, 20, 64, 65, 130, 600] {
+            for _ in 0..<60 {
+                var text = Int.random(in: 0..<2, using: &random) == 0 ? "[" : "{"
+                for _ in 0..<length { text += pieces.randomElement(using: &random)! }
+                // Mostly balanced: a well-formed value deep enough to cross 64 levels.
+                if Int.random(in: 0..<3, using: &random) == 0 {
+                    let depth = Int.random(in: 60...70, using: &random)
+                    text = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+                }
+                let bytes = Array(text.utf8)
+                let found = bytes.withUnsafeBufferPointer { buffer -> String in
+                    switch JSONScanner.valueEnd(buffer, at: 0) {
+                    case .end(let end, _): "end \(end)"
+                    case .malformed(let offset, let reason): "\(reason) at \(offset)"
+                    }
+                }
+                #expect(found == Self.skipWithAStack(bytes), "\(text)")
+            }
+        }
+    }
+
+    /// The bracket walk as it was written with an array for a stack.
+    static func skipWithAStack(_ bytes: [UInt8]) -> String {
+        var stack: [UInt8] = []
+        var index = 0
+        repeat {
+            guard index < bytes.count else { return "unexpected end at \(index)" }
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
+                    if bytes[index] < 0x20 { return "control character in string at \(index)" }
+                    index += bytes[index] == UInt8(ascii: "\\") ? 2 : 1
+                }
+                guard index < bytes.count else { return "unterminated string at \(index)" }
+                index += 1
+                continue
+            case UInt8(ascii: "{"): stack.append(UInt8(ascii: "}"))
+            case UInt8(ascii: "["): stack.append(UInt8(ascii: "]"))
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                guard stack.last == byte else { return "mismatched bracket at \(index)" }
+                stack.removeLast()
+            default:
+                break
+            }
+            index += 1
+            if stack.count > JSONParser.maxDepth { return "nested too deeply at \(index)" }
+        } while !stack.isEmpty
+        return "end \(index)"
     }
 
     @Test func deepNestingIsAnErrorNotACrash() {

@@ -147,6 +147,101 @@ import TestSupport
         #expect(try store.search("marker59999").map(\.message.id) == [writer.messageID])
     }
 
+    /// A pass asks before each transaction whether to go on: a one-shot run stops the pass that
+    /// began as its store opened (what the run before left), and `hark index` waits there while
+    /// a reply streams.
+    @Test func aPassStopsBeforeAnyTransactionItIsToldTo() throws {
+        let store = try HistoryStore(path: directory.file("history.db"))
+        try store.ensureSession("ci", kind: "jenkins")
+        let thread = try store.createThread(session: "ci", title: "console")
+        store.indexer.deferPasses()
+        let writer = try store.beginReply(threadID: thread.id, session: "ci")
+        try Self.append(Self.longText(), to: writer, inChunksOf: 40_000)
+        try writer.finish(status: .complete)
+        let pending = try store.unindexedCount()
+        let connection = try store.database.sibling()
+        var asked = 0
+        #expect(try FullTextIndexer.indexPending(connection) { asked += 1; return asked <= 3 } == false)
+        #expect(asked == 4)
+        let left = try store.unindexedCount()
+        #expect(left < pending && left >= pending - 6, "three transactions of a segment (and a message) each")
+        #expect(try FullTextIndexer.indexPending(connection))
+        #expect(try store.unindexedCount() == 0)
+    }
+
+    /// Reads of every size, long words with no break among them: the segments are where
+    /// cutting each read joined to the word left waiting puts them (the writer joins only the
+    /// first segment's worth of a long read).
+    @Test func segmentsFallWhereCuttingTheJoinedTextPutsThem() throws {
+        var random = SplitMix(seed: 0x5E6)
+        let store = try HistoryStore(path: directory.file("history.db"))
+        try store.ensureSession("ci", kind: "jenkins")
+        let thread = try store.createThread(session: "ci", title: "console")
+        let writer = try store.beginReply(threadID: thread.id, session: "ci")
+        var expected: [String] = []
+        var pending: [UInt8] = []
+        var whole = ""
+        for _ in 0..<40 {
+            var piece = ""
+            let size = [100, 20_000, 65_536, 70_000, 200_003].randomElement(using: &random)!
+            while piece.utf8.count < size {
+                // Words, a few very long ones (no break for a whole segment), a line end, ü.
+                let word = Int.random(in: 0..<30, using: &random) == 0 ? String(repeating: "x", count: 70_000) : "wörd"
+                piece += word + (Int.random(in: 0..<8, using: &random) == 0 ? "\n" : " ")
+            }
+            try writer.append(piece)
+            whole += piece
+            let bytes = Array(piece.utf8)
+            if pending.count + bytes.count < ReplySegments.minBytes {
+                pending += bytes
+                continue
+            }
+            let joined = pending + bytes
+            let cut = joined.withUnsafeBufferPointer { ReplySegments.cut($0, final: false) }
+            expected += cut.segments.map { String(decoding: joined[$0], as: UTF8.self) }
+            pending = Array(joined[cut.rest...])
+        }
+        try writer.finish(status: .complete)
+        let last = pending.withUnsafeBufferPointer { ReplySegments.cut($0, final: true) }
+        expected += last.segments.map { String(decoding: pending[$0], as: UTF8.self) }
+        var stored = [try store.database.scalar("SELECT text FROM messages WHERE id = ?", .integer(writer.messageID)).string ?? ""]
+        for row in try store.database.query("SELECT text FROM message_more WHERE message_id = ? ORDER BY seq",
+                                            .integer(writer.messageID)) {
+            stored.append(row[0].string ?? "")
+        }
+        #expect(stored.count == expected.count)
+        #expect(stored == expected)
+        #expect(stored.joined() == whole)
+    }
+
+    /// Where a segment may end is found eight bytes at a time from the end: the same place a
+    /// byte-by-byte search finds, for line ends, spaces and tabs anywhere.
+    @Test func theLastBreakIsWhereAByteByByteSearchFindsIt() {
+        var random = SplitMix(seed: 0xB4EA)
+        let alphabet: [UInt8] = [0x61, 0x62, 0x20, 0x09, 0x0A, 0xC3, 0xA9, 0x2E]
+        for _ in 0..<3000 {
+            let bytes = (0..<Int.random(in: 0...70, using: &random)).map { _ in
+                Int.random(in: 0..<4, using: &random) == 0 ? alphabet.randomElement(using: &random)! : 0x61
+            }
+            let from = Int.random(in: 0...bytes.count, using: &random)
+            let to = Int.random(in: from...bytes.count, using: &random)
+            for prefers in [true, false] {
+                var expected: Int?
+                var index = to - 1
+                while index >= from {
+                    if bytes[index] == 0x0A { expected = index + 1; break }
+                    if (bytes[index] == 0x20 || bytes[index] == 0x09) && (expected == nil || !prefers) {
+                        if expected == nil { expected = index + 1 }
+                        if !prefers { break }
+                    }
+                    index -= 1
+                }
+                let found = bytes.withUnsafeBufferPointer { ReplySegments.lastBreak(in: $0, from: from, to: to, preferringLineEnd: prefers) }
+                #expect(found == expected, "\(bytes) \(from)..<\(to) prefers line ends: \(prefers)")
+            }
+        }
+    }
+
     /// A hit is the snippet and the size: a search never reads a long reply's whole text.
     @Test func aSearchHitCarriesItsSnippetAndSizeNotTheText() throws {
         let store = try HistoryStore(path: directory.file("history.db"))

@@ -47,10 +47,17 @@ public struct N8NReplyDecoder: ReplyDecoder {
     }
 
     public mutating func feed(_ bytes: [UInt8], into events: inout [ReplyEvent]) throws {
-        defer { flushText(into: &events) }
+        try feed(bytes, into: &events, more: false)
+    }
+
+    public mutating func feed(_ bytes: [UInt8], into events: inout [ReplyEvent], more: Bool) throws {
+        var failed = true
+        // Text waits for the bytes that follow unless this feed failed.
+        defer { if failed || !more { flushText(into: &events) } }
         do { try decode(bytes, into: &events) } catch LineSplitter.Failure.lineTooLarge(let limit) {
             throw HarkError.protocolViolation("a line of the webhook's stream is larger than \(limit >> 20) MB")
         }
+        failed = false
     }
 
     private mutating func decode(_ bytes: [UInt8], into events: inout [ReplyEvent]) throws {
@@ -139,6 +146,9 @@ public struct N8NReplyDecoder: ReplyDecoder {
         var nodeName: String?
         /// Where the content's token lies in the line, when the line has one content member.
         var contentToken: Range<Int>?
+        /// Where the values lie that were not read (`metadata.timestamp`, which changes with
+        /// every line): the template lets them vary.
+        var ignored: [Range<Int>] = []
 
         /// The chunk types n8n's chat widget acts on (`packages/frontend/@n8n/chat/src/api/
         /// message.ts`); it skips every other line that is JSON.
@@ -160,8 +170,9 @@ public struct N8NReplyDecoder: ReplyDecoder {
         var node = ""
         var nodeName: String?
         var runIndex = "0"
+        var ignored: [Range<Int>] = []
         do {
-            try JSONScanner.scan(line) { root in
+            try JSONScanner.scan(line, ignored: &ignored) { root in
                 try root.forEachMember { key, value in
                     if key == "type" { type = try value.string() }
                     else if key == "content" {
@@ -184,7 +195,7 @@ public struct N8NReplyDecoder: ReplyDecoder {
         }
         guard let type else { return nil }
         return Chunk(type: type, content: content, run: node + "#" + runIndex, nodeName: nodeName,
-                     contentToken: contentMembers == 1 ? contentToken : nil)
+                     contentToken: contentMembers == 1 ? contentToken : nil, ignored: ignored)
     }
 
     private mutating func lines(_ lines: [[UInt8]], into events: inout [ReplyEvent]) throws {
@@ -223,7 +234,7 @@ public struct N8NReplyDecoder: ReplyDecoder {
             if let token = chunk.contentToken {
                 // Counted, and its text appended after its own run's: a line laid out like this
                 // one with another string in its place does exactly the same.
-                template.take(line, content: token)
+                template.take(line, content: token, ignored: chunk.ignored)
             } else if runChanged {
                 // The template's lines add no separator only while its run is the last to write.
                 template.clear()
@@ -260,7 +271,9 @@ public struct N8NReplyDecoder: ReplyDecoder {
     /// Hands out the text gathered so far as one event (its pieces are each valid UTF-8).
     private mutating func flushText(into events: inout [ReplyEvent]) {
         guard !text.isEmpty else { return }
-        events.append(.text(String(decoding: text, as: UTF8.self)))
+        // Every piece of `text` was made valid UTF-8 as it was read (contents, separators, lines
+        // that are not JSON), so it is not checked again.
+        events.append(.text(text.withUnsafeBufferPointer { String(alreadyValidUTF8: $0) }))
         text.removeAll(keepingCapacity: true)
     }
 

@@ -24,6 +24,19 @@ import TestSupport
         #expect(reads == 99)
     }
 
+    /// n8n stamps each chunk with `Date.now()` (StructuredChunk's `metadata.timestamp`, in
+    /// packages/frontend/@n8n/chat/src/types/streaming.ts): a value hark does not read, so the
+    /// template lets it change; a change of node or run is still read by the full walk.
+    @Test func aTimestampThatChangesWithEveryLineIsReadByTheTemplate() {
+        let words = (0..<60).map { "word\($0) " }
+        let lines = words.enumerated().map { index, word in
+            Self.item(word, node: index < 40 ? "a1" : "b2").replacing("\"timestamp\":1}", with: "\"timestamp\":\(1_764_000_000_000 + index * 7)}")
+        }
+        let (decoded, reads) = Self.check.expectSameAsFullWalk(Self.begin + lines.joined() + Self.end)
+        #expect(decoded.text == words[..<40].joined() + "\n\n" + words[40...].joined())
+        #expect(reads >= 55, "\(reads) of 60")
+    }
+
     @Test func escapesAndBadBytesAreReadAsTheFullWalkDoes() {
         for content in [#"a\"b"#, #"back\\"#, #"caf\u00e9"#, #"\ud83d\ude00"#, #"\ud800"#, #"line\n"#, "é 😀", "",
                         #"\x"#, #"\u12"#, "a\u{01}b", #"\"#] {

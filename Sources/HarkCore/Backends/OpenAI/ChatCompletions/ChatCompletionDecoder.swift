@@ -13,8 +13,8 @@ public struct ChatCompletionDecoder: ReplyDecoder {
     private var toolCalls = ToolCallAssembler()
     /// Content read in this feed and not yet handed out.
     private var text: [UInt8] = []
-    /// The last chunk whose walk did nothing but append its content: most chunks are read by
-    /// comparing them with it (ChunkTemplate).
+    /// The layout of the last chunk whose walk did nothing but append its content: most chunks
+    /// are read by comparing them with it (ChunkTemplate).
     private var template = ChunkTemplate()
     /// Off in tests that check the template against the full walk.
     var usesTemplate = true
@@ -28,13 +28,19 @@ public struct ChatCompletionDecoder: ReplyDecoder {
     }
 
     public mutating func feed(_ bytes: [UInt8], into replies: inout [ReplyEvent]) throws {
+        try feed(bytes, into: &replies, more: false)
+    }
+
+    public mutating func feed(_ bytes: [UInt8], into replies: inout [ReplyEvent], more: Bool) throws {
         guard isEventStream else { return try ModelReplyBody.append(bytes, to: &whole) }
         // The parser calls back into this decoder, so it is taken out of `self` for the call.
         var parser = SSEParser()
         swap(&parser, &self.parser)
+        var failed = true
         defer {
             swap(&parser, &self.parser)
-            flushText(into: &replies)
+            // Text waits for the bytes that follow unless this feed failed.
+            if failed || !more { flushText(into: &replies) }
         }
         do {
             try bytes.withUnsafeBufferPointer { buffer in
@@ -76,6 +82,7 @@ public struct ChatCompletionDecoder: ReplyDecoder {
         } catch is SSEParser.Failure {
             throw HarkError.protocolViolation("an event in the stream is larger than \(SSEParser.defaultMaxEventBytes >> 20) MB")
         }
+        failed = false
     }
 
     /// One streamed chunk read without building it (see JSONScanner). Its content is appended
@@ -91,7 +98,8 @@ public struct ChatCompletionDecoder: ReplyDecoder {
         var contentStrings = 0
         var content: Range<Int>?
         let textBefore = text.count
-        try JSONScanner.scan(chunk) { root in
+        var ignored: [Range<Int>] = []
+        try JSONScanner.scan(chunk, ignored: &ignored) { root in
             try root.forEachMember { key, value in
                 if key == "choices" {
                     try value.firstElement { choice in
@@ -148,7 +156,7 @@ public struct ChatCompletionDecoder: ReplyDecoder {
         guard newModel != nil || someReasoning != nil || someUsage != nil else {
             // Nothing but one content string was read and no state changed: a chunk laid out
             // like this one with another string in its place does exactly the same.
-            if !setsFinishReason, contentStrings == 1, let content { template.take(chunk, content: content) }
+            if !setsFinishReason, contentStrings == 1, let content { template.take(chunk, content: content, ignored: ignored) }
             return
         }
         // Events other than text keep their place: earlier chunks' text before them, this
@@ -173,9 +181,11 @@ public struct ChatCompletionDecoder: ReplyDecoder {
 
     private mutating func flushText(before end: Int, into replies: inout [ReplyEvent]) {
         guard end > 0 else { return }
-        replies.append(.text(String(decoding: text[..<end], as: UTF8.self)))
-        // A reply sent in one huge piece gives its buffer back instead of keeping it.
-        if end == text.count { if text.capacity > 1 << 20 { text = [] } else { text.removeAll(keepingCapacity: true) } }
+        replies.append(.text(text.withUnsafeBufferPointer { String(alreadyValidUTF8: UnsafeBufferPointer(rebasing: $0[..<end])) }))
+        // A reply sent in one huge piece gives its buffer back instead of keeping it; what one
+        // batch of reads brings (HTTPReply takes up to a megabyte) keeps it: a buffer given
+        // back and grown again each time was fresh pages to fault in and to unmap again.
+        if end == text.count { if text.capacity > 8 << 20 { text = [] } else { text.removeAll(keepingCapacity: true) } }
         else { text.removeSubrange(..<end) }
     }
 
