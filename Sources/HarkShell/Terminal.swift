@@ -74,27 +74,32 @@ public struct TerminalSize: Sendable, Equatable {
 }
 
 extension Terminal {
-    /// Styled lines as this terminal shows them, in one write: on a TTY, lines of prose cut to
-    /// its width.
+    /// Styled lines as this terminal shows them, in one write: on a terminal, untrusted text
+    /// in them made inert and every line cut to its width.
     public func show(_ document: Document) {
-        let ansi = ANSI(enabled: capabilities.colors)
-        var lines = document
-        if capabilities.isTTY && document.contains(where: \.wraps) {
-            let columns = size.columns
-            lines = document.flatMap { $0.wraps ? $0.wrapped(to: columns) : [$0] }
-        }
-        let text = lines.map { ansi.render($0) }.joined(separator: "\n")
+        let text = Self.rendered(document, capabilities: capabilities, columns: capabilities.isTTY ? size.columns : nil)
         if !text.isEmpty { write(text + "\n") }
     }
 
-    /// Text in one style on a line of its own.
+    /// What `show` writes (without its last line feed).
+    public static func rendered(_ document: Document, capabilities: TerminalCapabilities, columns: Int?) -> String {
+        let ansi = ANSI(capabilities)
+        var lines = document
+        if capabilities.sanitizes { lines = lines.map { $0.sanitized() } }
+        if let columns { lines = lines.flatMap { $0.wrapped(to: columns) } }
+        return lines.map { ansi.render($0, width: columns) }.joined(separator: "\n")
+    }
+
+    /// Text in one style on a line (or, cut to the width, lines) of its own.
     public func show(_ text: String, _ style: Style) {
-        write(ANSI(enabled: capabilities.colors).wrap(text, style) + "\n")
+        show([StyledLine(text, style)])
     }
 
     /// The one-line message of an error, on the error stream.
     public func showError(_ error: Error) {
-        writeError(ANSI(enabled: errorCapabilities.colors).wrap("hark: " + error.userMessage, .error) + "\n")
+        let line = StyledLine("hark: " + error.userMessage, .error)
+        let text = Self.rendered([line], capabilities: errorCapabilities, columns: errorCapabilities.isTTY ? size.columns : nil)
+        writeError(text + "\n")
     }
 
     /// All input up to its end (a message piped in).

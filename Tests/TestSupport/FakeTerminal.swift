@@ -290,6 +290,12 @@ struct ScreenText {
                 let done = sequence.count == 1 ? scalar != "[" : (0x40...0x7E).contains(scalar.value)
                 if done {
                     if sequence == ["[", "K"] { line.removeSubrange(min(column, line.count)...) }
+                    // The cursor forward (hark takes back a word that moves to the next row with
+                    // CR, this, and an erase).
+                    if sequence.first == "[", sequence.last == "C" {
+                        column += Int(String(String.UnicodeScalarView(sequence.dropFirst().dropLast()))) ?? 1
+                        while line.count < column { line.append(" ") }
+                    }
                     escape = nil
                 }
                 continue
