@@ -31,6 +31,9 @@ enum CLICommands {
     static let sessionOption = OptionSpec(["-s", "--session"], "NAME", "the session to use (default: the config's default)",
                                           completion: .sessions)
     static let jsonOption = OptionSpec(["--json"], nil, "one JSON object per line")
+    static let sanitizeOption = OptionSpec(["--sanitize"], nil,
+                                           "show control sequences in what is printed as inert marks, as on a terminal "
+                                           + "(a pipe otherwise gets the text as sent)")
     static let grammarOption = OptionSpec(["--grammar"], "WORD…",
                                           "recognise only these words or phrases (the words up to the next option)",
                                           takesWords: true)
@@ -44,6 +47,7 @@ enum CLICommands {
         OptionSpec(["--fork-at"], "N", "send in a fork of the thread holding its messages up to N (see /history)"),
         OptionSpec(["--code"], nil, "print only the reply's fenced code blocks, without their fences"),
         OptionSpec(["--json"], nil, "print the reply as JSON lines: text deltas, status, done with usage, error"),
+        sanitizeOption,
         OptionSpec(["--speak"], nil, "also read the reply aloud (in the shell: speak this session's replies)"),
         OptionSpec(["--listen"], nil, "dictate the message from the microphone, send it, print the reply"),
         OptionSpec(["--yes-tools"], "NAME,…", "run these MCP tools without asking: SERVER, SERVER.TOOL or * (commas between)",
@@ -66,14 +70,14 @@ enum CLICommands {
                        run: Run.editSession),
         ], run: { _ in { _ in throw HarkError.usage("usage: hark session add|rm|edit …; see hark help session") } }),
         CLICommand("history", "", "print recent messages", options: [
-            sessionOption, OptionSpec(["-n"], "N", "how many (default 20)"), jsonOption,
+            sessionOption, OptionSpec(["-n"], "N", "how many (default 20)"), jsonOption, sanitizeOption,
         ], run: Run.history),
         CLICommand("stats", "", "messages, tokens in and out, and reply speeds, per session (and its threads with -s)",
                    options: [sessionOption, jsonOption], run: Run.stats),
         CLICommand("search", "TEXT", "full-text search over the history", options: [
             sessionOption, OptionSpec(["-n"], "N", "at most N hits (default 20)"),
             jsonOption.with(summary: "one JSON object per hit: ids, snippet, length in bytes"),
-            OptionSpec(["--full"], nil, "with --json, each hit's whole text too"),
+            OptionSpec(["--full"], nil, "with --json, each hit's whole text too"), sanitizeOption,
         ], run: Run.search),
         CLICommand("ask", "QUESTION…", "answer from the documents and notes of a local session (stdin without QUESTION)",
                    options: [sessionOption, jsonOption], run: Run.ask),

@@ -9,7 +9,7 @@ public struct HarkCommandLine {
 
     public static func run(_ arguments: [String]) -> Int32 {
         Signals.quitEndsLikeTerm()
-        return HarkCommandLine(terminal: SystemTerminal()).run(arguments)
+        return HarkCommandLine(terminal: SystemTerminal(sanitizing: arguments.contains("--sanitize"))).run(arguments)
     }
 
     func run(_ arguments: [String]) -> Int32 {

@@ -16,7 +16,7 @@ extension OutcomePresenter {
         // With --code the text is held back: the blocks are printed from the stored reply.
         let codeOnly = self.codeOnly
         let view = ReplyView(format: format, capabilities: terminal.capabilities,
-                             markdown: BackendRegistry.repliesAreMarkdown(kind: job.kind),
+                             markdown: BackendRegistry.repliesAreMarkdown(kind: job.kind), width: { terminal.size.columns },
                              output: { if !codeOnly { terminal.write($0) } }, errorOutput: { terminal.writeError($0) })
         if interactive && job.session != workspace.currentSession { view.header(job.session) }
         let observer: ReplyObserver = !interactive && format != .terminal

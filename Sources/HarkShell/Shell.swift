@@ -29,7 +29,7 @@ public final class Shell {
     public init(workspace: Workspace, terminal: Terminal) throws {
         self.workspace = workspace
         self.terminal = terminal
-        ansi = ANSI(enabled: terminal.capabilities.colors)
+        ansi = ANSI(terminal.capabilities)
         loop = EventLoop(terminal: terminal)
         editor = try terminal.lineInput(loop: loop)
         var hooks = LineHooks()
@@ -100,19 +100,7 @@ public final class Shell {
     }
 
     func greet() {
-        let session = workspace.currentConfig
-        var lines: [String] = []
-        lines.append(ansi.wrap("hark \(HarkVersion.string)", .bold) + ansi.wrap(" · session \(session.name) (\(session.kind))"
-            + " · /help for commands, Ctrl-D to quit", .dim))
-        if session.kind == "local" && workspace.config.sessions.count == 1 {
-            lines.append(ansi.wrap("This session is offline: messages are notes to self, kept and searchable. "
-                + "/forms lists forms to fill in, /prompts ready-made prompts.", .dim))
-            lines.append(ansi.wrap("Your files: /docs add PATH… makes them searchable, /ask QUESTION finds what answers it.", .dim))
-            lines.append(ansi.wrap("Add an agent with /session add NAME --kind webhook|openai --url URL; "
-                + "/help lists every command.", .dim))
-        }
-        for warning in workspace.warnings { lines.append(ansi.wrap("warning: " + warning, .warning)) }
-        terminal.write(lines.joined(separator: "\n") + "\n")
+        terminal.show(Banner.document(workspace))
     }
 
     /// Loads the input history of the session being typed in.
@@ -150,7 +138,7 @@ public final class Shell {
         text += styled(session.name, .accent)
         if session.isInsecure { text += styled(" !insecure", .error) }
         if let thread = try? workspace.currentThread() {
-            text += styled(" · " + Self.clip(thread.title, 24), .dim)
+            text += styled(" · " + Self.clip(TerminalSanitizer.visible(thread.title), 24), .dim)
         }
         if let badge = (try? workspace.backend(for: session.name))?.promptBadge() { text += styled(" " + badge, .warning) }
         let running = workspace.runningJobs(session: session.name).count
@@ -204,8 +192,8 @@ public final class Shell {
     }
 
     func notice(for job: ReplyJob) -> String {
-        if case .failed = job.outcome { return ansi.wrap(job.endNotice, .error) }
-        return ansi.wrap(job.endNotice, .accent)
+        let style: Style = if case .failed = job.outcome { .error } else { .accent }
+        return terminal.rendered([StyledLine(job.endNotice, style)])
     }
 
     // MARK: Running lines

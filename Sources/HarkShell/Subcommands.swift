@@ -83,8 +83,8 @@ extension HarkCommandLine {
                 out += JSON.object(object).encoded() + "\n"
             }
         } else {
-            let ansi = ANSI(enabled: terminal.capabilities.colors)
-            for line in MessageFormatting.searchDocument(hits) { out += ansi.render(line) + "\n" }
+            let lines = terminal.rendered(MessageFormatting.searchDocument(hits))
+            if !lines.isEmpty { out = lines + "\n" }
         }
         terminal.write(out)  // one write, not one per line
         return hits.isEmpty ? 1 : 0
@@ -174,7 +174,9 @@ extension HarkCommandLine {
             } else {
                 let who = message.role == .user ? "you" : message.session
                 let status = message.status == .complete ? "" : " (\(message.status.rawValue))"
-                terminal.write("\(TimeFormat.format(message.createdAt)) [\(message.session)] \(who)\(status): \(message.text)\n")
+                let line = "\(TimeFormat.format(message.createdAt)) [\(message.session)] \(who)\(status): \(message.text)"
+                // In a pipe the text as stored; on a terminal inert and cut to its width.
+                if terminal.capabilities.sanitizes { terminal.show([StyledLine(line)]) } else { terminal.write(line + "\n") }
             }
         }
     }
@@ -209,7 +211,7 @@ extension HarkCommandLine {
         if let path = parsed.value("--output") {
             try PosixFile.writePrivately(Array(text.utf8), to: path)
         } else {
-            terminal.write(text)
+            terminal.write(terminal.capabilities.sanitizes ? TerminalSanitizer.visible(text) : text)
         }
         return 0
     }

@@ -11,9 +11,11 @@ public final class SystemTerminal: Terminal, @unchecked Sendable {
     public let hasKeyboard: Bool
     private let modes = TerminalModes()
 
-    public init() {
-        capabilities = .detect()
-        errorCapabilities = .detect(fd: STDERR_FILENO)
+    /// `sanitizing`: `--sanitize`, for a script that prints what hark writes to a terminal of
+    /// its own: control sequences are shown inert in a pipe too.
+    public init(sanitizing: Bool = false) {
+        capabilities = .detect(sanitizing: sanitizing)
+        errorCapabilities = .detect(fd: STDERR_FILENO, sanitizing: sanitizing)
         hasKeyboard = isatty(STDIN_FILENO) == 1
     }
 

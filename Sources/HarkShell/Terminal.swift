@@ -77,17 +77,13 @@ extension Terminal {
     /// Styled lines as this terminal shows them, in one write: on a terminal, untrusted text
     /// in them made inert and every line cut to its width.
     public func show(_ document: Document) {
-        let text = Self.rendered(document, capabilities: capabilities, columns: capabilities.isTTY ? size.columns : nil)
+        let text = rendered(document)
         if !text.isEmpty { write(text + "\n") }
     }
 
     /// What `show` writes (without its last line feed).
-    public static func rendered(_ document: Document, capabilities: TerminalCapabilities, columns: Int?) -> String {
-        let ansi = ANSI(capabilities)
-        var lines = document
-        if capabilities.sanitizes { lines = lines.map { $0.sanitized() } }
-        if let columns { lines = lines.flatMap { $0.wrapped(to: columns) } }
-        return lines.map { ansi.render($0, width: columns) }.joined(separator: "\n")
+    public func rendered(_ document: Document) -> String {
+        StyledLine.rendered(document, capabilities: capabilities, columns: capabilities.isTTY ? size.columns : nil)
     }
 
     /// Text in one style on a line (or, cut to the width, lines) of its own.
@@ -98,8 +94,19 @@ extension Terminal {
     /// The one-line message of an error, on the error stream.
     public func showError(_ error: Error) {
         let line = StyledLine("hark: " + error.userMessage, .error)
-        let text = Self.rendered([line], capabilities: errorCapabilities, columns: errorCapabilities.isTTY ? size.columns : nil)
-        writeError(text + "\n")
+        writeError(StyledLine.rendered([line], capabilities: errorCapabilities, columns: errorCapabilities.isTTY ? size.columns : nil) + "\n")
+    }
+
+    /// A build's console (or any text that carries its own colours) as this terminal should
+    /// get it: on a terminal its colours kept, every other sequence inert, lines cut to the
+    /// width; in a pipe as it is.
+    public func forScreen(console text: String) -> String {
+        guard capabilities.sanitizes else { return text }
+        var renderer = PlainTextRenderer(width: capabilities.isTTY ? size.columns : 1 << 20, colors: capabilities.colors,
+                                         keepingColors: true, tracksFences: false)
+        var shown = renderer.feed(text) + renderer.finish()
+        if !text.hasSuffix("\n") && shown.hasSuffix("\n") { shown.removeLast() }
+        return shown
     }
 
     /// All input up to its end (a message piped in).

@@ -160,6 +160,18 @@ extension StyledLine {
     }
 }
 
+extension StyledLine {
+    /// Lines as a terminal with these capabilities shows them (no line feed after the last):
+    /// untrusted text made inert where it must be, each line cut to `columns` when given.
+    public static func rendered(_ document: Document, capabilities: TerminalCapabilities, columns: Int?) -> String {
+        let ansi = ANSI(capabilities)
+        var lines = document
+        if capabilities.sanitizes { lines = lines.map { $0.sanitized() } }
+        if let columns { lines = lines.flatMap { $0.wrapped(to: columns) } }
+        return lines.map { ansi.render($0, width: columns) }.joined(separator: "\n")
+    }
+}
+
 private extension String {
     var replacingTabs: String {
         guard utf8.contains(0x09) else { return self }
