@@ -20,7 +20,7 @@ _hark() {
         esac
     done
     case "$command" in
-        "") COMPREPLY=($(compgen -W "sessions session history stats search ask backup index restore export speak transcribe listen doctor version help completions -s --session --thread --new-thread --fork-at --code --json --speak --listen --yes-tools -h --help --version" -- "$cur")) ;;
+        "") COMPREPLY=($(compgen -W "sessions session history stats search ask backup index restore export speak transcribe listen doctor version help completions -s --session --thread --new-thread --fork-at --code --json --sanitize --speak --listen --yes-tools -h --help --version" -- "$cur")) ;;
         sessions)
             COMPREPLY=($(compgen -W "--names --json" -- "$cur")) ;;
         session)
@@ -31,11 +31,11 @@ _hark() {
                 edit) COMPREPLY=($(compgen -W " $(_hark_sessions)" -- "$cur")) ;;
             esac ;;
         history)
-            COMPREPLY=($(compgen -W "-s --session -n --json" -- "$cur")) ;;
+            COMPREPLY=($(compgen -W "-s --session -n --json --sanitize" -- "$cur")) ;;
         stats)
             COMPREPLY=($(compgen -W "-s --session --json" -- "$cur")) ;;
         search)
-            COMPREPLY=($(compgen -W "-s --session -n --json --full" -- "$cur")) ;;
+            COMPREPLY=($(compgen -W "-s --session -n --json --full --sanitize" -- "$cur")) ;;
         ask)
             COMPREPLY=($(compgen -W "-s --session --json" -- "$cur")) ;;
         backup)

@@ -169,6 +169,16 @@ enum CLICommands {
         }
     }
 
+    /// Usage lines as a document: on a terminal a description too long for the row goes on
+    /// under itself, in its column.
+    static func document(_ lines: [String]) -> Document {
+        lines.map { line in
+            var styled = StyledLine(line)
+            if line.hasPrefix("  "), line.count > 34, line.dropFirst(33).first == " " { styled.hangingIndent = 34 }
+            return styled
+        }
+    }
+
     static func pad(_ text: String, _ width: Int) -> String {
         text.count >= width ? text + "  " : text + String(repeating: " ", count: width - text.count)
     }

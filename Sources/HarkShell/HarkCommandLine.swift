@@ -28,7 +28,7 @@ public struct HarkCommandLine {
         let parsed = try OptionParser.parse(arguments, options: CLICommands.messageOptions, help: "hark --help")
         let options = MessageOptions(parsed)
         if options.help {
-            terminal.write(CLICommands.usage().joined(separator: "\n") + "\n")
+            terminal.show(CLICommands.document(CLICommands.usage()))
             return 0
         }
         if options.version {

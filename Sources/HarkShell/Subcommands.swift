@@ -9,7 +9,7 @@ extension HarkCommandLine {
             return try subcommand(sub, Array(arguments.dropFirst()), parent: parent + " " + command.name)
         }
         if arguments.contains("-h") || arguments.contains("--help") {
-            terminal.write(CLICommands.help(for: command, parent: parent).joined(separator: "\n") + "\n")
+            terminal.show(CLICommands.document(CLICommands.help(for: command, parent: parent)))
             return 0
         }
         let place = parent + " " + command.name
@@ -92,11 +92,11 @@ extension HarkCommandLine {
 
     func help(_ parsed: ParsedOptions) throws -> Int32 {
         guard let name = parsed.words.first else {
-            terminal.write(CLICommands.usage().joined(separator: "\n") + "\n")
+            terminal.show(CLICommands.document(CLICommands.usage()))
             return 0
         }
         if let command = CLICommands.command(named: name) {
-            terminal.write(CLICommands.help(for: command).joined(separator: "\n") + "\n")
+            terminal.show(CLICommands.document(CLICommands.help(for: command)))
             return 0
         }
         let slash = name.hasPrefix("/") ? String(name.dropFirst()) : name

@@ -88,7 +88,7 @@ extension Terminal {
 
     /// Text in one style on a line (or, cut to the width, lines) of its own.
     public func show(_ text: String, _ style: Style) {
-        show([StyledLine(text, style)])
+        write(rendered([StyledLine(text, style)]) + "\n")
     }
 
     /// The one-line message of an error, on the error stream.

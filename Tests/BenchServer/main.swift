@@ -6,7 +6,9 @@ import TestSupport
 //   POST /v1/chat/completions  OpenAI SSE; the reply size comes from the last message:
 //                              "bytes=N" streams N bytes of token-sized chunks, "line=N" one
 //                              chunk whose content is N bytes (one huge SSE line), "text=N" N
-//                              bytes of text in chunks of 16 KB (little but text), else "Hello!"
+//                              bytes of text in chunks of 16 KB (little but text), "markdown=N"
+//                              N bytes of a Markdown reply (paragraphs, lists, a quote, a table,
+//                              code) in token-sized chunks, else "Hello!"
 //   POST /webhook/bench/chat   n8n streaming NDJSON, sized the same way
 // Replies are generated once per size and written in large blocks, so the server is never
 // the bottleneck it would be with one write per event.
@@ -27,6 +29,9 @@ final class Cache: @unchecked Sendable {
 
 let cache = Cache()
 let words = ["The ", "quick ", "brown ", "fox ", "jumps ", "over ", "the ", "lazy ", "dog; ", "**bold** ", "`code` ", "and\n", "- a list item\n", "# A heading\n", "ünïcödé ", "😀 "]
+
+/// The sample reply cut into tokens as a model streams it, for the rendering figure.
+let markdownTokens = SampleReply.tokens(SampleReply.markdown + "\n")
 
 func requestedBytes(_ body: JSON, prefix: String = "bytes=") -> Int? {
     let text = body["messages"]?.array?.last?["content"]?.string ?? body["chatInput"]?.string ?? ""
@@ -103,7 +108,9 @@ let server = try TestHTTPServer { request, response in
         let bytes = requestedBytes(body)
         let line = requestedBytes(body, prefix: "line=")
         let text = requestedBytes(body, prefix: "text=")
+        let markdown = requestedBytes(body, prefix: "markdown=")
         let payload = bytes.map { size in cache.body("sse\(size)") { sse(bytes: size) } }
+            ?? markdown.map { size in cache.body("md\(size)") { sse(bytes: size, piece: { markdownTokens[$0 % markdownTokens.count] }) } }
             ?? line.map { size in cache.body("line\(size)") { sseLine(bytes: size) } }
             ?? text.map { size in cache.body("text\(size)") { sse(bytes: size, piece: { _ in block }) } }
             ?? Array("data: {\"choices\":[{\"delta\":{\"content\":\"Hello!\"}}]}\n\ndata: [DONE]\n\n".utf8)

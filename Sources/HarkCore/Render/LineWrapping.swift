@@ -15,6 +15,13 @@ extension StyledLine {
         let lines = splitAtLineBreaks()
         if lines.count > 1 { return lines.flatMap { $0.wrapped(to: width) } }
         guard TextWidth.of(plainText) > width else { return [self] }
+        if let column = hangingIndent, width - column < 24, let (left, right) = split(atColumn: column) {
+            // The last column would be too narrow to read beside the others: it goes under them.
+            let indent = left.spans.first.map { $0.text.prefix { $0 == " " }.count } ?? 0
+            var below = StyledLine([Span(String(repeating: " ", count: indent + 4))] + right.spans)
+            below.isNote = isNote
+            return [left] + below.wrapped(to: width)
+        }
         let (indent, words) = Self.words(spans)
         var hang = hangingIndent ?? (indent + Self.markerWidth(after: indent, in: plainText))
         if width - hang < 16 { hang = width - indent >= 16 ? indent : 0 }
@@ -59,6 +66,46 @@ extension StyledLine {
         }
         rows.append(line(current))
         return rows
+    }
+
+    /// The line cut at a display column: what is before it (without its trailing spaces) and
+    /// what is after it (without its leading spaces); nil when nothing comes after.
+    func split(atColumn column: Int) -> (StyledLine, StyledLine)? {
+        var left: [Span] = []
+        var right: [Span] = []
+        var used = 0
+        for span in spans {
+            let room = column - used
+            if room <= 0 {
+                right.append(span)
+                continue
+            }
+            let (piece, width) = Self.prefix(of: Substring(span.text), fitting: room)
+            if !piece.isEmpty { left.append(Span(String(piece), span.style)) }
+            used += width
+            let rest = span.text.unicodeScalars.dropFirst(piece.unicodeScalars.count)
+            if !rest.isEmpty { right.append(Span(String(String.UnicodeScalarView(rest)), span.style)) }
+        }
+        while let last = left.last, last.text.hasSuffix(" ") {
+            let trimmed = String(last.text.reversed().drop { $0 == " " }.reversed())
+            left.removeLast()
+            if !trimmed.isEmpty {
+                left.append(Span(trimmed, last.style))
+                break
+            }
+        }
+        while let first = right.first, first.text.hasPrefix(" ") {
+            let trimmed = String(first.text.drop { $0 == " " })
+            right.removeFirst()
+            if !trimmed.isEmpty {
+                right.insert(Span(trimmed, first.style), at: 0)
+                break
+            }
+        }
+        guard !right.isEmpty else { return nil }
+        var first = StyledLine(left)
+        first.isNote = isNote
+        return (first, StyledLine(right))
     }
 
     /// The longest start of `text` that fits in `room` columns, by scalar.

@@ -26,10 +26,17 @@ struct ScreenWriter {
 
     var isEmpty: Bool { bytes.isEmpty }
 
+    /// Text (no control characters: those the sanitizer made marks of; its mark brackets, if
+    /// one reaches here, are dropped, so that nothing but this writer's own sequences is ever
+    /// written).
     mutating func write(_ text: UnsafeBufferPointer<UInt8>, width: Int, _ attributes: TextAttributes) {
         guard !text.isEmpty else { return }
         apply(attributes)
-        bytes.append(contentsOf: text)
+        if text.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+            bytes.append(contentsOf: text.lazy.filter { $0 >= 0x20 && $0 != 0x7F })
+        } else {
+            bytes.append(contentsOf: text)
+        }
         column += width
     }
 
@@ -64,13 +71,6 @@ struct ScreenWriter {
         }
         bytes += [0x1B, 0x5B, 0x4B]  // EL
         column = target
-    }
-
-    /// Writes bytes that are already terminal output (a whole rendering made elsewhere).
-    mutating func append(raw: [UInt8], endingAt newColumn: Int) {
-        apply(.plain)
-        bytes += raw
-        column = newColumn
     }
 
     private mutating func apply(_ attributes: TextAttributes) {

@@ -46,7 +46,9 @@ import Testing
         #expect(StyledLine("  • an item that is long enough to wrap twice").wrapped(to: 24).map(\.plainText)
             == ["  • an item that is long", "    enough to wrap twice"])
         let rows = Table.render([[Span("/help"), Span("list commands, or explain the one named after it")]])
-        #expect(rows[0].wrapped(to: 30).map(\.plainText) == ["/help  list commands, or", "       explain the one named", "       after it"])
+        #expect(rows[0].wrapped(to: 40).map(\.plainText) == ["/help  list commands, or explain the one", "       named after it"])
+        // Too narrow beside the first column: the last goes under it.
+        #expect(rows[0].wrapped(to: 30).map(\.plainText) == ["/help", "    list commands, or explain", "    the one named after it"])
         // A line break in the text starts a row of its own.
         #expect(StyledLine("one\ntwo").wrapped(to: 30).map(\.plainText) == ["one", "two"])
     }

@@ -22,30 +22,7 @@ func markdownScreen(_ text: String, width: Int = 60, cuts: [Int] = [], hyperlink
 }
 
 @Suite struct MarkdownRendererTests {
-    static let sample = """
-        # Deploy checklist
-
-        Before a release goes out, the pipeline builds every target, runs the integration suite against a staging database, and waits for a person to approve the change in the review channel.
-
-        - build the artifacts
-        - run the integration suite against staging, which takes about twelve minutes on the shared runners
-          - retry once on a flaky network failure
-
-        > Never deploy on a Friday afternoon unless the change is a one-line fix with a rollback plan.
-
-        | stage | minutes | owner |
-        |:------|--------:|-------|
-        | build | 4 | ci |
-        | integration | 12 | qa-team |
-
-        ```bash
-        # promote the build
-        ./deploy.sh --env prod --tag "v2.4.1" && echo "ok"
-        ```
-
-        See [the runbook](https://example.com/runbook) for details.
-
-        """
+    static let sample = SampleReply.markdown
 
     /// A reply with every kind of Markdown, wide characters, a long word, a hostile escape
     /// sequence, a table whose cells must wrap, code with a long line: for cutting anywhere.

@@ -115,4 +115,16 @@ func kind(of text: String, in lines: [String], _ language: String) -> TokenKind?
             #expect(markdownScreen(text, width: width, cuts: Array(0...length)) == whole)
         }
     }
+
+    /// Found by fuzzing: an unfinished token (`#[` waiting for its `]`) shown as it comes held
+    /// a mark, and the mark's brackets reached the terminal.
+    @Test func anUnfinishedTokenHoldingAMarkNeverWritesItsBrackets() {
+        let text = "```rust\n#[x \u{1B}]0;t\u{7} y\r z\n```\n"
+        let length = text.unicodeScalars.count
+        for cut in 0...length {
+            let screen = markdownScreen(text, width: 60, cuts: [cut])
+            #expect(screen.faults.isEmpty, "cut at \(cut): \(screen.faults)")
+        }
+        #expect(markdownScreen(text, width: 60).lines == ["rust", "#[x ␛]0;t␇ y␍ z"])
+    }
 }
