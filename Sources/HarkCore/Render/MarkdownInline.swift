@@ -25,10 +25,10 @@ struct InlineParser {
     private var pendingTicks = 0
     private var pendingBang = false
     private var escaped = false
-    private var previous = CharClass.space
+    var previous = CharClass.space
     private var inMark = false
-    private var link: LinkCollector?
-    private var attributes: TextAttributes
+    var link: LinkCollector?
+    var attributes: TextAttributes
 
     init(theme: Theme, hyperlinks: Bool, base: TextAttributes = .plain) {
         self.theme = theme
@@ -198,7 +198,7 @@ struct InlineParser {
         return index
     }
 
-    private mutating func literal<Sink: InlineSink>(_ text: StaticString, into sink: inout Sink) {
+    mutating func literal<Sink: InlineSink>(_ text: StaticString, into sink: inout Sink) {
         text.withUTF8Buffer { sink.text($0, attributes) }
         previous = .punctuation
     }
@@ -273,67 +273,5 @@ struct InlineParser {
         if strike { look.flags.insert(.strike) }
         if codeTicks > 0 { look = look.merged(theme.codeSpan) }
         attributes = look
-    }
-
-    // MARK: Links
-
-    private mutating func collectLink<Sink: InlineSink>(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int,
-                                                        into sink: inout Sink) -> Int {
-        var index = start
-        while index < bytes.count, var collector = link {
-            let verdict = collector.take(bytes[index])
-            link = collector
-            switch verdict {
-            case .more:
-                index += 1
-            case .done:
-                index += 1
-                finishLink(into: &sink)
-            case .failed:
-                failLink(into: &sink)  // the byte is read again as text
-            }
-        }
-        return index
-    }
-
-    /// What was held was no link: its first byte is text, the rest is read again.
-    private mutating func failLink<Sink: InlineSink>(into sink: inout Sink) {
-        guard let collector = link else { return }
-        link = nil
-        literal(collector.image ? "![" : collector.autolink ? "<" : "[", into: &sink)
-        let rest = collector.raw
-        rest.withUnsafeBufferPointer { feed($0, into: &sink) }
-    }
-
-    private mutating func finishLink<Sink: InlineSink>(into sink: inout Sink) {
-        guard let collector = link else { return }
-        link = nil
-        let target = collector.target
-        guard LinkCollector.isSafe(target), !collector.autolink || LinkCollector.isAutolink(target) else {
-            failLinkWithCollector(collector, into: &sink)
-            return
-        }
-        var look = attributes.merged(theme.link)
-        let drawsLink = hyperlinks && LinkCollector.isWebTarget(target)
-        if drawsLink { look.link = target }
-        var label = collector.label
-        if collector.image { label = Array("image: ".utf8) + label }
-        if label.isEmpty { label = Array(target.utf8) }
-        var nested = InlineParser(theme: theme, hyperlinks: false, base: look)
-        label.withUnsafeBufferPointer { nested.feed($0, into: &sink) }
-        nested.endLine(into: &sink)
-        let shownText = String(decoding: label, as: UTF8.self)
-        if LinkCollector.needsTargetShown(label: shownText, target: target, drawn: drawsLink) {
-            sink.space(1, .plain)
-            let shown = "(" + target + ")"
-            var text = shown
-            text.withUTF8 { sink.text($0, theme.linkTarget) }
-        }
-        previous = .punctuation
-    }
-
-    private mutating func failLinkWithCollector<Sink: InlineSink>(_ collector: LinkCollector, into sink: inout Sink) {
-        link = collector
-        failLink(into: &sink)
     }
 }
