@@ -174,7 +174,13 @@ enum CLICommands {
     static func document(_ lines: [String]) -> Document {
         lines.map { line in
             var styled = StyledLine(line)
-            if line.hasPrefix("  "), line.count > 34, line.dropFirst(33).first == " " { styled.hangingIndent = 34 }
+            // The description column: after the first gap of two spaces or more past the text.
+            let characters = Array(line)
+            let text = characters.firstIndex { $0 != " " } ?? 0
+            if let gap = (text..<max(text, characters.count - 1)).first(where: { characters[$0] == " " && characters[$0 + 1] == " " }),
+               let column = characters[gap...].firstIndex(where: { $0 != " " }), column >= 20 {
+                styled.hangingIndent = column
+            }
             return styled
         }
     }
