@@ -8,7 +8,8 @@ import TestSupport
 //                              chunk whose content is N bytes (one huge SSE line), "text=N" N
 //                              bytes of text in chunks of 16 KB (little but text), "markdown=N"
 //                              N bytes of a Markdown reply (paragraphs, lists, a quote, a table,
-//                              code) in token-sized chunks, else "Hello!"
+//                              code) in token-sized chunks, "mdtext=N" the same reply in chunks of
+//                              16 KB (the renderer's throughput), else "Hello!"
 //   POST /webhook/bench/chat   n8n streaming NDJSON, sized the same way
 // Replies are generated once per size and written in large blocks, so the server is never
 // the bottleneck it would be with one write per event.
@@ -32,6 +33,13 @@ let words = ["The ", "quick ", "brown ", "fox ", "jumps ", "over ", "the ", "laz
 
 /// The sample reply cut into tokens as a model streams it, for the rendering figure.
 let markdownTokens = SampleReply.tokens(SampleReply.markdown + "\n")
+
+/// About 16 KB of the sample reply, whole replies one after another.
+let markdownBlock: String = {
+    var text = ""
+    while text.utf8.count < 16_000 { text += SampleReply.markdown + "\n" }
+    return text
+}()
 
 func requestedBytes(_ body: JSON, prefix: String = "bytes=") -> Int? {
     let text = body["messages"]?.array?.last?["content"]?.string ?? body["chatInput"]?.string ?? ""
@@ -109,8 +117,10 @@ let server = try TestHTTPServer { request, response in
         let line = requestedBytes(body, prefix: "line=")
         let text = requestedBytes(body, prefix: "text=")
         let markdown = requestedBytes(body, prefix: "markdown=")
+        let markdownText = requestedBytes(body, prefix: "mdtext=")
         let payload = bytes.map { size in cache.body("sse\(size)") { sse(bytes: size) } }
             ?? markdown.map { size in cache.body("md\(size)") { sse(bytes: size, piece: { markdownTokens[$0 % markdownTokens.count] }) } }
+            ?? markdownText.map { size in cache.body("mdtext\(size)") { sse(bytes: size, piece: { _ in markdownBlock }) } }
             ?? line.map { size in cache.body("line\(size)") { sseLine(bytes: size) } }
             ?? text.map { size in cache.body("text\(size)") { sse(bytes: size, piece: { _ in block }) } }
             ?? Array("data: {\"choices\":[{\"delta\":{\"content\":\"Hello!\"}}]}\n\ndata: [DONE]\n\n".utf8)
