@@ -7,12 +7,7 @@ enum Banner {
         let session = workspace.currentConfig
         var lines: Document = [StyledLine([Span("hark \(HarkVersion.string)", .bold),
                                            Span(" · session \(session.name) (\(session.kind)) · /help for commands, Ctrl-D to quit", .dim)])]
-        if session.kind == "local" && workspace.config.sessions.count == 1 {
-            lines.append(StyledLine("This session is offline: messages are notes to self, kept and searchable. "
-                + "/forms lists forms to fill in, /prompts ready-made prompts.", .dim))
-            lines.append(StyledLine("Your files: /docs add PATH… makes them searchable, /ask QUESTION finds what answers it.", .dim))
-            lines.append(StyledLine("Add an agent with /session add NAME --kind webhook|openai --url URL; /help lists every command.", .dim))
-        }
+        lines += workspace.greeting()
         for warning in workspace.warnings { lines.append(StyledLine("warning: " + warning, .warning)) }
         return lines
     }

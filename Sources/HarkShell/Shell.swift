@@ -96,6 +96,7 @@ public final class Shell {
             }
         }
         for job in workspace.runningJobs { job.stop() }
+        workspace.prepareForExit()
         return exitCode
     }
 

@@ -34,25 +34,76 @@ public final class TestN8NServer: @unchecked Sendable {
         case nodeError(node: String, description: String?)
     }
 
-    /// What the chat WebSocket does, in order (packages/cli/src/chat/chat-service.ts).
+    /// What the chat WebSocket does, in order (packages/cli/src/chat/chat-service.ts), each in
+    /// the socket's `ChatGeneration`.
     public enum ChatStep: Sendable {
-        /// `startSession` ends with `ws.send(N8N_HEARTBEAT)`; the client answers
-        /// `n8n|heartbeat-ack` (the server waits for it here).
+        /// `startSession` ends with a heartbeat; the client answers it (the server waits for the
+        /// answer here and drops the socket on anything else).
         case heartbeat
+        /// `checkHeartbeats` runs every HEARTBEAT_INTERVAL (30 s in n8n, `heartbeatInterval`
+        /// here): this many more heartbeats, each answered before the next interval, else the
+        /// execution is cancelled and the socket terminated, as n8n does after 60 s.
+        case heartbeats(Int)
         /// `processWaitingExecution`: a waiting node's message, then nothing (it waits for the
         /// user's answer). `fragments` > 1 splits it into continuation frames with a ping
         /// between them (RFC 6455 lets control frames come between fragments).
         case message(String, fragments: Int = 1)
         /// A message whose node resumes at once (`shouldResumeImmediately`): the message and
-        /// `n8n|continue`, written together as n8n writes them.
+        /// a continue, written together as n8n writes them.
         case messageThenContinue(String)
+        /// n8n-workflow's ChatNodeMessageWithButtons, as a send-and-wait approval node's
+        /// message: `{type: "with-buttons", text, blockUserInput, buttons: [{text, link, type}]}`
+        /// (@n8n/nodes-langchain ChatTrigger util's getChatMessage with n8n-nodes-base
+        /// utils/sendAndWait/utils.ts getSendAndWaitConfig: each link is the signed resume URL
+        /// `<webhook-waiting>/EXECUTION/NODE?approved=true|false&signature=…`).
+        case buttons(String, [Button], blockUserInput: Bool)
+        /// The button's GET resumes the execution (webhook-waiting), and the socket's next poll
+        /// finds it running while a node waited: `sendFrame(CONTINUE)` (getExecutionOrCleanupSession).
+        case awaitPress
         /// `incomingMessageHandler`: the answer the waiting node gets, read off the socket.
         case awaitAnswer
+        /// json generation: `sendFrame(ws, {type: "error", message})`, then `ws.close(1008)`.
+        case error(String)
+        /// A frame of a type a newer n8n may add: clients ignore what they do not know.
+        case unknownFrame(String)
         /// `processSuccessExecution` → `closeConnection`: `ws.close()`, a close frame with no
         /// code; then the client's close frame is read.
         case close
         /// `cleanupSession` (the execution failed or was cancelled): `ws.terminate()`, no close frame.
         case terminate
+    }
+
+    /// A button of a with-buttons message: its label, and what its resume URL says.
+    public struct Button: Sendable {
+        public var label: String
+        public var approved: Bool
+        public init(_ label: String, approved: Bool) {
+            self.label = label
+            self.approved = approved
+        }
+    }
+
+    /// The two ways n8n has framed the chat socket (packages/cli/src/chat/chat-service.ts):
+    /// `plain` control texts (`n8n|heartbeat`, `n8n|continue`, the client's `n8n|heartbeat-ack`)
+    /// with a message as its raw text; `json`, where "every frame sent over the socket is JSON
+    /// with a `type` discriminator" and the client answers `{"type":"heartbeat-ack"}`.
+    public enum ChatGeneration: Sendable {
+        case plain, json
+
+        public var heartbeat: String { self == .plain ? "n8n|heartbeat" : #"{"type":"heartbeat"}"# }
+        public var heartbeatAck: String { self == .plain ? "n8n|heartbeat-ack" : #"{"type":"heartbeat-ack"}"# }
+        public var proceed: String { self == .plain ? "n8n|continue" : #"{"type":"continue"}"# }
+
+        /// `processWaitingExecution`: a string message as it is, or as `{type: "message", text}`.
+        public func message(_ text: String) -> String {
+            self == .plain ? text : JSON.object(["type": "message", "text": .string(text)]).encoded()
+        }
+
+        /// `startSession` for an execution it cannot find.
+        func unknownExecution(_ id: String) -> String {
+            self == .plain ? "Execution with id \"\(id)\" does not exist"
+                : JSON.object(["type": "error", "message": "Connection rejected"]).encoded()
+        }
     }
 
     /// How the trigger answers `loadPreviousSession` (ChatTrigger.node.ts).
@@ -77,13 +128,41 @@ public final class TestN8NServer: @unchecked Sendable {
     public var chatPeers: [TestWebSocketPeer] { box.peers }
     /// The answers the chat sockets received (`{sessionId, action, chatInput}`).
     public var chatAnswers: [JSON] { box.answers }
+    /// The buttons pressed: each resume URL's query (`approved`, `signature`).
+    public var presses: [[String: String]] { box.allPresses }
+    /// The heartbeats the chat sockets sent and saw answered.
+    public var heartbeatsAnswered: Int { box.answeredHeartbeats }
 
-    public init(requiredHeader: (String, String)? = nil, history: HistoryMode = .memory, script: @escaping Script) throws {
+    /// Waits (on the server's own signal, at most 30 s) until the chat sockets saw `count`
+    /// heartbeats answered in all; false if they did not.
+    public func waitForHeartbeats(_ count: Int) async -> Bool {
+        let box = self.box
+        return await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: box.waitForHeartbeats(count)) }.start()
+        }
+    }
+
+    /// `chatGeneration`: how the chat socket frames what it says. `heartbeatInterval`: n8n's
+    /// 30 s between heartbeats, scaled down.
+    public init(requiredHeader: (String, String)? = nil, history: HistoryMode = .memory, chatGeneration: ChatGeneration = .plain,
+                heartbeatInterval: Double = 0.05, script: @escaping Script) throws {
         let box = Box()
         self.box = box
+        let generation = chatGeneration
+        let baseURL = Locked("")
         http = try TestHTTPServer { request, response in
             if request.path == "/chat" {
-                Self.chat(request, response, box: box)
+                Self.chat(request, response, box: box, generation: generation, interval: heartbeatInterval,
+                          waitingURL: baseURL.read { $0 } + "/webhook-waiting")
+                return
+            }
+            if request.path.hasPrefix("/webhook-waiting/") {
+                // packages/cli/src/webhooks/waiting-webhooks.ts resumes the execution; the
+                // send-and-wait node answers with its ACTION_RECORDED_PAGE.
+                let execution = request.path.split(separator: "/").dropFirst().first.map(String.init) ?? ""
+                box.press(execution, query: request.query)
+                response.send(headers: [("Content-Type", "text/html; charset=utf-8")],
+                              text: "<html><body><p>Your response has been recorded</p></body></html>")
                 return
             }
             guard request.path == "/webhook/4f1c/chat" else {
@@ -130,6 +209,8 @@ public final class TestN8NServer: @unchecked Sendable {
                 response.send(json: JSON.object(answer).encoded())
             }
         }
+        let base = http.baseURL
+        baseURL.update { $0 = base }
     }
 
     /// The chat trigger's stream: `{"type":"begin|item|end",…,"metadata":{…}}` lines
@@ -181,8 +262,9 @@ public final class TestN8NServer: @unchecked Sendable {
 
     /// The chat socket: packages/cli/src/chat/chat-server.ts upgrades `/chat?sessionId&executionId`;
     /// chat-service.ts `startSession` closes with 1008 without both ids, and for an execution
-    /// it cannot find sends `Execution with id "…" does not exist` and closes with 1008.
-    static func chat(_ request: TestRequest, _ response: ResponseWriter, box: Box) {
+    /// it cannot find says so (in the generation's words) and closes with 1008.
+    static func chat(_ request: TestRequest, _ response: ResponseWriter, box: Box, generation: ChatGeneration,
+                     interval: Double, waitingURL: String) {
         guard let peer = TestWebSocketPeer(request: request, writer: response) else { return }
         defer { peer.finish() }
         box.connected(peer)
@@ -192,18 +274,28 @@ public final class TestN8NServer: @unchecked Sendable {
             return
         }
         guard let steps = box.chat(executionID) else {
-            peer.send(text: "Execution with id \"\(executionID)\" does not exist")
+            peer.send(text: generation.unknownExecution(executionID))
             peer.close(code: 1008)
             _ = peer.readFrame()
             return
         }
+        func heartbeat() -> Bool {
+            peer.send(text: generation.heartbeat)
+            guard peer.readText() == generation.heartbeatAck else { return false }
+            box.heartbeatAnswered()
+            return true
+        }
         for step in steps {
             switch step {
             case .heartbeat:
-                peer.send(text: "n8n|heartbeat")
-                guard peer.readText() == "n8n|heartbeat-ack" else { return peer.drop() }
+                guard heartbeat() else { return peer.drop() }
+            case .heartbeats(let count):
+                for _ in 0..<count {
+                    Thread.sleep(forTimeInterval: interval)
+                    guard heartbeat() else { return peer.drop() }
+                }
             case .message(let text, let fragments):
-                let bytes = Array(text.utf8)
+                let bytes = Array(generation.message(text).utf8)
                 let size = max(1, (bytes.count + fragments - 1) / max(fragments, 1))
                 let pieces = stride(from: 0, to: bytes.count, by: size).map { Array(bytes[$0..<min($0 + size, bytes.count)]) }
                 var frames: [UInt8] = []
@@ -213,11 +305,27 @@ public final class TestN8NServer: @unchecked Sendable {
                 }
                 peer.write(frames)
             case .messageThenContinue(let text):
-                peer.write(TestWebSocketPeer.frame(opcode: 0x1, Array(text.utf8)),
-                           TestWebSocketPeer.frame(opcode: 0x1, Array("n8n|continue".utf8)))
+                peer.write(TestWebSocketPeer.frame(opcode: 0x1, Array(generation.message(text).utf8)),
+                           TestWebSocketPeer.frame(opcode: 0x1, Array(generation.proceed.utf8)))
+            case .buttons(let text, let buttons, let block):
+                let links: [JSON] = buttons.map { button in
+                    ["text": .string(button.label), "type": .string(button.approved ? "primary" : "secondary"),
+                     "link": .string("\(waitingURL)/\(executionID)/node-1?approved=\(button.approved)&signature=sig-\(executionID)")]
+                }
+                peer.send(text: JSON.object(["type": "with-buttons", "text": .string(text), "blockUserInput": .bool(block),
+                                             "buttons": .array(links)]).encoded())
+            case .awaitPress:
+                guard box.waitForPress(executionID) else { return peer.drop() }
+                peer.send(text: generation.proceed)
             case .awaitAnswer:
                 guard let text = peer.readText(), let answer = try? JSON.parse(Array(text.utf8)) else { return peer.drop() }
                 box.answered(answer)
+            case .error(let message):
+                peer.send(text: JSON.object(["type": "error", "message": .string(message)]).encoded())
+                peer.close(code: 1008)
+                _ = peer.readFrame()
+            case .unknownFrame(let text):
+                peer.send(text: text)
             case .close:
                 peer.close()
                 _ = peer.readFrame()
@@ -235,6 +343,9 @@ public final class TestN8NServer: @unchecked Sendable {
         private var executions: [String: [ChatStep]] = [:]
         private var connectedPeers: [TestWebSocketPeer] = []
         private var receivedAnswers: [JSON] = []
+        private var presses: [String: [[String: String]]] = [:]
+        private var heartbeats = 0
+        private let changed = NSCondition()
 
         func remember(_ session: String, human: String, reply: String) {
             lock.withLock { memory[session, default: []] += [(true, human), (false, reply)] }
@@ -247,5 +358,52 @@ public final class TestN8NServer: @unchecked Sendable {
         var peers: [TestWebSocketPeer] { lock.withLock { connectedPeers } }
         func answered(_ answer: JSON) { lock.withLock { receivedAnswers.append(answer) } }
         var answers: [JSON] { lock.withLock { receivedAnswers } }
+        func heartbeatAnswered() {
+            changed.lock()
+            heartbeats += 1
+            changed.broadcast()
+            changed.unlock()
+        }
+
+        var answeredHeartbeats: Int {
+            changed.lock()
+            defer { changed.unlock() }
+            return heartbeats
+        }
+
+        /// Until `count` heartbeats were answered in all (false when not within 30 s).
+        func waitForHeartbeats(_ count: Int) -> Bool {
+            let deadline = Date().addingTimeInterval(30)
+            changed.lock()
+            defer { changed.unlock() }
+            while heartbeats < count {
+                if !changed.wait(until: deadline) { return false }
+            }
+            return true
+        }
+
+        func press(_ execution: String, query: [String: String]) {
+            changed.lock()
+            presses[execution, default: []].append(query)
+            changed.broadcast()
+            changed.unlock()
+        }
+
+        var allPresses: [[String: String]] {
+            changed.lock()
+            defer { changed.unlock() }
+            return presses.keys.sorted().flatMap { presses[$0]! }
+        }
+
+        /// Until a button of `execution` is pressed (false when none is within 30 s).
+        func waitForPress(_ execution: String) -> Bool {
+            let deadline = Date().addingTimeInterval(30)
+            changed.lock()
+            defer { changed.unlock() }
+            while presses[execution, default: []].isEmpty {
+                if !changed.wait(until: deadline) { return false }
+            }
+            return true
+        }
     }
 }

@@ -84,6 +84,8 @@ public struct BackendEnvironment: Sendable {
     public var clock: HarkClock
     /// The MCP servers of the config, for a model session whose `mcp` names some.
     public var tools: ToolHost?
+    /// Who answers a question a reply asks (a choice of the workflow's buttons).
+    public var interactions: InteractionSource
 
     /// A session's threads and messages, and its kind's own tables (form progress); nil
     /// without a history. Replies are recorded by the caller, never by the backend.
@@ -93,7 +95,7 @@ public struct BackendEnvironment: Sendable {
 
     public init(http: HTTPClient, paths: Paths, environment: [String: String] = ProcessInfo.processInfo.environment,
                 store: HistoryStore? = nil, sessions: SessionDirectory? = nil, clock: HarkClock = .system,
-                tools: ToolHost? = nil) {
+                tools: ToolHost? = nil, interactions: InteractionSource = InteractionSource()) {
         self.http = http
         self.paths = paths
         self.environment = environment
@@ -101,6 +103,7 @@ public struct BackendEnvironment: Sendable {
         self.sessions = sessions
         self.clock = clock
         self.tools = tools
+        self.interactions = interactions
     }
 }
 
@@ -158,6 +161,18 @@ public protocol Backend: AnyObject, Sendable {
     /// What an export of these threads of the session holds besides their messages (a
     /// local session's forms and documents); no I/O beyond the history.
     func exportAdditions(threads: [ChatThread]) -> ExportAdditions
+
+    /// Lines under the shell's banner when it starts in this session (a first run's hints,
+    /// the question an open form waits on); no network.
+    func greeting() -> Document
+
+    /// What the session does with a file holding `content` sent along (FileIntake decides).
+    /// None by default.
+    func fileIntake(for content: FileContent) async -> FileIntake
+
+    /// How much a new message may take of the model's context, when the session has one and
+    /// knows it: checked before a long message (piped text, files) is sent. nil by default.
+    func messageRoom() async -> MessageRoom?
 }
 
 extension Backend {
@@ -168,6 +183,9 @@ extension Backend {
     public func completions(for key: String) -> [String] { [] }
     public func command(forMessage text: String) async throws -> CommandInvocation? { nil }
     public func exportAdditions(threads: [ChatThread]) -> ExportAdditions { ExportAdditions() }
+    public func greeting() -> Document { [] }
+    public func fileIntake(for content: FileContent) async -> FileIntake { .none }
+    public func messageRoom() async -> MessageRoom? { nil }
 }
 
 /// A kind of session: its name, settings, extra commands, and how to build its backend.
@@ -212,7 +230,7 @@ public enum CommonSettings {
         SettingSpec("connect_timeout", "seconds to wait for a connection (default 10)", type: .seconds),
         SettingSpec("first_byte_timeout", "seconds to wait for the reply to start (default 300)", type: .seconds),
         SettingSpec("idle_timeout", "seconds of silence mid-reply before giving up (default 120)", type: .seconds),
-        SettingSpec("secret_timeout", "seconds a cmd: secret may take before it is stopped (default 10)",
+        SettingSpec("secret_timeout", "seconds a cmd: or file: secret may take before it is given up (default 10)",
                     type: .seconds),
         SettingSpec("insecure", "on to skip TLS certificate checks (marked in the prompt)", type: .flag),
         SettingSpec("ca", "a PEM file of CA certificates to trust for this server (a private CA)"),

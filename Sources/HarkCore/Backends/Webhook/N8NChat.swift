@@ -3,18 +3,20 @@ import Glibc
 
 /// The chat WebSocket of one execution, as n8n's own chat widget uses it
 /// (packages/frontend/@n8n/chat/src/components/Input.vue, packages/cli/src/chat/chat-service.ts):
-/// - `ws(s)://HOST/chat?sessionId=…&executionId=…&isPublic=true` on the webhook's host;
-/// - `n8n|heartbeat` on connect and every 30 s, answered `n8n|heartbeat-ack` (without an answer
-///   for 60 s n8n cancels the execution); answered here on the reading thread, so a chat
-///   waiting for the user between replies stays alive;
-/// - every other text is a message of the workflow (a JSON `with-buttons` message included);
-///   `n8n|continue` right after one says the workflow goes on without the user; a message
-///   not followed by it waits for the user, whose answer goes back as
-///   `{"sessionId","action":"sendMessage","chatInput"}` on the same socket;
+/// - `ws(s)://HOST/chat?sessionId=…&executionId=…&isPublic=true` on the webhook's host (with
+///   `token=` the trigger's `resumeToken`, which newer n8n checks);
+/// - a heartbeat on connect and every 30 s, answered at once on the reading thread (without
+///   an answer for 60 s n8n cancels the execution), so a chat waiting for the user between
+///   replies stays alive; frames are read in the generation the first one shows (N8NChatFrame);
+/// - a node's message, followed by a "continue" when the workflow goes on without the user;
+///   a message not followed by one waits for the user, whose answer goes back as
+///   `{"sessionId","action":"sendMessage","chatInput"}` on the same socket; a message with
+///   buttons waits for one of them, pressed by a GET of its link (MessageWithButtons.vue);
 /// - the execution's end closes the socket; a failed or cancelled one drops it.
 final class N8NChat: @unchecked Sendable {
     enum Event: Sendable, Equatable {
         case message(String)
+        case choices(N8NChoices)
         case proceeds
         case ended
         case failed(HarkError)
@@ -24,14 +26,23 @@ final class N8NChat: @unchecked Sendable {
     let execution: N8NExecution
     private var socket: WebSocketClient?
     private let inbox: N8NChatInbox
+    private let http: HTTPClient
+    private let tls: TLSOptions
+    private let interactions: InteractionSource
     private let lock = Lock()
     private var open = true
     private var waiting = false
+    private var generation: N8NChatFrame.Generation?
+    /// The buttons the workflow waits for, while it does.
+    private var choices: N8NChoices?
 
-    private init(sessionID: String, execution: N8NExecution, clock: HarkClock) {
+    private init(sessionID: String, execution: N8NExecution, http: HTTPClient, tls: TLSOptions, interactions: InteractionSource) {
         self.sessionID = sessionID
         self.execution = execution
-        inbox = N8NChatInbox(clock: clock)
+        self.http = http
+        self.tls = tls
+        self.interactions = interactions
+        inbox = N8NChatInbox(clock: http.clock)
     }
 
     /// The socket's URL: the webhook's origin, `/chat`, the session and the execution.
@@ -51,8 +62,8 @@ final class N8NChat: @unchecked Sendable {
     }
 
     static func open(webhook: String, sessionID: String, execution: N8NExecution, headers: [(name: String, value: String)],
-                     timeouts: HTTPTimeouts, tls: TLSOptions, http: HTTPClient) async throws -> N8NChat {
-        let chat = N8NChat(sessionID: sessionID, execution: execution, clock: http.clock)
+                     timeouts: HTTPTimeouts, tls: TLSOptions, http: HTTPClient, interactions: InteractionSource) async throws -> N8NChat {
+        let chat = N8NChat(sessionID: sessionID, execution: execution, http: http, tls: tls, interactions: interactions)
         let request = HTTPRequest(url: try url(webhook: webhook, sessionID: sessionID, execution: execution),
                                   headers: headers, timeouts: timeouts, tls: tls)
         let socket = try await WebSocketClient.connect(request, userAgent: http.userAgent, transport: http.transport) { [weak chat] socket, incoming in
@@ -62,26 +73,13 @@ final class N8NChat: @unchecked Sendable {
         return chat
     }
 
-    static let heartbeat = "n8n|heartbeat"
-    static let heartbeatAck = "n8n|heartbeat-ack"
-    static let proceed = "n8n|continue"
-
     /// On the socket's reading thread.
     private func received(_ incoming: WebSocketClient.Incoming, on socket: WebSocketClient) {
         switch incoming {
-        case .text(Self.heartbeat):
-            try? socket.send(text: Self.heartbeatAck)
-        case .text(Self.proceed):
-            inbox.push(.proceeds)
         case .text(let text):
-            // chat-service.ts: an execution it cannot find is named in a text, then closed (1008).
-            if text.hasPrefix("Execution with id \""), text.hasSuffix("\" does not exist") {
-                inbox.push(.failed(.backend("n8n: " + text)))
-            } else {
-                inbox.push(.message(text))
-            }
+            read(text, on: socket)
         case .binary(let data):
-            inbox.push(.message(String(decoding: data, as: UTF8.self)))
+            read(String(decoding: data, as: UTF8.self), on: socket)
         case .closed(let code, let reason):
             lock.withLock { open = false }
             if code == 1008 {
@@ -100,8 +98,27 @@ final class N8NChat: @unchecked Sendable {
         }
     }
 
+    private func read(_ text: String, on socket: WebSocketClient) {
+        let generation = lock.withLock { () -> N8NChatFrame.Generation in
+            let known = self.generation ?? .of(firstFrame: text)
+            self.generation = known
+            return known
+        }
+        switch N8NChatFrame.read(text, in: generation) {
+        case .heartbeat: try? socket.send(text: generation.heartbeatAck)
+        case .proceed: inbox.push(.proceeds)
+        case .message(let message): inbox.push(.message(message))
+        case .choices(let choices): inbox.push(.choices(choices))
+        case .error(let message): inbox.push(.failed(.backend("n8n: " + message)))
+        case .ignored(let frame): DebugLog.shared?.note("n8n chat: ignored a frame of a type hark does not know: " + frame)
+        }
+    }
+
     /// Whether the workflow waits for the user's answer on a connection still open.
     var isWaiting: Bool { lock.withLock { open && waiting } }
+
+    /// The buttons the workflow waits for, when it waits for one.
+    var waitingChoices: N8NChoices? { lock.withLock { open && waiting ? choices : nil } }
 
     func close() {
         let socket = lock.withLock { () -> WebSocketClient? in
@@ -123,14 +140,34 @@ final class N8NChat: @unchecked Sendable {
         guard let socket = lock.withLock({ open ? socket : nil }) else {
             throw HarkError.network(host: "n8n", reason: "the chat connection is closed")
         }
-        lock.withLock { waiting = false }
+        lock.withLock {
+            waiting = false
+            choices = nil
+        }
         try socket.send(text: JSON.object(message).encoded())
     }
 
-    /// The workflow's messages until it waits for the user (no `n8n|continue` within `grace`
-    /// after a message) or the execution ends.
-    func reply(timeouts: HTTPTimeouts, grace: Double) -> AsyncThrowingStream<ReplyEvent, Error> {
+    /// Presses a button as n8n's chat widget does: a GET of its link, which resumes the
+    /// execution waiting for it (n8n then says "continue" on the socket).
+    func press(_ button: N8NChoices.Button, timeouts: HTTPTimeouts) async throws {
+        lock.withLock {
+            waiting = false
+            choices = nil
+        }
+        let request = HTTPRequest(url: button.link, timeouts: timeouts, tls: tls)
+        let response = try await http.fetch(request, maxBytes: 1 << 20, retry: .never)
+        guard response.head.isSuccess else {
+            throw ServerMessage.error(status: response.status, host: request.displayHost, body: response.body,
+                                      contentType: response.head.header("content-type"))
+        }
+    }
+
+    /// The workflow's messages until it waits for the user (no "continue" within `grace`
+    /// after a message, or buttons nobody pressed) or the execution ends. `pressing`: a
+    /// button the user named as their answer, pressed first.
+    func reply(timeouts: HTTPTimeouts, grace: Double, pressing: N8NChoices.Button? = nil) -> AsyncThrowingStream<ReplyEvent, Error> {
         let state = ReplyState()
+        state.pressing = pressing
         return AsyncThrowingStream { [self] in
             try await next(state, timeouts: timeouts, grace: grace)
         }
@@ -141,11 +178,35 @@ final class N8NChat: @unchecked Sendable {
         var sawMessage = false
         var proceeding = false
         var done = false
+        /// Buttons shown, to be asked about once the text before them is out.
+        var asking: N8NChoices?
+        /// The paragraph break before the question is out.
+        var spaced = false
+        var pressing: N8NChoices.Button?
     }
 
     private func next(_ state: ReplyState, timeouts: HTTPTimeouts, grace: Double) async throws -> ReplyEvent? {
+        if let button = state.pressing {
+            state.pressing = nil
+            try await press(button, timeouts: timeouts)
+            state.proceeding = true
+            return .notice("you chose " + button.label.trimmingSpaces)
+        }
         while state.pending.isEmpty {
             if state.done { return nil }
+            if let choices = state.asking {
+                let interaction = interactions.current
+                if interaction.isInteractive && !state.spaced {
+                    // The question and the choice stand between this message and the next.
+                    state.spaced = true
+                    state.pending.append(.text("\n\n"))
+                    continue
+                }
+                state.asking = nil
+                state.spaced = false
+                try await ask(choices, interaction, state, timeouts: timeouts)
+                continue
+            }
             let waitsForUser = state.sawMessage && !state.proceeding
             let event = await inbox.next(timeout: waitsForUser ? grace : timeouts.firstByte)
             if Task.isCancelled {
@@ -154,10 +215,10 @@ final class N8NChat: @unchecked Sendable {
             }
             switch event {
             case .message(let text):
-                if state.sawMessage { state.pending.append(.text("\n\n")) }
-                state.pending.append(.text(Self.display(text)))
-                state.sawMessage = true
-                state.proceeding = false
+                show(text, state)
+            case .choices(let choices):
+                show(choices.text, state)
+                state.asking = choices
             case .proceeds:
                 state.proceeding = true
             case .ended:
@@ -180,16 +241,33 @@ final class N8NChat: @unchecked Sendable {
         return state.pending.removeFirst()
     }
 
-    /// A message as shown: text as it is; a `with-buttons` message (utils.ts of @n8n/chat) as
-    /// its text and one line per button.
-    static func display(_ text: String) -> String {
-        guard text.hasPrefix("{"), let json = try? JSON.parse(Array(text.utf8)), json["type"]?.string == "with-buttons",
-              let body = json["text"]?.string else { return text }
-        let buttons = (json["buttons"]?.array ?? []).compactMap { button -> String? in
-            guard let label = button["text"]?.string else { return nil }
-            return "- " + label + (button["link"]?.string.map { ": " + $0 } ?? "")
+    private func show(_ text: String, _ state: ReplyState) {
+        if state.sawMessage { state.pending.append(.text("\n\n")) }
+        if !text.isEmpty { state.pending.append(.text(text)) }
+        state.sawMessage = true
+        state.proceeding = false
+    }
+
+    /// Buttons: one key picks one while the reply is watched; otherwise the workflow waits
+    /// and the next message in the thread names one.
+    private func ask(_ choices: N8NChoices, _ interaction: Interaction, _ state: ReplyState, timeouts: HTTPTimeouts) async throws {
+        if interaction.isInteractive,
+           let key = await interaction.choose(choices.prompt + " ", options: choices.buttons.map(\.key)),
+           let button = choices.buttons.first(where: { $0.key == key }) {
+            try await press(button, timeouts: timeouts)
+            state.proceeding = true
+            state.pending.append(.notice("you chose " + button.label.trimmingSpaces))
+            state.sawMessage = false
+            return
         }
-        return ([body] + buttons).joined(separator: "\n")
+        lock.withLock {
+            waiting = true
+            self.choices = choices
+        }
+        state.done = true
+        let other = choices.blockUserInput ? "" : " (or answer in words)"
+        state.pending += [.notice("the workflow waits for your choice: type \(choices.labels) as your next message in this thread" + other),
+                          .finished(reason: "waiting")]
     }
 }
 

@@ -35,6 +35,9 @@ public final class WebhookBackend: Backend, BackendKind, RemoteThreads {
     let timeouts: HTTPTimeouts
     /// Chat sockets of executions that wait for the user, by thread.
     let chats = N8NOpenChats()
+    let interactions: InteractionSource
+    /// The session's threads, to know which one a plain line goes to.
+    let history: SessionHistory?
 
     init(session: SessionConfig, environment: BackendEnvironment) throws {
         self.session = session
@@ -46,6 +49,8 @@ public final class WebhookBackend: Backend, BackendKind, RemoteThreads {
         streaming = try session.bool("stream") ?? true
         loadsHistory = try session.bool("load_history") ?? true
         timeouts = try session.timeouts()
+        interactions = environment.interactions
+        history = environment.history(of: session.name)
         let reserved: Set<String> = ["action", "metadata"]
         guard inputKey != sessionKey, !reserved.contains(inputKey), !reserved.contains(sessionKey) else {
             throw HarkError.usage("session \(session.name): input_key and session_key must differ and not be action or metadata")
@@ -67,6 +72,9 @@ public final class WebhookBackend: Backend, BackendKind, RemoteThreads {
     /// n8n keeps a chat's memory by the sessionId the client sends: hark makes one per thread.
     public func newThreadID() -> String? { UUID().uuidString.lowercased() }
 
+    /// Files go as they are, as the chat trigger's multipart upload (`files`).
+    public func fileIntake(for content: FileContent) async -> FileIntake { .files(limit: nil) }
+
     func headers() throws -> [(name: String, value: String)] {
         [("Accept", streaming ? "text/plain" : "application/json")] + (try auth.headers())
     }
@@ -74,6 +82,14 @@ public final class WebhookBackend: Backend, BackendKind, RemoteThreads {
     public func send(_ request: ChatRequest) -> AsyncThrowingStream<ReplyEvent, Error> {
         let sessionID = request.thread.backendID ?? String(request.thread.id)
         if let chat = chats.waiting(thread: request.thread.id) {
+            if let choices = chat.waitingChoices {
+                if let button = choices.button(named: request.text) {
+                    return chat.reply(timeouts: timeouts, grace: chats.grace, pressing: button)
+                }
+                if choices.blockUserInput {
+                    return AsyncThrowingStream { throw Self.onlyButtons(choices) }
+                }
+            }
             // The workflow asked the user something: the answer goes back on its socket.
             do {
                 try chat.answer(request.text, attachments: request.attachments)
@@ -87,10 +103,22 @@ public final class WebhookBackend: Backend, BackendKind, RemoteThreads {
         return N8NChatHandOver.stream(posted, handOver: handOver) { [self] execution in
             let chat = try await N8NChat.open(webhook: url, sessionID: sessionID, execution: execution,
                                               headers: try auth.headers(), timeouts: timeouts,
-                                              tls: try session.tls(), http: http)
+                                              tls: try session.tls(), http: http, interactions: interactions)
             chats.keep(chat, thread: request.thread.id)
             return chat.reply(timeouts: timeouts, grace: chats.grace)
         }
+    }
+
+    /// A line typed while the thread's workflow waits for a button and takes nothing else is
+    /// refused before it is recorded or sent.
+    public func command(forMessage text: String) async throws -> CommandInvocation? {
+        guard let thread = try history?.currentThread(), let choices = chats.waiting(thread: thread.id)?.waitingChoices,
+              choices.blockUserInput, choices.button(named: text) == nil else { return nil }
+        throw Self.onlyButtons(choices)
+    }
+
+    static func onlyButtons(_ choices: N8NChoices) -> HarkError {
+        .usage("the workflow waits for a button and takes no other answer: type \(choices.labels)")
     }
 
     private func post(_ request: ChatRequest, sessionID: String,

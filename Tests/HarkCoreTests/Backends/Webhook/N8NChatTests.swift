@@ -4,8 +4,11 @@ import TestSupport
 @testable import HarkCore
 
 /// A Chat Trigger in "Using Response Nodes" mode: the webhook says the execution started and
-/// the workflow talks over its chat WebSocket (TestN8NServer.ChatStep copies chat-service.ts).
+/// the workflow talks over its chat WebSocket (TestN8NServer.ChatStep copies chat-service.ts),
+/// in both generations n8n has framed it with (TestN8NServer.ChatGeneration).
 @Suite struct N8NChatTests {
+    static let generations: [TestN8NServer.ChatGeneration] = [.plain, .json]
+
     static func config(_ url: String, extra: String = "") -> String {
         "[session helpdesk]\nkind = webhook\nurl = \(url)\nauth = header:X-N8N-Key:env:HARK_TEST_N8N_CHAT_KEY\nfirst_byte_timeout = 60\n\(extra)\n"
     }
@@ -20,8 +23,9 @@ import TestSupport
 
     /// The whole exchange: the heartbeat answered, a question sent in fragments with a ping
     /// between them, the user's answer sent back on the socket, then two messages and the end.
-    @Test func aWorkflowThatAsksTheUserIsAnsweredOnItsSocket() async throws {
-        let server = try TestN8NServer(requiredHeader: ("X-N8N-Key", "k3y")) { _, _ in
+    @Test(arguments: generations)
+    func aWorkflowThatAsksTheUserIsAnsweredOnItsSocket(_ generation: TestN8NServer.ChatGeneration) async throws {
+        let server = try TestN8NServer(requiredHeader: ("X-N8N-Key", "k3y"), chatGeneration: generation) { _, _ in
             .responseNodes(executionID: "7", resumeToken: "signed.jwt", chat: [
                 .heartbeat, .message("For how many people?", fragments: 3), .awaitAnswer,
                 .messageThenContinue("A table for 4 is booked."), .message("See you at 8."), .close,
@@ -54,7 +58,7 @@ import TestSupport
         let frames = try #require(peer.finalFrames(), "the server's script did not end")
         #expect(frames.allSatisfy { $0.masked && $0.fin })
         #expect(frames.map(\.opcode) == [0x1, 0xA, 0xA, 0x1, 0x8])
-        #expect(frames[0].text == "n8n|heartbeat-ack")
+        #expect(frames[0].text == generation.heartbeatAck)
         #expect(frames[1].text == "ping 1" && frames[2].text == "ping 2", "each ping is answered with its payload")
         let answer = try JSON.parse(frames[3].payload)
         #expect(answer == ["sessionId": .string(sessionID), "action": "sendMessage", "chatInput": "4"])
@@ -69,8 +73,9 @@ import TestSupport
     }
 
     /// n8n drops the socket without a close frame when the execution fails or is cancelled.
-    @Test func anExecutionThatFailsIsAnError() async throws {
-        let server = try TestN8NServer(requiredHeader: ("X-N8N-Key", "k3y")) { _, _ in
+    @Test(arguments: generations)
+    func anExecutionThatFailsIsAnError(_ generation: TestN8NServer.ChatGeneration) async throws {
+        let server = try TestN8NServer(requiredHeader: ("X-N8N-Key", "k3y"), chatGeneration: generation) { _, _ in
             .responseNodes(executionID: "8", resumeToken: nil, chat: [.heartbeat, .messageThenContinue("Working on it…"), .terminate])
         }
         let home = TestHome(config: Self.config(server.webhookURL))
@@ -83,21 +88,28 @@ import TestSupport
         #expect(server.chatPeers.first?.request.query["token"] == nil)
     }
 
-    /// chat-service.ts: an execution the socket cannot find is named in a text, then 1008.
-    @Test func anUnknownExecutionIsAnError() async throws {
-        let server = try TestN8NServer(requiredHeader: ("X-N8N-Key", "k3y")) { _, _ in
+    /// chat-service.ts: an execution the socket cannot find is named in a text (plain) or an
+    /// error frame (json), then 1008.
+    @Test(arguments: generations)
+    func anUnknownExecutionIsAnError(_ generation: TestN8NServer.ChatGeneration) async throws {
+        let server = try TestN8NServer(requiredHeader: ("X-N8N-Key", "k3y"), chatGeneration: generation) { _, _ in
             .responseNodes(executionID: "9", resumeToken: nil, chat: nil)
         }
         let home = TestHome(config: Self.config(server.webhookURL))
         let workspace = try Self.workspace(server, home: home)
         let output = await Transcript(workspace).type("go")
-        #expect(output == "> go\nhark: n8n: Execution with id \"9\" does not exist\n")
+        let said = generation == .plain ? "Execution with id \"9\" does not exist" : "Connection rejected"
+        #expect(output == "> go\nhark: n8n: \(said)\n")
+        let reply = try #require(try workspace.store.lastMessage(session: "helpdesk", role: .assistant))
+        #expect(reply.status == .failed)
+        #expect(reply.text.isEmpty)
     }
 
     /// Without a grace to wait in, a workflow that ends right after its message is still
     /// whole: the socket's close ends the reply.
-    @Test func aWorkflowThatEndsAfterItsMessageEndsTheReply() async throws {
-        let server = try TestN8NServer(requiredHeader: ("X-N8N-Key", "k3y")) { _, _ in
+    @Test(arguments: generations)
+    func aWorkflowThatEndsAfterItsMessageEndsTheReply(_ generation: TestN8NServer.ChatGeneration) async throws {
+        let server = try TestN8NServer(requiredHeader: ("X-N8N-Key", "k3y"), chatGeneration: generation) { _, _ in
             .responseNodes(executionID: "10", resumeToken: nil, chat: [.heartbeat, .message("Done."), .close])
         }
         let home = TestHome(config: Self.config(server.webhookURL))
@@ -106,5 +118,52 @@ import TestSupport
         #expect(output == "> go\nDone.\n")
         let backend = try #require(try workspace.backend(for: "helpdesk") as? WebhookBackend)
         #expect(backend.chats.waitingExecutions.isEmpty)
+    }
+
+    /// n8n cancels a waiting execution whose socket leaves a heartbeat unanswered for 60 s:
+    /// hark answers each, in the socket's generation, while the workflow waits for the user
+    /// between replies, and the answer still reaches the same execution afterwards.
+    @Test(arguments: generations)
+    func heartbeatsAreAnsweredWhileTheWorkflowWaits(_ generation: TestN8NServer.ChatGeneration) async throws {
+        let server = try TestN8NServer(requiredHeader: ("X-N8N-Key", "k3y"), chatGeneration: generation) { _, _ in
+            .responseNodes(executionID: "11", resumeToken: nil, chat: [
+                .heartbeat, .message("Which day?"), .heartbeats(3), .awaitAnswer, .message("Booked for Friday."), .close,
+            ])
+        }
+        let home = TestHome(config: Self.config(server.webhookURL))
+        let workspace = try Self.workspace(server, home: home)
+        let transcript = Transcript(workspace)
+        await transcript.type("book")
+        #expect(await server.waitForHeartbeats(4), "the heartbeats of three more intervals were not all answered")
+        await transcript.type("Friday")
+        #expect(server.chatAnswers.map { $0["chatInput"] } == ["Friday"])
+        #expect(server.chatPeers.count == 1, "the answer went to the same socket")
+        let frames = try #require(server.chatPeers.first?.finalFrames())
+        #expect(frames.filter { $0.text == generation.heartbeatAck }.count == 4)
+        Self.expectNoFrameText(try workspace.store.messages(threadID: try #require(try workspace.currentThread()).id).map(\.text))
+    }
+
+    /// A frame of a type hark does not know is left out of the reply (and of the history).
+    @Test func anUnknownFrameIsIgnored() async throws {
+        let server = try TestN8NServer(requiredHeader: ("X-N8N-Key", "k3y"), chatGeneration: .json) { _, _ in
+            .responseNodes(executionID: "12", resumeToken: nil, chat: [
+                .heartbeat, .unknownFrame(#"{"type":"typing","node":"AI Agent"}"#),
+                .messageThenContinue("Looking…"), .unknownFrame(#"{"type":"progress","percent":50}"#), .message("Found it."), .close,
+            ])
+        }
+        let home = TestHome(config: Self.config(server.webhookURL))
+        let workspace = try Self.workspace(server, home: home)
+        let output = await Transcript(workspace).type("find it")
+        #expect(output == "> find it\nLooking…\n\nFound it.\n")
+        let reply = try #require(try workspace.store.lastMessage(session: "helpdesk", role: .assistant))
+        #expect(reply.text == "Looking…\n\nFound it.")
+        #expect(reply.status == .complete)
+    }
+
+    /// No control frame of either generation is ever a reply's text.
+    static func expectNoFrameText(_ texts: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+        for text in texts {
+            #expect(!text.contains("n8n|") && !text.contains(#""type":"#), "frame text in \(text)", sourceLocation: sourceLocation)
+        }
     }
 }
