@@ -110,20 +110,24 @@ func writeBlocks(_ body: [UInt8], to response: ResponseWriter) {
     }
 }
 
+/// The SSE body a chat completion request asks for (see the top of this file).
+func completionPayload(_ body: JSON) -> [UInt8] {
+    if let size = requestedBytes(body) { return cache.body("sse\(size)") { sse(bytes: size) } }
+    if let size = requestedBytes(body, prefix: "markdown=") {
+        return cache.body("md\(size)") { sse(bytes: size, piece: { markdownTokens[$0 % markdownTokens.count] }) }
+    }
+    if let size = requestedBytes(body, prefix: "mdtext=") {
+        return cache.body("mdtext\(size)") { sse(bytes: size, piece: { _ in markdownBlock }) }
+    }
+    if let size = requestedBytes(body, prefix: "line=") { return cache.body("line\(size)") { sseLine(bytes: size) } }
+    if let size = requestedBytes(body, prefix: "text=") { return cache.body("text\(size)") { sse(bytes: size, piece: { _ in block }) } }
+    return Array("data: {\"choices\":[{\"delta\":{\"content\":\"Hello!\"}}]}\n\ndata: [DONE]\n\n".utf8)
+}
+
 let server = try TestHTTPServer { request, response in
     let body = (try? JSON.parse(request.body)) ?? .null
     if request.path.hasSuffix("/chat/completions") {
-        let bytes = requestedBytes(body)
-        let line = requestedBytes(body, prefix: "line=")
-        let text = requestedBytes(body, prefix: "text=")
-        let markdown = requestedBytes(body, prefix: "markdown=")
-        let markdownText = requestedBytes(body, prefix: "mdtext=")
-        let payload = bytes.map { size in cache.body("sse\(size)") { sse(bytes: size) } }
-            ?? markdown.map { size in cache.body("md\(size)") { sse(bytes: size, piece: { markdownTokens[$0 % markdownTokens.count] }) } }
-            ?? markdownText.map { size in cache.body("mdtext\(size)") { sse(bytes: size, piece: { _ in markdownBlock }) } }
-            ?? line.map { size in cache.body("line\(size)") { sseLine(bytes: size) } }
-            ?? text.map { size in cache.body("text\(size)") { sse(bytes: size, piece: { _ in block }) } }
-            ?? Array("data: {\"choices\":[{\"delta\":{\"content\":\"Hello!\"}}]}\n\ndata: [DONE]\n\n".utf8)
+        let payload = completionPayload(body)
         response.startChunked(headers: [("Content-Type", "text/event-stream")])
         writeBlocks(payload, to: response)
     } else if request.path.hasPrefix("/webhook/") {
