@@ -180,7 +180,7 @@ public final class Shell {
         for event in wake.events {
             switch event {
             case .backgroundEnded(let job): notices.append(notice(for: job))
-            case .speechFailed(let error): notices.append(ansi.wrap("hark: " + error.userMessage, .error))
+            case .speechFailed(let error): notices.append(terminal.rendered([StyledLine("hark: " + error.userMessage, .error)]))
             case .question(let question): question.answer(nil)  // its reply is no longer watched
             default: break  // events of a reply no longer watched, a dictation that ended
             }

@@ -46,6 +46,27 @@ struct ScreenTerminalTests {
         #expect(try await terminal.waitForExit() == 0)
     }
 
+    /// A window made narrower: what comes after is cut to the new width.
+    @Test func aResizedWindowGetsTheNextReplyCutToItsWidth() async throws {
+        let server = try TestOpenAIServer { _ in SampleReply.tokens(SampleReply.markdown, longest: 3).map { .text($0) } + [.done] }
+        let home = TestHome(config: "[session bot]\nkind = openai\nurl = \(server.baseURL)\n")
+        let terminal = try home.terminal(["-s", "bot"], colors: true, columns: 120)
+        try await terminal.waitFor(text: "bot ›")
+        try terminal.enter("first")
+        try await terminal.waitFor(text: "See the runbook")
+        try terminal.resize(columns: 60, rows: 30)
+        try terminal.enter("second")
+        let screen = try await terminal.waitFor("the second reply") { screen in
+            screen.components(separatedBy: "› second").last.map { $0.contains("See the runbook") } ?? false
+        }
+        let second = screen.components(separatedBy: "› second").last ?? ""
+        #expect(Self.overlong(second, 60).isEmpty, "rows the terminal wrapped: \(Self.overlong(second, 60))")
+        #expect(second.contains("\nBefore a release goes out, the pipeline builds every target,\n"), "\(second)")
+        #expect(second.contains("\n  about twelve minutes on the shared runners\n"))
+        try terminal.press("C-d")
+        #expect(try await terminal.waitForExit() == 0)
+    }
+
     @Test func theBannerAndHelpAreWrappedWithTheirColumns() async throws {
         let home = TestHome(config: "[session notes]\nkind = local\n")
         let terminal = try home.terminal(["-s", "notes"], columns: 60)

@@ -94,7 +94,7 @@ import TestSupport
             while job.text.isEmpty { await Task.yield() }
             transcript.terminal.raise(SIGTERM)
         }
-        #expect(output == "> go\nhalf \n(stopped; what arrived is kept)\n")
+        #expect(output == "> go\nhalf\n(stopped; what arrived is kept)\n")
         #expect(transcript.terminal.current.ended)
         #expect(try workspace.store.lastMessage(session: "llama", role: .assistant)?.status == .stopped)
     }

@@ -94,6 +94,11 @@ public final class TerminalDriver: @unchecked Sendable {
     /// tmux's newest paste buffer: what the program last copied through OSC 52.
     public func pasteBuffer() throws -> String { try tmux(["show-buffer"], capture: true) }
 
+    /// Resizes the window, as a person dragging its edge: the program gets SIGWINCH.
+    public func resize(columns: Int, rows: Int) throws {
+        try tmux(["resize-window", "-t", session, "-x", String(columns), "-y", String(rows)])
+    }
+
     /// The screen and the lines scrolled off it, soft-wrapped rows joined (`-J`): a line the
     /// terminal had to wrap shows as one line longer than the window. `escapes`: with the SGR
     /// that colours each cell (`-e`).
