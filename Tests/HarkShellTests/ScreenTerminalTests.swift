@@ -57,7 +57,8 @@ struct ScreenTerminalTests {
         try terminal.resize(columns: 60, rows: 30)
         try terminal.enter("second")
         let screen = try await terminal.waitFor("the second reply") { screen in
-            screen.components(separatedBy: "› second").last.map { $0.contains("See the runbook") } ?? false
+            let parts = screen.components(separatedBy: "› second")
+            return parts.count > 1 && parts[parts.count - 1].contains("See the runbook")
         }
         let second = screen.components(separatedBy: "› second").last ?? ""
         #expect(Self.overlong(second, 60).isEmpty, "rows the terminal wrapped: \(Self.overlong(second, 60))")
