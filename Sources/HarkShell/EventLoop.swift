@@ -16,6 +16,8 @@ public enum ShellEvent: Sendable {
     /// A reply's task asks the user something (may this tool run?): the watch of a reply
     /// shows it and reads the answer; anywhere else it is dismissed.
     case question(ReplyQuestion)
+    /// Work left running by an earlier hark ended, found by the look at the shell's start.
+    case workEnded(WorkWatcher.Recorded)
 }
 
 /// The one place hark waits for something to happen, in the shell and in one-shot mode: keys
@@ -63,6 +65,8 @@ public final class EventLoop: @unchecked Sendable {
     public let terminal: Terminal
     /// Other threads post here; the wait wakes.
     public let inbox = Inbox<ShellEvent>()
+    /// The terminal's focus, from the reports taken out of the keys.
+    public let focus = FocusTracker()
     /// Set while a reply is watched, the only time a reply's question can be answered.
     public let watchingReply = Locked(false)
     private var held: [ShellEvent] = []
@@ -112,8 +116,10 @@ public final class EventLoop: @unchecked Sendable {
                     wake.signals += terminal.takeSignals()
                 } else if entry.fd == inputFD {
                     let bytes = terminal.readInput(limit: 4096)
-                    if bytes.isEmpty { inputEnded = true } else { buffer += bytes }
-                    wake.keys = true
+                    let keys = focus.filter(bytes)
+                    if bytes.isEmpty { inputEnded = true } else { buffer += keys }
+                    // A read that held only a focus report brings no key.
+                    if bytes.isEmpty || !keys.isEmpty { wake.keys = true }
                 }
             }
         }

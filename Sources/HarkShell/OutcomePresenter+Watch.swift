@@ -84,6 +84,7 @@ extension OutcomePresenter {
                     if !interactive { terminal.setKeyMode(.keys) }
                     question = asked
                     view.ask(asked.prompt)
+                    shell?.notifyQuestion(asked.prompt, session: job.session)
                 case .speechFailed(let error):
                     if interactive { view.aside("hark: " + error.userMessage) } else { terminal.showError(error) }
                 default: break
@@ -93,6 +94,7 @@ extension OutcomePresenter {
         }
         loop.unread(typedAhead)
         view.end(outcome!, messageID: job.replyMessageID)
+        shell?.notifyEnded(job, watched: true, rang: false)
         if let id = job.replyMessageID { try? workspace.store.markRead(session: job.session, upTo: id) }
         return ended(job, outcome!, speaking: speaker != nil)
     }

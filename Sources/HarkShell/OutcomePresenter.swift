@@ -12,6 +12,9 @@ protocol ShellControls: AnyObject {
     func quit()
     /// `/edit last`: the message to edit, and what to do with the edited text.
     func editMessage(_ text: String, then: @escaping @Sendable (String) async throws -> CommandOutcome)
+    /// A reply ended, or asks something: notified when it happened out of sight (Shell+Notify).
+    func notifyEnded(_ job: ReplyJob, watched: Bool, rang: Bool)
+    func notifyQuestion(_ prompt: String, session: String)
 }
 
 /// Runs a line and shows what it produced, in the shell and in one-shot mode: the one place a

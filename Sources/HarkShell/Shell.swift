@@ -58,6 +58,7 @@ public final class Shell {
         terminal.setKeyMode(.keys)
         defer { terminal.setKeyMode(.user) }
         terminal.catchSignals([SIGINT, SIGTERM, SIGHUP, SIGWINCH])
+        startNotifying()
         greet()
         while !quitRequested {
             syncHistory()
@@ -95,13 +96,14 @@ public final class Shell {
                 handle(message)
             }
         }
+        leaveWorkFollowed()
         for job in workspace.runningJobs { job.stop() }
         workspace.prepareForExit()
         return exitCode
     }
 
     func greet() {
-        terminal.show(Banner.document(workspace))
+        terminal.show(Banner.document(workspace) + awayLines())
     }
 
     /// Loads the input history of the session being typed in.
@@ -179,14 +181,19 @@ public final class Shell {
         var notices: [String] = []
         for event in wake.events {
             switch event {
-            case .backgroundEnded(let job): notices.append(notice(for: job))
+            case .backgroundEnded(let job):
+                notices.append(notice(for: job))
+                notifyEnded(job, watched: false, rang: noticeRings)
+            case .workEnded(let recorded):
+                notices.append(notice(for: recorded))
+                notifyWorkEnded(recorded)
             case .speechFailed(let error): notices.append(terminal.rendered([StyledLine("hark: " + error.userMessage, .error)]))
             case .question(let question): question.answer(nil)  // its reply is no longer watched
             default: break  // events of a reply no longer watched, a dictation that ended
             }
         }
         if !notices.isEmpty {
-            terminal.write("\r\u{1B}[K" + notices.joined(separator: "\n") + "\n\u{7}")
+            terminal.write("\r\u{1B}[K" + notices.joined(separator: "\n") + "\n" + (noticeRings ? "\u{7}" : ""))
             editor.refresh()
         }
         return interrupt

@@ -10,6 +10,7 @@ public final class SystemTerminal: Terminal, @unchecked Sendable {
     public let errorCapabilities: TerminalCapabilities
     public let hasKeyboard: Bool
     private let modes = TerminalModes()
+    private let focusReporting = FocusReporting()
 
     /// `sanitizing`: `--sanitize`, for a script that prints what hark writes to a terminal of
     /// its own: control sequences are shown inert in a pipe too.
@@ -54,6 +55,12 @@ public final class SystemTerminal: Terminal, @unchecked Sendable {
     public func setKeyMode(_ mode: KeyMode) {
         guard hasKeyboard else { return }
         modes.set(mode)
+        if capabilities.isTTY { focusReporting.keyMode(mode, write: write) }
+    }
+
+    public func reportFocus(_ on: Bool) {
+        guard hasKeyboard, capabilities.isTTY else { return }
+        focusReporting.want(on, keys: on, write: write)
     }
 
     // MARK: What only a terminal does

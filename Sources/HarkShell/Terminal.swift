@@ -49,6 +49,8 @@ public protocol Terminal: AnyObject, Sendable {
     func copy(_ text: String, what: String) throws -> String?
     /// Long text to read: through the pager when it does not fit the screen.
     func page(_ text: String)
+    /// Asks the terminal to report focus changes (`CSI ? 1004 h`) while hark takes keys, or no longer.
+    func reportFocus(_ on: Bool)
 }
 
 /// How keys reach hark.
@@ -74,6 +76,9 @@ public struct TerminalSize: Sendable, Equatable {
 }
 
 extension Terminal {
+    /// A terminal that cannot report focus (a test's) ignores the request.
+    public func reportFocus(_ on: Bool) {}
+
     /// Styled lines as this terminal shows them, in one write: on a terminal, untrusted text
     /// in them made inert and every line cut to its width.
     public func show(_ document: Document) {

@@ -26,12 +26,14 @@ public final class TerminalDriver: @unchecked Sendable {
     /// `[exited N]` when the program ends (tmux's own pane status was seen to be empty).
     /// `clipboard`: tmux takes what a program copies with OSC 52 into its paste buffer
     /// (`set-clipboard on`), read back by `pasteBuffer()`.
+    /// `keep`: variables passed on besides the usual few (`TMUX`, for a program that must know
+    /// it runs inside tmux).
     public init(_ arguments: [String], environment: [String: String], columns: Int = 100, rows: Int = 30,
-                clipboard: Bool = false) throws {
+                clipboard: Bool = false, keep: Set<String> = []) throws {
         guard Self.isAvailable else { throw Failure.tmuxMissing }
         socket = "hark-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         var command = ["env", "-i"]
-        for (key, value) in environment.sorted(by: { $0.key < $1.key }) where Self.passes(key) {
+        for (key, value) in environment.sorted(by: { $0.key < $1.key }) where Self.passes(key) || keep.contains(key) {
             command.append("\(key)=\(value)")
         }
         // The wrapper ignores SIGINT itself so that only the program under test handles Ctrl-C.
@@ -62,6 +64,12 @@ public final class TerminalDriver: @unchecked Sendable {
             throw Failure.tmux(arguments.joined(separator: " "), String(decoding: result.stderr, as: UTF8.self))
         }
         return String(decoding: result.stdout, as: UTF8.self)
+    }
+
+    /// From now on, appends what the program writes to its terminal, byte for byte (escape
+    /// sequences included, before tmux interprets them), to `path` (tmux's pipe-pane).
+    public func recordOutput(to path: String) throws {
+        try tmux(["pipe-pane", "-O", "-t", session, "cat >> " + Self.quote(path)])
     }
 
     /// Types literal text (no Enter).
@@ -164,12 +172,12 @@ extension TestHome {
     /// own by default; nil removes a variable).
     public func terminal(_ arguments: [String] = [], colors: Bool = false, editrc: String = "",
                          environment extra: [String: String?] = [:], base: [String: String]? = nil,
-                         columns: Int = 100) throws -> TerminalDriver {
+                         columns: Int = 100, keep: Set<String> = []) throws -> TerminalDriver {
         var environment = base ?? self.environment
         environment["TERM"] = "xterm-256color"
         environment["EDITRC"] = directory.write("editrc", editrc)
         if colors { environment["NO_COLOR"] = nil }
         for (key, value) in extra { environment[key] = value }
-        return try TerminalDriver([BuiltProducts.hark] + arguments, environment: environment, columns: columns)
+        return try TerminalDriver([BuiltProducts.hark] + arguments, environment: environment, columns: columns, keep: keep)
     }
 }

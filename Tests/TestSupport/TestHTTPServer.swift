@@ -160,16 +160,7 @@ public final class TestHTTPServer: @unchecked Sendable {
 
     public init(handler: @escaping Handler) throws {
         self.handler = handler
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw TestServerError.socket(errno) }
-        var reuse: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
-        port = try bindLoopback(fd)
-        guard listen(fd, 128) == 0 else {
-            close(fd)
-            throw TestServerError.socket(errno)
-        }
-        listener = fd
+        (listener, port) = try listenOnLoopback()
         let thread = Thread { [self] in acceptLoop() }
         thread.name = "test-http-accept"
         thread.start()
@@ -316,6 +307,20 @@ public final class RefusingPort: @unchecked Sendable {
     }
 
     deinit { close(fd) }
+}
+
+/// A listening socket on a free port of 127.0.0.1, and the port.
+func listenOnLoopback() throws -> (Int32, Int) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw TestServerError.socket(errno) }
+    var reuse: Int32 = 1
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+    let port = try bindLoopback(fd)
+    guard listen(fd, 128) == 0 else {
+        close(fd)
+        throw TestServerError.socket(errno)
+    }
+    return (fd, port)
 }
 
 /// Binds a socket to a free port of 127.0.0.1 and returns the port; closes it on failure.

@@ -52,6 +52,11 @@ public final class ReplyJob: @unchecked Sendable {
     public private(set) var lastNotice: String?
     /// The backend's reason for the end (`stop`, `length`, a build's `SUCCESS`…).
     public private(set) var finishReason: String?
+    /// Where its work can be found again after hark exits (a build, an A2A task), if anywhere.
+    public var resumePoint: ResumePoint? { lock.withLock { resumable } }
+    private var resumable: ResumePoint?
+    /// Stopped because hark exits and its work is followed: the server's work is left running.
+    private var leftRunning = false
     private let lock = Lock()
     private var delivery = ReplyDelivery()
     /// Observer calls decided under the lock, made outside it by one thread at a time (the
@@ -145,6 +150,13 @@ public final class ReplyJob: @unchecked Sendable {
         task?.cancel()
     }
 
+    /// hark exits while this reply runs and its work is followed (`hark watch` records its
+    /// end): stop receiving it, without stopping it at its server.
+    public func leaveRunning() {
+        lock.withLock { leftRunning = true }
+        stop()
+    }
+
     public func wait() async -> ReplyOutcome {
         await withCheckedContinuation { continuation in
             lock.lock()
@@ -162,7 +174,7 @@ public final class ReplyJob: @unchecked Sendable {
                model: String?, onEnd: @escaping @Sendable (ReplyJob, _ watched: Bool) -> Void) {
         let task = Task.detached { [self] in
             let outcome = await record(events, store: store, model: model)
-            if outcome == .stopped, let backend {
+            if outcome == .stopped, let backend, !lock.withLock({ leftRunning }) {
                 // Not on this (cancelled) task: the stop request must not be cancelled with it.
                 let thread = self.thread
                 await Task.detached { await backend.stop(thread: thread) }.value
@@ -216,6 +228,8 @@ public final class ReplyJob: @unchecked Sendable {
                     notes.append(text.split(whereSeparator: \.isNewline).joined(separator: " "))
                 case .detachable:
                     interruptDetaches = true
+                case .resumable(let point):
+                    lock.withLock { resumable = point }
                 case .toolCall:
                     // What the model wrote before calling tools is a message of its own, so
                     // the calls and their results follow it in the thread, as they happened.

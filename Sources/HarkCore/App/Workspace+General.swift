@@ -48,6 +48,9 @@ extension Workspace {
         if let tls = (try? session.tls())?.summary {
             rows.append([Span("tls", .dim), Span(tls, session.isInsecure ? .warning : .plain)])
         }
+        if let url = session.url, let proxy = (try? session.tls())?.proxySummary(for: url) {
+            rows.append([Span("proxy", .dim), Span(proxy)])
+        }
         if let thread = try context.history.currentThread() {
             var text = "\(thread.title) (#\(thread.id), \(thread.messageCount) message\(thread.messageCount == 1 ? "" : "s"))"
             if let backendID = thread.backendID { text += " · server id \(backendID)" }

@@ -47,6 +47,7 @@ public final class Workspace: @unchecked Sendable {
         for session in config.sessions {
             do { warnings += try BackendRegistry.validate(session) } catch { warnings.append(error.userMessage) }
         }
+        warnings += NotifySettings.problems(in: config)
         self.state = Locked(State(config: config, warnings: warnings, current: config.defaultSession))
         try self.store.ensureSession(config.defaultSession, kind: config.session(named: config.defaultSession)?.kind ?? "local")
         directory.workspace = self
@@ -123,6 +124,7 @@ public final class Workspace: @unchecked Sendable {
         for session in fresh.sessions {
             do { freshWarnings += try BackendRegistry.validate(session) } catch { freshWarnings.append(error.userMessage) }
         }
+        freshWarnings += NotifySettings.problems(in: fresh)
         state.update { state in
             // A session that reads the same after the reload keeps its backend: it may be
             // following builds, or hold a login or a cache, that a new one would not know.

@@ -235,7 +235,13 @@ public enum CommonSettings {
         SettingSpec("insecure", "on to skip TLS certificate checks (marked in the prompt)", type: .flag),
         SettingSpec("ca", "a PEM file of CA certificates to trust for this server (a private CA)"),
         SettingSpec("pin", "sha256//BASE64: the server's public key must have this SHA-256 (several joined by ;)"),
+        SettingSpec("proxy", "none, or a proxy URL (default: http_proxy, https_proxy, all_proxy, no_proxy as curl reads them)",
+                    type: .proxy),
+        SettingSpec("proxy_auth", "basic:USER:SECRET for a proxy that asks for credentials"),
         SettingSpec("description", "a note shown by /sessions"),
+        SettingSpec("notify", "how an end seen elsewhere is told: auto (default), terminal, desktop, bell or off",
+                    type: NotifySettings.settingType),
+        SettingSpec("quiet_hours", "no notifications between these times, e.g. 22:00-07:00"),
     ]
 }
 
@@ -250,8 +256,9 @@ extension SessionConfig {
 
     public var isInsecure: Bool { (try? bool("insecure")) == true }
 
-    /// The session's TLS checks from `insecure`, `ca` and `pin`.
+    /// The session's TLS checks from `insecure`, `ca` and `pin`, and its `proxy`.
     public func tls() throws -> TLSOptions {
-        try TLSOptions.parse(insecure: isInsecure, ca: self["ca"], pin: self["pin"], session: name)
+        try TLSOptions.parse(insecure: isInsecure, ca: self["ca"], pin: self["pin"], proxy: self["proxy"],
+                             proxyAuth: self["proxy_auth"], session: name)
     }
 }

@@ -33,6 +33,9 @@ public enum CoreCommands {
                                     run: core(Workspace.removeSession)),
                     ], bare: core(Workspace.listSessions), run: core(Workspace.switchSession)),
         CommandSpec("next", "jump to the session with the oldest unread reply", group: "sessions", run: core(Workspace.nextUnread)),
+        CommandSpec("inbox", [.optional("ID")], "what is unread across the sessions, oldest first; /inbox ID opens one",
+                    group: "sessions", options: [OptionSpec(["--all"], nil, "the newest 50 replies, read or not")],
+                    run: core(Workspace.showInbox)),
 
         CommandSpec("threads", "list this session's threads (the server's, where it keeps them)", group: "threads",
                     run: core(Workspace.listThreads)),

@@ -82,7 +82,7 @@ public struct SessionConfig: Sendable, Equatable {
     /// (The webhook's `input_key` and `session_key` name JSON keys; they are not secrets.)
     public static func holdsSecret(_ key: String) -> Bool {
         guard key != "input_key" && key != "session_key" else { return false }
-        return key == "auth" || key.hasSuffix("token") || key.hasSuffix("password") || key.hasSuffix("key")
+        return key == "auth" || key == "proxy_auth" || key.hasSuffix("token") || key.hasSuffix("password") || key.hasSuffix("key")
     }
 
     /// Where the session holds a literal secret, by key: a credential key whose value is not
@@ -92,7 +92,7 @@ public struct SessionConfig: Sendable, Equatable {
             let value = values[key] ?? ""
             if key == "url" { return URLCredentials(in: value) != nil }
             guard Self.holdsSecret(key), !value.isEmpty else { return false }
-            if key == "auth" { return (try? AuthSpec(parsing: value))?.secret.isLiteral ?? false }
+            if key == "auth" || key == "proxy_auth" { return (try? AuthSpec(parsing: value))?.secret.isLiteral ?? false }
             return SecretReference(value).isLiteral
         }
     }

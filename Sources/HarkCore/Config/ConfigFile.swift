@@ -100,6 +100,12 @@ public enum ConfigFile {
             throw HarkError.config(path: path, line: session.line, reason: "session \"\(session.name)\" has no kind")
         }
         for server in servers { try server.check(path: path) }
+        // A company proxy is usually one for everything: `[hark]`'s stands for every session
+        // that names none of its own.
+        for key in ["proxy", "proxy_auth"] {
+            guard let value = global[key], !value.isEmpty else { continue }
+            for index in sessions.indices where sessions[index].values[key] == nil { sessions[index].values[key] = value }
+        }
         return Config(path: path, global: global, sessions: sessions, mcpServers: servers)
     }
 

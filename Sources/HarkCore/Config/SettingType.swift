@@ -14,6 +14,8 @@ public enum SettingType: Sendable, Equatable {
     case flag
     /// One of these words (compared without case).
     case choice([String])
+    /// `none` or a proxy URL without a password in it (ProxySetting).
+    case proxy
 
     public static let count = SettingType.whole(0...Int.max)
     public static let positiveCount = SettingType.whole(1...Int.max)
@@ -39,6 +41,8 @@ public enum SettingType: Sendable, Equatable {
         case .choice(let words):
             if words.contains(trimmed.lowercased()) { return nil }
             return "must be " + Self.list(words) + ", not \"\(MessageLine.clip(value, 40))\""
+        case .proxy:
+            return ProxySetting.problem(with: value)
         }
     }
 

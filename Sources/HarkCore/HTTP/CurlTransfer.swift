@@ -17,6 +17,8 @@ final class CurlTransfer: @unchecked Sendable {
     private var sawFirstByte = false
     private var lastActivity: UInt64 = 0
     private var consumerGone = false
+    /// The proxy refused the request (407); ends the transfer with that error.
+    private var proxyRefusal: HarkError?
 
     init(request: HTTPRequest, channel: HTTPBodyChannel, userAgent: String) {
         self.request = request
@@ -64,7 +66,11 @@ final class CurlTransfer: @unchecked Sendable {
         }
 
         let unmanaged = Unmanaged.passUnretained(self).toOpaque()
-        Self.setConnectionOptions(easy, request: request, userAgent: userAgent)
+        do {
+            try Self.setConnectionOptions(easy, request: request, userAgent: userAgent)
+        } catch {
+            return error
+        }
         hark_curl_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")  // every encoding curl can decode
         hark_curl_setopt_long(easy, CURLOPT_BUFFERSIZE, 128 * 1024)
         if request.followRedirects {
@@ -142,11 +148,12 @@ final class CurlTransfer: @unchecked Sendable {
             }
             hark_curl_multi_poll(multi, 250)
         }
+        if let proxyRefusal { return proxyRefusal }
         if consumerGone || channel.cancelled { return CancellationError() }
         let result = hark_curl_multi_done_result(multi)
         if result == Int32(CURLE_OK.rawValue) {
             if !headEmitted { emitHead() }
-            return nil
+            return proxyRefusal
         }
         return describe(CURLcode(rawValue: UInt32(result)))
     }
@@ -162,6 +169,12 @@ final class CurlTransfer: @unchecked Sendable {
         headEmitted = true
         var status = 0
         hark_curl_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        // A plain http:// request through a proxy gets the proxy's 407 as its answer.
+        if status == 407, let proxy = request.proxy {
+            proxyRefusal = ProxyFailure.credentials(proxy: proxy, request: request)
+            consumerGone = true
+            return
+        }
         if !channel.push(.head(HTTPResponseHead(status: status, headers: collectedHeaders))) { consumerGone = true }
     }
 
@@ -195,17 +208,21 @@ final class CurlTransfer: @unchecked Sendable {
         }
     }
 
-    /// How any libcurl connection of hark's reaches its server: the URL, timeouts, proxies
-    /// (never for loopback) and TLS checks. Shared with WebSocket connections over TLS.
-    static func setConnectionOptions(_ easy: UnsafeMutableRawPointer, request: HTTPRequest, userAgent: String) {
+    /// How any libcurl connection of hark's reaches its server: the URL, timeouts, the proxy
+    /// ProxyRoute chose (set or cleared explicitly, so curl's own reading of the environment
+    /// never disagrees with it) and TLS checks. Shared with WebSocket connections over TLS.
+    static func setConnectionOptions(_ easy: UnsafeMutableRawPointer, request: HTTPRequest, userAgent: String) throws {
         hark_curl_setopt_string(easy, CURLOPT_URL, request.url)
         hark_curl_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
         hark_curl_setopt_string(easy, CURLOPT_USERAGENT, userAgent)
         hark_curl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(request.timeouts.connect * 1000))
         hark_curl_setopt_long(easy, CURLOPT_TCP_NODELAY, 1)
-        let noProxy = ["127.0.0.1", "localhost", "::1", ProcessInfo.processInfo.environment["no_proxy"],
-                       ProcessInfo.processInfo.environment["NO_PROXY"]].compactMap { $0 }.filter { !$0.isEmpty }
-        hark_curl_setopt_string(easy, CURLOPT_NOPROXY, noProxy.joined(separator: ","))
+        let proxy = request.proxy
+        hark_curl_setopt_string(easy, CURLOPT_PROXY, proxy ?? "")
+        if proxy != nil, case .basic(let user, let password) = request.tls.proxyAuth {
+            hark_curl_setopt_string(easy, CURLOPT_PROXYUSERNAME, user)
+            hark_curl_setopt_string(easy, CURLOPT_PROXYPASSWORD, try password.resolve())
+        }
         if request.tls.insecure {
             hark_curl_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 0)
             hark_curl_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 0)
@@ -216,11 +233,19 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     private func describe(_ code: CURLcode) -> HarkError {
-        Self.describe(code, request: request, sawFirstByte: sawFirstByte)
+        var connectCode = 0
+        if let easy { hark_curl_getinfo_long(easy, CURLINFO_HTTP_CONNECTCODE, &connectCode) }
+        return Self.describe(code, request: request, sawFirstByte: sawFirstByte, connectCode: connectCode)
     }
 
-    static func describe(_ code: CURLcode, request: HTTPRequest, sawFirstByte: Bool) -> HarkError {
+    /// The error for a failed transfer. Through a proxy, what failed is usually the proxy: the
+    /// connection to it, or its answer to CONNECT (`connectCode`), and the line says so rather
+    /// than sending the user to look at the server.
+    static func describe(_ code: CURLcode, request: HTTPRequest, sawFirstByte: Bool, connectCode: Int = 0) -> HarkError {
         let host = request.displayHost
+        if let proxy = request.proxy, let error = ProxyFailure.describe(code, proxy: proxy, request: request, connectCode: connectCode) {
+            return error
+        }
         switch code {
         case CURLE_COULDNT_CONNECT: return .network(host: host, reason: NetworkReason.refused)
         case CURLE_COULDNT_RESOLVE_HOST: return .network(host: host, reason: "unknown host")

@@ -26,8 +26,8 @@ final class NativeTransfer: @unchecked Sendable {
         guard getenv("HARK_HTTP").map({ String(cString: $0) }) != "curl" else { return false }
         guard request.url.lowercased().hasPrefix("http://"), !request.followRedirects else { return false }
         if case .multipart = request.body { return false }
-        guard let host = URLComponents(string: request.url)?.host else { return false }
-        return !ProxySettings.applies(to: host)
+        // Proxies are libcurl's to speak.
+        return request.proxy == nil
     }
 
     func start() {
@@ -244,32 +244,5 @@ enum TCPConnect {
         }
         throw HarkError.network(host: host, reason: lastError == ECONNREFUSED ? NetworkReason.refused
             : String(cString: strerror(lastError)))
-    }
-}
-
-/// Which requests the environment's proxy settings (http_proxy, all_proxy, no_proxy) route
-/// through a proxy; those go to libcurl, which implements proxies.
-enum ProxySettings {
-    static func value(_ names: String...) -> String? {
-        for name in names {
-            if let raw = getenv(name) {
-                let value = String(cString: raw)
-                if !value.isEmpty { return value }
-            }
-        }
-        return nil
-    }
-
-    static func applies(to host: String) -> Bool {
-        guard value("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY") != nil else { return false }
-        let lowered = host.lowercased()
-        if ["127.0.0.1", "localhost", "::1"].contains(lowered) || lowered.hasPrefix("127.") { return false }
-        let exclusions = (value("no_proxy", "NO_PROXY") ?? "").split(separator: ",").map { $0.trimmingSpaces.lowercased() }
-        for exclusion in exclusions where !exclusion.isEmpty {
-            if exclusion == "*" { return false }
-            let suffix = exclusion.hasPrefix(".") ? exclusion : "." + exclusion
-            if lowered == exclusion || lowered.hasSuffix(suffix) { return false }
-        }
-        return true
     }
 }

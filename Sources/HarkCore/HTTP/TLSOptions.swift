@@ -6,23 +6,39 @@ import Glibc
 /// PEM bundle trusted instead of the system's, `pin` the SHA-256 of the server's public key
 /// (libcurl's CURLOPT_PINNEDPUBLICKEY, the format `curl --pinnedpubkey` takes), checked in
 /// addition to the chain. `insecure` skips the chain and host checks; a pin still applies.
+/// The session's proxy travels here too, as it decides how every connection is made.
 public struct TLSOptions: Sendable, Equatable {
     public var insecure: Bool
     /// A PEM file of CA certificates, tilde expanded.
     public var caFile: String?
     /// `sha256//BASE64`, several joined by `;`.
     public var pinnedKeys: String?
+    /// `proxy`: the environment's, none, or a URL (see ProxyRoute).
+    public var proxy: ProxySetting
+    /// `proxy_auth`: `basic:USER:SECRET` for a proxy that asks (407).
+    public var proxyAuth: AuthSpec?
 
-    public init(insecure: Bool = false, caFile: String? = nil, pinnedKeys: String? = nil) {
+    public init(insecure: Bool = false, caFile: String? = nil, pinnedKeys: String? = nil,
+                proxy: ProxySetting = .environment, proxyAuth: AuthSpec? = nil) {
         self.insecure = insecure
         self.caFile = caFile
         self.pinnedKeys = pinnedKeys
+        self.proxy = proxy
+        self.proxyAuth = proxyAuth
     }
 
     /// Checks the settings as a user wrote them: the bundle must be a readable file, each pin
     /// `sha256//` and the base64 of 32 bytes.
-    public static func parse(insecure: Bool, ca: String?, pin: String?, session: String) throws -> TLSOptions {
-        var options = TLSOptions(insecure: insecure)
+    public static func parse(insecure: Bool, ca: String?, pin: String?, proxy: String? = nil, proxyAuth: String? = nil,
+                             session: String) throws -> TLSOptions {
+        var options = TLSOptions(insecure: insecure, proxy: try ProxySetting.parse(proxy, session: session))
+        if let proxyAuth = proxyAuth?.trimmingSpaces, !proxyAuth.isEmpty {
+            guard case .basic = try? AuthSpec(parsing: proxyAuth) else {
+                throw HarkError.usage("session \(session): proxy_auth must be basic:USER:SECRET "
+                    + "(SECRET as env:VAR, file:PATH or cmd:COMMAND)")
+            }
+            options.proxyAuth = try AuthSpec(parsing: proxyAuth)
+        }
         if let ca = ca?.trimmingSpaces, !ca.isEmpty {
             let path = ca.expandingTildeInPath
             guard access(path, R_OK) == 0 else {
@@ -55,6 +71,18 @@ public struct TLSOptions: Sendable, Equatable {
         if insecure { parts.append("certificate checks OFF (insecure = on)") }
         if let caFile { parts.append("trusts the CA bundle \(caFile)") }
         if pinnedKeys != nil { parts.append("public key pinned") }
+
         return parts.isEmpty ? nil : parts.joined(separator: " · ")
+    }
+
+    /// For `/info`: the proxy requests to `url` take, and why; nil when they go direct unasked.
+    public func proxySummary(for url: String) -> String? {
+        switch proxy {
+        case .direct: return "none (proxy = none)"
+        case .through(let setting):
+            return ProxyRoute.proxy(for: url, setting: proxy).map { _ in ProxyRoute.display(setting) } ?? "none (no_proxy)"
+        case .environment:
+            return ProxyRoute.proxy(for: url, setting: proxy).map { ProxyRoute.display($0) + " (from the environment)" }
+        }
     }
 }

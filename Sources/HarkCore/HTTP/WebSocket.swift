@@ -75,7 +75,7 @@ public final class WebSocketClient: @unchecked Sendable {
         }
         let secure = scheme == "wss"
         let port = components.port ?? (secure ? 443 : 80)
-        if secure || viaCurl || ProxySettings.applies(to: hostName) || getenv("HARK_HTTP").map({ String(cString: $0) }) == "curl" {
+        if secure || viaCurl || request.proxy != nil || getenv("HARK_HTTP").map({ String(cString: $0) }) == "curl" {
             var httpRequest = request
             httpRequest.url = (secure ? "https" : "http") + request.url.dropFirst(secure ? 3 : 2)
             transport = try CurlConnection(request: httpRequest, userAgent: userAgent, host: host)
@@ -345,13 +345,24 @@ final class CurlConnection: WebSocketTransport {
         self.host = host
         try CurlTransfer.loadLibrary()
         guard let easy = hark_curl_easy_init() else { throw HarkError.io("libcurl could not start a connection") }
-        CurlTransfer.setConnectionOptions(easy, request: request, userAgent: userAgent)
+        do {
+            try CurlTransfer.setConnectionOptions(easy, request: request, userAgent: userAgent)
+        } catch {
+            hark_curl_easy_cleanup(easy)
+            throw error
+        }
         hark_curl_setopt_long(easy, CURLOPT_CONNECT_ONLY, 1)
+        // Through a proxy the upgrade must reach the server itself: a CONNECT tunnel, for
+        // ws:// as for wss://.
+        if request.proxy != nil { hark_curl_setopt_long(easy, CURLOPT_HTTPPROXYTUNNEL, 1) }
         let code = hark_curl_easy_perform(easy)
         var socket: curl_socket_t = -1
         guard code == CURLE_OK, hark_curl_getinfo_socket(easy, CURLINFO_ACTIVESOCKET, &socket) == CURLE_OK, socket >= 0 else {
+            var connectCode = 0
+            hark_curl_getinfo_long(easy, CURLINFO_HTTP_CONNECTCODE, &connectCode)
             hark_curl_easy_cleanup(easy)
-            throw CurlTransfer.describe(code == CURLE_OK ? CURLE_COULDNT_CONNECT : code, request: request, sawFirstByte: false)
+            throw CurlTransfer.describe(code == CURLE_OK ? CURLE_COULDNT_CONNECT : code, request: request, sawFirstByte: false,
+                                        connectCode: connectCode)
         }
         self.easy = easy
         descriptor = socket

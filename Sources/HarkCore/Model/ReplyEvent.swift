@@ -33,4 +33,7 @@ public enum ReplyEvent: Sendable, Equatable {
     /// hark's guess of the prompt's tokens (before calibration), sent before the request: kept
     /// with the reply, so the server's `prompt_tokens` for it calibrates the next guess.
     case promptEstimate(Int)
+    /// The work behind the reply goes on at its server and can be found again after hark
+    /// exits (a build, an A2A task): recorded as followed work if hark exits before it ends.
+    case resumable(ResumePoint)
 }

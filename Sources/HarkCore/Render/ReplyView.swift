@@ -128,7 +128,7 @@ public final class ReplyView {
         case .toolResult(let result):
             guard format == .terminal else { return }
             line("  " + Self.resultLine(result), .dim)
-        case .backendMessageID, .backendThreadID, .model, .finished, .detachable, .artifact, .promptEstimate:
+        case .backendMessageID, .backendThreadID, .model, .finished, .detachable, .artifact, .promptEstimate, .resumable:
             break
         }
     }
@@ -271,7 +271,7 @@ public final class ReplyView {
             return ["type": "tool_result", "id": .string(result.call.id), "server": JSON(result.call.server),
                     "tool": .string(result.call.tool ?? result.call.name), "status": .string(result.outcome.rawValue),
                     "text": .string(result.text)]
-        case .backendMessageID, .finished, .detachable, .promptEstimate: return nil
+        case .backendMessageID, .finished, .detachable, .promptEstimate, .resumable: return nil
         }
     }
 

@@ -138,7 +138,7 @@ public final class HistoryStore: @unchecked Sendable {
             var counts: [String: Int] = [:]
             for row in try database.query("""
                 SELECT m.session, count(*) FROM messages m JOIN sessions s ON s.name = m.session
-                WHERE m.role = 'assistant' AND m.id > s.last_seen_message AND m.writer_pid IS NULL
+                WHERE \(Self.unreadCondition)
                 GROUP BY m.session
                 """) {
                 if let name = row[0].string, let count = row[1].int { counts[name] = count }
@@ -152,7 +152,7 @@ public final class HistoryStore: @unchecked Sendable {
         try wrap {
             try database.query("""
                 SELECT m.session FROM messages m JOIN sessions s ON s.name = m.session
-                WHERE m.role = 'assistant' AND m.id > s.last_seen_message AND m.writer_pid IS NULL
+                WHERE \(Self.unreadCondition)
                 ORDER BY m.id LIMIT 1
                 """).first?[0].string
         }
@@ -162,7 +162,7 @@ public final class HistoryStore: @unchecked Sendable {
         try wrap {
             try database.rows(Self.messages, """
                 FROM messages m JOIN sessions s ON s.name = m.session
-                WHERE m.session = ? AND m.role = 'assistant' AND m.id > s.last_seen_message AND m.writer_pid IS NULL
+                WHERE m.session = ? AND \(Self.unreadCondition)
                 ORDER BY m.id
                 """, values: [.text(session)])
         }

@@ -277,6 +277,39 @@ public enum Migrations {
         Migration(name: "012-piped-text", sql: """
             ALTER TABLE messages ADD COLUMN piped_from INTEGER;
             """),
+        // The inbox and the work hark follows after it exits. `read_at`: a reply opened from
+        // the inbox on its own (the session's `last_seen_message` marks all before it read).
+        // `followed_work`: a build or an A2A task left running when hark exited (`state`
+        // `followed`), or a task sent with a push token while hark still runs (`live`), until
+        // its end is recorded (`ended`, with the message that says it). Recording an end
+        // moves the row from `followed` to `ended` in the transaction that adds the message,
+        // so two `hark watch` never record one end twice. `work_updates`: A2A push
+        // notifications as received, stored before they are answered, so none is lost.
+        Migration(name: "013-inbox-followed-work", sql: """
+            ALTER TABLE messages ADD COLUMN read_at REAL;
+            CREATE TABLE followed_work (
+                id INTEGER PRIMARY KEY,
+                session TEXT NOT NULL,
+                thread_id INTEGER NOT NULL REFERENCES threads(id) ON DELETE CASCADE,
+                kind TEXT NOT NULL,
+                key TEXT,
+                details TEXT NOT NULL DEFAULT '{}',
+                push_token TEXT UNIQUE,
+                state TEXT NOT NULL,
+                created_at REAL NOT NULL,
+                updated_at REAL NOT NULL,
+                ended_message_id INTEGER,
+                UNIQUE (session, kind, key)
+            );
+            CREATE INDEX followed_work_by_state ON followed_work(state);
+            CREATE TABLE work_updates (
+                id INTEGER PRIMARY KEY,
+                work_id INTEGER NOT NULL REFERENCES followed_work(id) ON DELETE CASCADE,
+                body TEXT NOT NULL,
+                received_at REAL NOT NULL
+            );
+            CREATE INDEX work_updates_by_work ON work_updates(work_id, id);
+            """),
     ]
 
     /// Why the database was made by a newer hark, or nil when this one knows its schema: its

@@ -69,6 +69,19 @@ public struct SessionHistory: Sendable {
     /// The files waiting for the next message.
     public func pendingAttachments() throws -> [Attachment] { try store.pendingAttachments(session: session) }
 
+    /// A push token stored before the request that carries it goes out (A2A push notifications).
+    public func registerPushToken(_ token: String, threadID: Int64) throws {
+        try store.registerPushToken(token, session: session, threadID: threadID)
+    }
+
+    /// The server named the work the token was sent for.
+    public func nameWork(pushToken token: String, key: String, details: [String: String]) throws {
+        try store.nameWork(pushToken: token, key: key, details: details)
+    }
+
+    /// The reply that carried the token ended here; later pushes for it are dropped.
+    public func finishLiveWork(pushToken token: String) throws { try store.finishLiveWork(pushToken: token) }
+
     /// The tables a kind adds for itself by migration (the local kind's form progress).
     public func tables<T>(_ body: (Database) throws -> T) throws -> T { try store.wrap { try body(store.database) } }
 }

@@ -17,6 +17,8 @@ public enum HarkError: Error, Sendable, Equatable {
     /// Could not reach the server at all (refused, DNS, TLS).
     case network(host: String, reason: String)
     case timeout(host: String, phase: String, seconds: Double)
+    /// The proxy between hark and the server failed: named as the proxy's fault.
+    case proxy(proxy: String, reason: String)
     /// 401 or 403.
     case unauthorized(status: Int, host: String, serverMessage: String?)
     /// An authentication problem the backend explains itself, with what to do ("the gateway
@@ -42,7 +44,7 @@ public enum HarkError: Error, Sendable, Equatable {
         switch self {
         case .usage, .badArguments, .unknownCommand, .commandNotForKind, .unknownSession, .unknownThread: return .usage
         case .config, .secret: return .config
-        case .network, .timeout: return .network
+        case .network, .timeout, .proxy: return .network
         case .unauthorized, .authentication: return .auth
         case .http, .protocolViolation, .backend: return .backend
         case .storage: return .storage
@@ -79,6 +81,8 @@ public enum HarkError: Error, Sendable, Equatable {
         case .network(let host, let reason):
             if reason == NetworkReason.brokeMidReply { return "the connection to \(host) broke mid-reply" }
             return "cannot reach \(host): \(reason)"
+        case .proxy(let proxy, let reason):
+            return "the proxy \(proxy) \(reason)"
         case .timeout(let host, let phase, let seconds):
             return "\(host) timed out \(phase) after \(Self.format(seconds))s; raise the session's timeout if the agent is slow"
         case .unauthorized(let status, let host, let serverMessage):

@@ -19,6 +19,13 @@ Agents, each under its own path prefix (base URL http://127.0.0.1:N/NAME):
   grpc      a card that offers only a gRPC interface.
   gateway   behind a gateway that fails (see FailingGateway): its card is served, its RPC
             endpoint answers HTTP 500 with a body that is not JSON-RPC.
+  push      the echo agent with push notifications on (capabilities.pushNotifications), as the
+            SDK does them: InMemoryPushNotificationConfigStore keeps the config a message
+            carries, BasePushNotificationSender POSTs each task update to its URL with the
+            config's token in X-A2A-Notification-Token (a2a/server/tasks/).
+
+POST /release?task=ID lets a task that waits in "later" go on (a test's stand-in for work that
+ends while hark is not running).
 """
 
 import asyncio
@@ -27,6 +34,7 @@ import re
 import socket
 import sys
 
+import httpx
 import uvicorn
 from starlette.applications import Starlette
 from starlette.responses import JSONResponse, PlainTextResponse
@@ -43,7 +51,12 @@ from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
-from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+from a2a.server.tasks import (
+    BasePushNotificationSender,
+    InMemoryPushNotificationConfigStore,
+    InMemoryTaskStore,
+    TaskUpdater,
+)
 from a2a.types.a2a_pb2 import (
     AgentCapabilities,
     AgentCard,
@@ -67,6 +80,8 @@ API_KEY = 'k3y'
 # hark resubscribes (a dropped stream) or polls (a non-streaming agent).
 resumed: dict[str, asyncio.Event] = {}
 polled: dict[str, asyncio.Event] = {}
+# The tasks waiting in "later", released by POST /release.
+waiting_later: set[str] = set()
 # Per context, the messages seen: the agent's memory, which hark's threads keep apart.
 memory: dict[str, list[str]] = {}
 
@@ -87,6 +102,8 @@ class Echo(AgentExecutor):
     drop     one chunk, then waits until hark resubscribes (the test server cuts the stream)
     dropboth the same, and the resubscription is cut too
     memory   "N messages in this context"
+    later    one chunk, then waits until hark resubscribes or POST /release, then completes
+             with "finished later"
     a message with files (hark's /attach) is answered "received NAME (N bytes)" for each
     anything else: echoed back word by word as one artifact (append, lastChunk)
     """
@@ -139,6 +156,13 @@ class Echo(AgentExecutor):
             await updater.add_artifact([new_text_part('before the drop, ')], artifact_id='d', name='drop', last_chunk=False)
             await event_for(resumed, context.task_id).wait()
             await updater.add_artifact([new_text_part('after it')], artifact_id='d', append=True, last_chunk=True)
+            await updater.complete()
+        elif command == 'later':
+            await updater.add_artifact([new_text_part('started, ')], artifact_id='later', name='later', last_chunk=False)
+            waiting_later.add(context.task_id)
+            await event_for(resumed, context.task_id).wait()
+            waiting_later.discard(context.task_id)
+            await updater.add_artifact([new_text_part('finished later')], artifact_id='later', append=True, last_chunk=True)
             await updater.complete()
         elif command == 'memory':
             count = len(memory[context.context_id])
@@ -288,7 +312,7 @@ class FailingGateway:
         return await self.app(scope, receive, send)
 
 
-def card(base, name, *, streaming=True, interfaces=None, schemes=None, requirement=None):
+def card(base, name, *, streaming=True, push=False, interfaces=None, schemes=None, requirement=None):
     return AgentCard(
         name=f'{name} agent',
         description=f'The {name} test agent of hark',
@@ -297,7 +321,7 @@ def card(base, name, *, streaming=True, interfaces=None, schemes=None, requireme
             AgentInterface(url=f'{base}/{name}/', protocol_binding='JSONRPC', protocol_version='1.0'),
             AgentInterface(url=f'{base}/{name}/', protocol_binding='JSONRPC', protocol_version='0.3'),
         ],
-        capabilities=AgentCapabilities(streaming=streaming, push_notifications=False),
+        capabilities=AgentCapabilities(streaming=streaming, push_notifications=push),
         default_input_modes=['text/plain'],
         default_output_modes=['text/plain', 'application/json'],
         skills=[AgentSkill(id='echo', name='Echo', description='says back what it hears',
@@ -311,8 +335,13 @@ def routes(base):
     store = InMemoryTaskStore()
     made = []
 
-    def agent(name, executor, agent_card, legacy_card=False):
-        handler = Handler(agent_executor=executor, task_store=store, agent_card=agent_card)
+    def agent(name, executor, agent_card, legacy_card=False, push=False):
+        pushing = {}
+        if push:
+            configs = InMemoryPushNotificationConfigStore()
+            pushing = {'push_config_store': configs,
+                       'push_sender': BasePushNotificationSender(httpx.AsyncClient(), configs)}
+        handler = Handler(agent_executor=executor, task_store=store, agent_card=agent_card, **pushing)
         if legacy_card:
             # Only the 0.3 shape (url, preferredTransport, protocolVersion, security), as the
             # SDK itself writes it (a2a/compat/v0_3/conversions.py to_compat_agent_card), at the
@@ -325,6 +354,7 @@ def routes(base):
 
     agent('echo', Echo(), card(base, 'echo'))
     agent('plain', Plain(), card(base, 'plain', streaming=False))
+    agent('push', Echo(), card(base, 'push', push=True), push=True)
     agent('secure', Echo(), card(base, 'secure', schemes={
         'bearer': SecurityScheme(http_auth_security_scheme=HTTPAuthSecurityScheme(scheme='Bearer', bearer_format='opaque')),
     }, requirement='bearer'))
@@ -341,7 +371,17 @@ def routes(base):
     agent('grpc', Echo(), card(base, 'grpc', interfaces=[
         AgentInterface(url='127.0.0.1:50051', protocol_binding='GRPC', protocol_version='1.0'),
     ]))
+    made.append(Route('/release', release, methods=['POST']))
     return made
+
+
+async def release(request):
+    """Lets the task named by `?task=ID` that waits in "later" go on (tests run side by side)."""
+    task_id = request.query_params.get('task', '')
+    if task_id not in waiting_later:
+        return JSONResponse({'error': f'no task {task_id} waits in "later"'}, status_code=404)
+    event_for(resumed, task_id).set()
+    return JSONResponse({'released': task_id})
 
 
 async def serve(server, sock):

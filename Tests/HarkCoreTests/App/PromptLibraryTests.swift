@@ -81,6 +81,7 @@ import TestSupport
             …\u{20}
             [input line: Good morning, Ann]
             > Good morning, Ann
+            · noted
             > /prompt translate
             hark: prompt translate needs text=…: /prompt translate [language=English] text=…
             > /prompt translate tone=dry text=x

@@ -38,6 +38,8 @@ extension A2ABackend {
             return "file \(number): " + A2AReplyProgress.plainDescription(received.part) + "; /download \(number) saves it"
         }
         let threadID = request.thread.id
+        let push = try pushConfig(for: endpoint, threadID: threadID)
+        let history = self.history
         // The context's waiting task is this one if it waits for the user now, else none; a
         // request that failed before any answer leaves things as they were, for /retry. Done
         // before `.finished` is passed on: a one-shot hark exits as soon as it sees it.
@@ -46,10 +48,17 @@ extension A2ABackend {
             if progress.taskID != nil || progress.isSettled {
                 state.replyEnded(context: progress.contextID ?? context, taskID: progress.taskID, state: progress.endState)
             }
+            if let push, progress.isSettled { try? history?.finishLiveWork(pushToken: push.token) }
         }
         let forward: (ReplyEvent) async throws -> Void = { event in
             switch event {
-            case .backendMessageID(let task): state.noteTask(thread: threadID, taskID: task, settled: false)
+            case .backendMessageID(let task):
+                state.noteTask(thread: threadID, taskID: task, settled: false)
+                var details = ["task": task]
+                details["context"] = progress.contextID ?? context
+                if let push { try? history?.nameWork(pushToken: push.token, key: task, details: details) }
+                // Found again after hark exits: `hark watch` follows the task to its end.
+                try await yield(.resumable(ResumePoint(kind: "task", key: task, details: details)))
             case .finished: record()
             default: break
             }
@@ -57,7 +66,7 @@ extension A2ABackend {
         }
         defer { record() }
         let params = A2AWire.sendParams(message: message, streaming: endpoint.card.streaming, tenant: endpoint.tenant,
-                                        version: endpoint.version)
+                                        version: endpoint.version, push: push)
         do {
             if endpoint.card.streaming {
                 try await stream(.stream, params: params, endpoint: endpoint, progress: progress, yield: forward)
@@ -68,6 +77,19 @@ extension A2ABackend {
             if case .http(let status, _, _) = error, [404, 405, 410].contains(status) { state.forgetCard() }
             throw error
         }
+    }
+
+    /// With `push_url` and an agent whose card says it sends push notifications: a token made
+    /// for this task alone, stored before the request goes out.
+    private func pushConfig(for endpoint: A2AClient.Endpoint, threadID: Int64) throws -> A2AWire.PushConfig? {
+        guard let pushURL, endpoint.card.pushNotifications, let history else { return nil }
+        var generator = SystemRandomNumberGenerator()
+        let token = (0..<4).map { _ in
+            let hex = String(generator.next() as UInt64, radix: 16)
+            return String(repeating: "0", count: 16 - hex.count) + hex
+        }.joined()
+        try history.registerPushToken(token, threadID: threadID)
+        return A2AWire.PushConfig(url: pushURL, token: token)
     }
 
     /// Streams one request's events; when the stream ends or breaks before the task did, and

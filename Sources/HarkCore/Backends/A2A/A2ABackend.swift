@@ -17,6 +17,8 @@ public final class A2ABackend: Backend, BackendKind {
         SettingSpec("url", "the agent's base URL or its card's URL, e.g. https://agent.example.com", required: true),
         SettingSpec("auth", "bearer:SECRET (or basic:USER:SECRET, header:NAME:SECRET) when the card asks for it"),
         SettingSpec("api_key", "SECRET for a card's API key scheme (sent in the header or query it names)"),
+        SettingSpec("push_url", "where the agent posts push notifications: the address hark watch --listen serves, "
+                    + "e.g. http://127.0.0.1:8765/"),
         SettingSpec("poll_interval", "first wait in seconds between GetTask polls of a non-streaming agent (default 0.5)", type: .seconds),
     ]
     public static var commands: [CommandSpec] { commandSpecs }
@@ -27,6 +29,9 @@ public final class A2ABackend: Backend, BackendKind {
     let client: A2AClient
     let clock: HarkClock
     let pollInterval: Double
+    /// Where push notifications go (`push_url`), and the history their tokens are kept in.
+    let pushURL: String?
+    let history: SessionHistory?
 
     init(session: SessionConfig, environment: BackendEnvironment) throws {
         guard let url = session.url?.lowercased(), url.hasPrefix("http://") || url.hasPrefix("https://") else {
@@ -36,6 +41,11 @@ public final class A2ABackend: Backend, BackendKind {
         client = try A2AClient(session: session, environment: environment)
         clock = environment.clock
         pollInterval = try session.double("poll_interval") ?? 0.5
+        pushURL = session["push_url"].flatMap { $0.trimmingSpaces.isEmpty ? nil : $0.trimmingSpaces }
+        if let pushURL, !(pushURL.lowercased().hasPrefix("http://") || pushURL.lowercased().hasPrefix("https://")) {
+            throw HarkError.usage("session \(session.name): push_url must be an http(s) address, e.g. http://127.0.0.1:8765/")
+        }
+        history = environment.history(of: session.name)
     }
 
     public static func make(session: SessionConfig, environment: BackendEnvironment) throws -> any Backend {

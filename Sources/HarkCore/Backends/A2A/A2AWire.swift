@@ -86,13 +86,29 @@ public enum A2AWire {
 
     /// SendMessage / SendStreamingMessage params. Not streaming: answer at once with the task
     /// (1.0 `returnImmediately`, 0.3 `blocking: false`) so hark can poll it and show progress.
-    public static func sendParams(message: JSON, streaming: Bool, tenant: String?, version: Version) -> JSON {
+    /// `push`: where the agent posts the task's updates, with the token it must carry (1.0
+    /// `SendMessageConfiguration.taskPushNotificationConfig`, 0.3 `pushNotificationConfig`).
+    public static func sendParams(message: JSON, streaming: Bool, tenant: String?, version: Version,
+                                  push: PushConfig? = nil) -> JSON {
         var params: [String: JSON] = ["message": message]
+        var configuration: [String: JSON] = [:]
         if !streaming {
-            params["configuration"] = version == .v1_0 ? ["returnImmediately": true] : ["blocking": false]
+            configuration[version == .v1_0 ? "returnImmediately" : "blocking"] = .bool(version == .v1_0)
         }
+        if let push {
+            configuration[version == .v1_0 ? "taskPushNotificationConfig" : "pushNotificationConfig"] =
+                ["url": .string(push.url), "token": .string(push.token)]
+        }
+        if !configuration.isEmpty { params["configuration"] = .object(configuration) }
         if let tenant, version == .v1_0 { params["tenant"] = .string(tenant) }
         return .object(params)
+    }
+
+    /// A push notification config sent with a message: the URL `hark watch --listen` serves
+    /// and a token made for this task alone.
+    public struct PushConfig: Sendable, Equatable {
+        public var url: String
+        public var token: String
     }
 
     /// GetTask, CancelTask, SubscribeToTask params: the task id (and no history for GetTask).

@@ -43,6 +43,8 @@ struct BuildFollower: Sendable {
         }
         for event in preamble { try await emit(event) }
         if let queueID {
+            try await emit(.resumable(ResumePoint(kind: "build", key: "\(job)@queue\(queueID)",
+                                                  details: ["job": job.description, "queue": String(queueID), "label": "\(job) (queued)"])))
             guard let started = try await waitInQueue(queueID, emit: emit) else {
                 try await emit(.text("\(job): cancelled while waiting in the queue\n"))
                 try await emit(.notice("\(job) cancelled in the queue"))
@@ -54,6 +56,8 @@ struct BuildFollower: Sendable {
             try await emit(.status("started \(job) #\(started)"))
         }
         guard let number else { return }
+        try await emit(.resumable(ResumePoint(kind: "build", key: "\(job)#\(number)",
+                                              details: ["job": job.description, "number": String(number), "label": "\(job) #\(number)"])))
         try await emit(.backendMessageID("\(job)#\(number)"))
         try await streamConsole(number, emit: emit)
         let build = try await finalState(number)
