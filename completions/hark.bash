@@ -21,7 +21,7 @@ _hark() {
         esac
     done
     case "$command" in
-        "") COMPREPLY=($(compgen -W "sessions session history inbox watch stats search ask backup index restore export speak transcribe listen doctor version help completions -s --session --thread --new-thread --fork-at --code --json --speak --listen --no-stdin --truncate --yes-tools --no-pager -h --help --version" -- "$cur")) ;;
+        "") COMPREPLY=($(compgen -W "sessions session history inbox watch stats search ask backup index restore export speak transcribe listen doctor version help completions -s --session --thread --new-thread --fork-at --code --json --sanitize --speak --listen --no-stdin --truncate --yes-tools --no-pager -h --help --version" -- "$cur")) ;;
         sessions)
             COMPREPLY=($(compgen -W "--names --json" -- "$cur")) ;;
         session)
@@ -32,7 +32,7 @@ _hark() {
                 edit) COMPREPLY=($(compgen -W "--url --auth --model --system --set $(_hark_sessions)" -- "$cur")) ;;
             esac ;;
         history)
-            COMPREPLY=($(compgen -W "-s --session -n --json" -- "$cur")) ;;
+            COMPREPLY=($(compgen -W "-s --session -n --json --sanitize" -- "$cur")) ;;
         inbox)
             COMPREPLY=($(compgen -W "--json --all --count" -- "$cur")) ;;
         watch)
@@ -40,7 +40,7 @@ _hark() {
         stats)
             COMPREPLY=($(compgen -W "-s --session --json" -- "$cur")) ;;
         search)
-            COMPREPLY=($(compgen -W "-s --session -n --json --full" -- "$cur")) ;;
+            COMPREPLY=($(compgen -W "-s --session -n --json --full --sanitize" -- "$cur")) ;;
         ask)
             COMPREPLY=($(compgen -W "-s --session --json" -- "$cur")) ;;
         backup)

@@ -10,7 +10,7 @@ scripts/setup.sh --release --with-model
 if [ $# -eq 0 ] || [[ " $* " == *" a2a "* ]]; then scripts/setup.sh --test; fi
 
 missing=()
-for package in hyperfine curl sqlite3; do
+for package in hyperfine curl sqlite3 python3-rich; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
 if [ ${#missing[@]} -gt 0 ]; then

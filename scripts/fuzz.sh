@@ -27,7 +27,7 @@ if ! command -v swiftc >/dev/null; then
   done
 fi
 
-targets=(sse ndjson config command json http n8n openai messages responses secrets a2a)
+targets=(sse ndjson config command json http n8n openai messages responses secrets a2a sanitizer)
 core=Sources/HarkCore
 json_sources=("$core/JSON/JSON.swift" "$core/JSON/JSONParser.swift" "$core/JSON/JSONScanner.swift" "$core/JSON/JSONEncoding.swift"
   "$core/JSON/UTF8Validation.swift" "$core/JSON/JSONTokens.swift" "$core/JSON/JSONEscape.swift" "$core/JSON/JSONStringReader.swift")
@@ -35,6 +35,8 @@ json_sources=("$core/JSON/JSON.swift" "$core/JSON/JSONParser.swift" "$core/JSON/
 http_request=("$core/HTTP/HTTPRequest.swift" "$core/HTTP/TLSOptions.swift" "$core/Support/PathName.swift" "$core/Config/Paths.swift"
   "$core/Support/PosixFile.swift")
 errors=("$core/Support/HarkError.swift" "$core/Support/MessageLine.swift" "$core/Support/Suggest.swift" "$core/Support/SecretValues.swift"
+  "$core/Render/TerminalSanitizer.swift" "$core/Render/TerminalSanitizer+WholeText.swift" "$core/Render/TextAttributes.swift"
+  "$core/Render/UTF8Scalar.swift"
   "$core/Support/Lock.swift" "$core/Support/TextSearch.swift")
 # What a reply decoder target needs besides the decoder: its helpers, the ReplyDecoder protocol, the
 # response head, the events.
@@ -72,6 +74,13 @@ sources() {
     a2a) echo "$core/Backends/A2A/A2AStreamDecoder.swift $core/Backends/A2A/A2AReplyProgress.swift $core/Backends/A2A/A2AWire.swift" \
       "$core/Streaming/SSEParser.swift $core/Streaming/ByteSearch.swift $core/HTTP/ServerMessage.swift $core/Support/ByteCount.swift" \
       "${decoder_sources[*]}" ;;
+    sanitizer) echo "$core/Render/TerminalSanitizer.swift $core/Render/TerminalSanitizer+WholeText.swift" \
+      "$core/Render/TextAttributes.swift $core/Render/Theme.swift" \
+      "$core/Render/StyledText.swift $core/Render/TextWidth.swift $core/Render/UTF8Scalar.swift $core/Render/ScreenWriter.swift" \
+      "$core/Render/ProseWrapper.swift $core/Render/MarkdownRenderer.swift $core/Render/MarkdownRenderer+Blocks.swift" \
+      "$core/Render/MarkdownInline.swift $core/Render/MarkdownLinks.swift $core/Render/MarkdownLineStart.swift" \
+      "$core/Render/TableLayout.swift $core/Render/CodeBlockWriter.swift $core/Render/PlainTextRenderer.swift" \
+      "$core/Render/Highlight/*.swift" ;;
     *) echo "fuzz.sh: no target \"$1\"; the targets are: ${targets[*]}" >&2; return 2 ;;
   esac
 }

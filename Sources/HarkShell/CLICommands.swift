@@ -31,6 +31,9 @@ enum CLICommands {
     static let sessionOption = OptionSpec(["-s", "--session"], "NAME", "the session to use (default: the config's default)",
                                           completion: .sessions)
     static let jsonOption = OptionSpec(["--json"], nil, "one JSON object per line")
+    static let sanitizeOption = OptionSpec(["--sanitize"], nil,
+                                           "show control sequences in what is printed as inert marks, as on a terminal "
+                                           + "(a pipe otherwise gets the text as sent)")
     static let grammarOption = OptionSpec(["--grammar"], "WORD…",
                                           "recognise only these words or phrases (the words up to the next option)",
                                           takesWords: true)
@@ -44,6 +47,7 @@ enum CLICommands {
         OptionSpec(["--fork-at"], "N", "send in a fork of the thread holding its messages up to N (see /history)"),
         OptionSpec(["--code"], nil, "print only the reply's fenced code blocks, without their fences"),
         OptionSpec(["--json"], nil, "print the reply as JSON lines: text deltas, status, done with usage, error"),
+        sanitizeOption,
         OptionSpec(["--speak"], nil, "also read the reply aloud (in the shell: speak this session's replies)"),
         OptionSpec(["--listen"], nil, "dictate the message from the microphone, send it, print the reply"),
         OptionSpec(["--no-stdin"], nil, "do not read stdin, even when it is not a terminal (a loop reading its own input)"),
@@ -71,7 +75,7 @@ enum CLICommands {
                        completion: .sessions, run: Run.editSession),
         ], run: { _ in { _ in throw HarkError.usage("usage: hark session add|rm|edit …; see hark help session") } }),
         CLICommand("history", "", "print recent messages", options: [
-            sessionOption, OptionSpec(["-n"], "N", "how many (default 20)"), jsonOption,
+            sessionOption, OptionSpec(["-n"], "N", "how many (default 20)"), jsonOption, sanitizeOption,
         ], run: Run.history),
         CLICommand("inbox", "[ID]", "what is unread across the sessions, oldest first; ID opens one and marks it read", options: [
             jsonOption.with(summary: "one JSON object per arrival: id, session, kind, thread, time, status, first_line"),
@@ -87,7 +91,7 @@ enum CLICommands {
         CLICommand("search", "TEXT", "full-text search over the history", options: [
             sessionOption, OptionSpec(["-n"], "N", "at most N hits (default 20)"),
             jsonOption.with(summary: "one JSON object per hit: ids, snippet, length in bytes"),
-            OptionSpec(["--full"], nil, "with --json, each hit's whole text too"),
+            OptionSpec(["--full"], nil, "with --json, each hit's whole text too"), sanitizeOption,
         ], run: Run.search),
         CLICommand("ask", "QUESTION…", "answer from the documents and notes of a local session (stdin without QUESTION)",
                    options: [sessionOption, jsonOption], run: Run.ask),
@@ -177,6 +181,22 @@ enum CLICommands {
     static func optionLines(_ options: [OptionSpec]) -> [String] {
         options.map { option in
             pad("  " + option.names.joined(separator: ", ") + (option.value.map { " " + $0 } ?? ""), 34) + option.summary
+        }
+    }
+
+    /// Usage lines as a document: on a terminal a description too long for the row goes on
+    /// under itself, in its column.
+    static func document(_ lines: [String]) -> Document {
+        lines.map { line in
+            var styled = StyledLine(line)
+            // The description column: after the first gap of two spaces or more past the text.
+            let characters = Array(line)
+            let text = characters.firstIndex { $0 != " " } ?? 0
+            if let gap = (text..<max(text, characters.count - 1)).first(where: { characters[$0] == " " && characters[$0 + 1] == " " }),
+               let column = characters[gap...].firstIndex(where: { $0 != " " }), column >= 20 {
+                styled.hangingIndent = column
+            }
+            return styled
         }
     }
 

@@ -9,7 +9,7 @@ public struct HarkCommandLine {
 
     public static func run(_ arguments: [String]) -> Int32 {
         Signals.quitEndsLikeTerm()
-        let terminal = SystemTerminal()
+        let terminal = SystemTerminal(sanitizing: arguments.contains("--sanitize"))
         var arguments = arguments
         // `hark --no-pager …`, as `git --no-pager …`: long output is printed, never paged.
         if arguments.first == "--no-pager" {
@@ -37,7 +37,7 @@ public struct HarkCommandLine {
         let options = try MessageOptions(parsed)
         if parsed.flag("--no-pager") { (terminal as? SystemTerminal)?.pagingOff = true }
         if options.help {
-            terminal.page(CLICommands.usage().joined(separator: "\n") + "\n")
+            terminal.showLong(CLICommands.document(CLICommands.usage()))
             return 0
         }
         if options.version {

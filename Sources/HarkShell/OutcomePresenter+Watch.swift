@@ -18,7 +18,7 @@ extension OutcomePresenter {
         // With --code the text is held back: the blocks are printed from the stored reply.
         let codeOnly = self.codeOnly
         let view = ReplyView(format: format, capabilities: terminal.capabilities,
-                             markdown: BackendRegistry.repliesAreMarkdown(kind: job.kind),
+                             markdown: BackendRegistry.repliesAreMarkdown(kind: job.kind), width: { terminal.size.columns },
                              output: { text in
                                  if codeOnly { return }
                                  if let flow { flow.reply(text) } else { terminal.write(text) }

@@ -114,7 +114,7 @@ final class OutcomePresenter {
             }
             return watch(job)
         case .page(let text):
-            if shell != nil { terminal.page(text) } else { terminal.write(text) }
+            if shell != nil { terminal.page(terminal.forScreen(console: text)) } else { terminal.write(terminal.forScreen(console: text)) }
         case .clearScreen:
             if shell != nil { terminal.clearScreen() }
         case .quit:

@@ -16,12 +16,12 @@ extension Shell {
     }
 
     /// The banner's lines about what `hark watch` recorded while hark was not running.
-    func awayLines() -> [String] {
+    func awayLines() -> Document {
         let ended = workspace.endedWhileAway()
         guard !ended.isEmpty else { return [] }
-        let shown = ended.prefix(5).map { "  " + $0 }
-        return [ansi.wrap("while you were away (/inbox lists them):", .accent)] + shown
-            + (ended.count > 5 ? [ansi.wrap("  … and \(ended.count - 5) more", .dim)] : [])
+        let shown = ended.prefix(5).map { StyledLine("  " + $0) }
+        return [StyledLine("while you were away (/inbox lists them):", .accent)] + shown
+            + (ended.count > 5 ? [StyledLine("  … and \(ended.count - 5) more", .dim)] : [])
     }
 
     /// A reply ended: notified when it ended out of sight (another session, or an unfocused

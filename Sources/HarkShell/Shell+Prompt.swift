@@ -32,7 +32,7 @@ extension Shell {
         text += styled(session.name, .accent)
         if session.isInsecure { text += styled(" !insecure", .error) }
         if let thread = try? workspace.currentThread() {
-            text += styled(" · " + Self.clip(thread.title, 24), .dim)
+            text += styled(" · " + Self.clip(TerminalSanitizer.visible(thread.title), 24), .dim)
         }
         if let badge = (try? workspace.backend(for: session.name))?.promptBadge() { text += styled(" " + badge, .warning) }
         let running = workspace.runningJobs(session: session.name).count
@@ -93,7 +93,7 @@ extension Shell {
             case .workEnded(let recorded):
                 notices.append(notice(for: recorded))
                 notifyWorkEnded(recorded)
-            case .speechFailed(let error): notices.append(ansi.wrap("hark: " + error.userMessage, .error))
+            case .speechFailed(let error): notices.append(terminal.rendered([StyledLine("hark: " + error.userMessage, .error)]))
             case .question(let question): question.answer(nil)  // its reply is no longer watched
             default: break  // events of a reply no longer watched, a dictation that ended
             }
@@ -102,8 +102,8 @@ extension Shell {
     }
 
     func notice(for job: ReplyJob) -> String {
-        if case .failed = job.outcome { return ansi.wrap(job.endNotice, .error) }
-        return ansi.wrap(job.endNotice, .accent)
+        let style: Style = if case .failed = job.outcome { .error } else { .accent }
+        return terminal.rendered([StyledLine(job.endNotice, style)])
     }
 
     /// Control keys at the prompt: Ctrl-C drops the line, Ctrl-Z stops hark as a job, Ctrl-L

@@ -40,7 +40,7 @@ public final class Shell {
     public init(workspace: Workspace, terminal: Terminal) throws {
         self.workspace = workspace
         self.terminal = terminal
-        ansi = ANSI(enabled: terminal.capabilities.colors)
+        ansi = ANSI(terminal.capabilities)
         loop = EventLoop(terminal: terminal)
         editor = try terminal.lineInput(loop: loop)
         editor.hooks = promptHooks()
@@ -152,14 +152,7 @@ public final class Shell {
     }
 
     func greet() {
-        let session = workspace.currentConfig
-        var lines: [String] = []
-        lines.append(ansi.wrap("hark \(HarkVersion.string)", .bold) + ansi.wrap(" · session \(session.name) (\(session.kind))"
-            + " · /help for commands, Ctrl-D to quit", .dim))
-        lines += workspace.greeting().map(ansi.render)
-        for warning in workspace.warnings { lines.append(ansi.wrap("warning: " + warning, .warning)) }
-        lines += awayLines()
-        terminal.write(lines.joined(separator: "\n") + "\n")
+        terminal.show(Banner.document(workspace) + awayLines())
     }
 
     /// Loads the input history of the session being typed in.

@@ -40,7 +40,7 @@ struct TerminalInteraction: Interaction, @unchecked Sendable {
     func ask(_ prompt: String, secret: Bool) async -> String? {
         guard isInteractive else { return nil }
         terminal.setKeyMode(secret ? .hidden : .user)
-        terminal.writeError(prompt)
+        terminal.writeError(TerminalSanitizer.visible(prompt))
         defer { if secret { terminal.writeError("\n") } }
         var bytes: [UInt8] = []
         while true {

@@ -9,7 +9,7 @@ extension HarkCommandLine {
             return try subcommand(sub, Array(arguments.dropFirst()), parent: parent + " " + command.name)
         }
         if arguments.contains("-h") || arguments.contains("--help") {
-            terminal.page(CLICommands.help(for: command, parent: parent).joined(separator: "\n") + "\n")
+            terminal.showLong(CLICommands.document(CLICommands.help(for: command, parent: parent)))
             return 0
         }
         let place = parent + " " + command.name
@@ -83,8 +83,8 @@ extension HarkCommandLine {
                 out += JSON.object(object).encoded() + "\n"
             }
         } else {
-            let ansi = ANSI(enabled: terminal.capabilities.colors)
-            for line in MessageFormatting.searchDocument(hits) { out += ansi.render(line) + "\n" }
+            let lines = terminal.rendered(MessageFormatting.searchDocument(hits))
+            if !lines.isEmpty { out = lines + "\n" }
         }
         if json { terminal.write(out) } else { terminal.page(out) }  // one write, not one per line
         return hits.isEmpty ? 1 : 0
@@ -92,11 +92,11 @@ extension HarkCommandLine {
 
     func help(_ parsed: ParsedOptions) throws -> Int32 {
         guard let name = parsed.words.first else {
-            terminal.page(CLICommands.usage().joined(separator: "\n") + "\n")
+            terminal.showLong(CLICommands.document(CLICommands.usage()))
             return 0
         }
         if let command = CLICommands.command(named: name) {
-            terminal.page(CLICommands.help(for: command).joined(separator: "\n") + "\n")
+            terminal.showLong(CLICommands.document(CLICommands.help(for: command)))
             return 0
         }
         let slash = name.hasPrefix("/") ? String(name.dropFirst()) : name
@@ -180,7 +180,9 @@ extension HarkCommandLine {
             } else {
                 let who = message.role == .user ? "you" : message.session
                 let status = message.status == .complete ? "" : " (\(message.status.rawValue))"
-                line = "\(TimeFormat.format(message.createdAt)) [\(message.session)] \(who)\(status): \(message.text)\n"
+                let text = "\(TimeFormat.format(message.createdAt)) [\(message.session)] \(who)\(status): \(message.text)"
+                // In a pipe the text as stored; on a terminal inert and cut to its width.
+                line = terminal.capabilities.sanitizes ? terminal.rendered([StyledLine(text)]) + "\n" : text + "\n"
             }
             if paged { out += line } else { terminal.write(line) }
         }
@@ -217,7 +219,7 @@ extension HarkCommandLine {
         if let path = parsed.value("--output") {
             try PosixFile.writePrivately(Array(text.utf8), to: path)
         } else {
-            terminal.write(text)
+            terminal.write(terminal.capabilities.sanitizes ? TerminalSanitizer.visible(text) : text)
         }
         return 0
     }

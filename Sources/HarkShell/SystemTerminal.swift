@@ -12,9 +12,11 @@ public final class SystemTerminal: Terminal, @unchecked Sendable {
     private let modes = TerminalModes()
     private let focusReporting = FocusReporting()
 
-    public init() {
-        capabilities = .detect()
-        errorCapabilities = .detect(fd: STDERR_FILENO)
+    /// `sanitizing`: `--sanitize`, for a script that prints what hark writes to a terminal of
+    /// its own: control sequences are shown inert in a pipe too.
+    public init(sanitizing: Bool = false) {
+        capabilities = .detect(sanitizing: sanitizing)
+        errorCapabilities = .detect(fd: STDERR_FILENO, sanitizing: sanitizing)
         hasKeyboard = isatty(STDIN_FILENO) == 1
     }
 

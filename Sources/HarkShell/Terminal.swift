@@ -86,39 +86,46 @@ extension Terminal {
     /// A terminal that cannot report focus (a test's) ignores the request.
     public func reportFocus(_ on: Bool) {}
 
-    /// Styled lines as this terminal shows them, in one write: on a TTY, lines of prose cut to
-    /// its width.
+    /// Styled lines as this terminal shows them, in one write: on a terminal, untrusted text
+    /// in them made inert and every line cut to its width.
     public func show(_ document: Document) {
         let text = rendered(document)
-        if !text.isEmpty { write(text) }
+        if !text.isEmpty { write(text + "\n") }
     }
 
     /// The same for long output (a command's, in the shell or at the command line): through
     /// the pager when it does not fit the screen.
     public func showLong(_ document: Document) {
         let text = rendered(document)
-        if !text.isEmpty { page(text) }
+        if !text.isEmpty { page(text + "\n") }
     }
 
-    private func rendered(_ document: Document) -> String {
-        let ansi = ANSI(enabled: capabilities.colors)
-        var lines = document
-        if capabilities.isTTY && document.contains(where: \.wraps) {
-            let columns = size.columns
-            lines = document.flatMap { $0.wraps ? $0.wrapped(to: columns) : [$0] }
-        }
-        let text = lines.map { ansi.render($0) }.joined(separator: "\n")
-        return text.isEmpty ? "" : text + "\n"
+    /// What `show` writes (without its last line feed).
+    public func rendered(_ document: Document) -> String {
+        StyledLine.rendered(document, capabilities: capabilities, columns: capabilities.isTTY ? size.columns : nil)
     }
 
-    /// Text in one style on a line of its own.
+    /// Text in one style on a line (or, cut to the width, lines) of its own.
     public func show(_ text: String, _ style: Style) {
-        write(ANSI(enabled: capabilities.colors).wrap(text, style) + "\n")
+        write(rendered([StyledLine(text, style)]) + "\n")
     }
 
     /// The one-line message of an error, on the error stream.
     public func showError(_ error: Error) {
-        writeError(ANSI(enabled: errorCapabilities.colors).wrap("hark: " + error.userMessage, .error) + "\n")
+        let line = StyledLine("hark: " + error.userMessage, .error)
+        writeError(StyledLine.rendered([line], capabilities: errorCapabilities, columns: errorCapabilities.isTTY ? size.columns : nil) + "\n")
+    }
+
+    /// A build's console (or any text that carries its own colours) as this terminal should
+    /// get it: on a terminal its colours kept, every other sequence inert, lines cut to the
+    /// width; in a pipe as it is.
+    public func forScreen(console text: String) -> String {
+        guard capabilities.sanitizes else { return text }
+        var renderer = PlainTextRenderer(width: capabilities.isTTY ? size.columns : 1 << 20, colors: capabilities.colors,
+                                         keepingColors: true, tracksFences: false)
+        var shown = renderer.feed(text) + renderer.finish()
+        if !text.hasSuffix("\n") && shown.hasSuffix("\n") { shown.removeLast() }
+        return shown
     }
 
     /// All input up to its end (a message piped in).

@@ -6,7 +6,10 @@ import TestSupport
 //   POST /v1/chat/completions  OpenAI SSE; the reply size comes from the last message:
 //                              "bytes=N" streams N bytes of token-sized chunks, "line=N" one
 //                              chunk whose content is N bytes (one huge SSE line), "text=N" N
-//                              bytes of text in chunks of 16 KB (little but text), else "Hello!"
+//                              bytes of text in chunks of 16 KB (little but text), "markdown=N"
+//                              N bytes of a Markdown reply (paragraphs, lists, a quote, a table,
+//                              code) in token-sized chunks, "mdtext=N" the same reply in chunks of
+//                              16 KB (the renderer's throughput), else "Hello!"
 //   POST /webhook/bench/chat   n8n streaming NDJSON, sized the same way
 // Replies are generated once per size and written in large blocks, so the server is never
 // the bottleneck it would be with one write per event.
@@ -27,6 +30,16 @@ final class Cache: @unchecked Sendable {
 
 let cache = Cache()
 let words = ["The ", "quick ", "brown ", "fox ", "jumps ", "over ", "the ", "lazy ", "dog; ", "**bold** ", "`code` ", "and\n", "- a list item\n", "# A heading\n", "ünïcödé ", "😀 "]
+
+/// The sample reply cut into tokens as a model streams it, for the rendering figure.
+let markdownTokens = SampleReply.tokens(SampleReply.markdown + "\n")
+
+/// About 16 KB of the sample reply, whole replies one after another.
+let markdownBlock: String = {
+    var text = ""
+    while text.utf8.count < 16_000 { text += SampleReply.markdown + "\n" }
+    return text
+}()
 
 func requestedBytes(_ body: JSON, prefix: String = "bytes=") -> Int? {
     let text = body["messages"]?.array?.last?["content"]?.string ?? body["chatInput"]?.string ?? ""
@@ -97,16 +110,24 @@ func writeBlocks(_ body: [UInt8], to response: ResponseWriter) {
     }
 }
 
+/// The SSE body a chat completion request asks for (see the top of this file).
+func completionPayload(_ body: JSON) -> [UInt8] {
+    if let size = requestedBytes(body) { return cache.body("sse\(size)") { sse(bytes: size) } }
+    if let size = requestedBytes(body, prefix: "markdown=") {
+        return cache.body("md\(size)") { sse(bytes: size, piece: { markdownTokens[$0 % markdownTokens.count] }) }
+    }
+    if let size = requestedBytes(body, prefix: "mdtext=") {
+        return cache.body("mdtext\(size)") { sse(bytes: size, piece: { _ in markdownBlock }) }
+    }
+    if let size = requestedBytes(body, prefix: "line=") { return cache.body("line\(size)") { sseLine(bytes: size) } }
+    if let size = requestedBytes(body, prefix: "text=") { return cache.body("text\(size)") { sse(bytes: size, piece: { _ in block }) } }
+    return Array("data: {\"choices\":[{\"delta\":{\"content\":\"Hello!\"}}]}\n\ndata: [DONE]\n\n".utf8)
+}
+
 let server = try TestHTTPServer { request, response in
     let body = (try? JSON.parse(request.body)) ?? .null
     if request.path.hasSuffix("/chat/completions") {
-        let bytes = requestedBytes(body)
-        let line = requestedBytes(body, prefix: "line=")
-        let text = requestedBytes(body, prefix: "text=")
-        let payload = bytes.map { size in cache.body("sse\(size)") { sse(bytes: size) } }
-            ?? line.map { size in cache.body("line\(size)") { sseLine(bytes: size) } }
-            ?? text.map { size in cache.body("text\(size)") { sse(bytes: size, piece: { _ in block }) } }
-            ?? Array("data: {\"choices\":[{\"delta\":{\"content\":\"Hello!\"}}]}\n\ndata: [DONE]\n\n".utf8)
+        let payload = completionPayload(body)
         response.startChunked(headers: [("Content-Type", "text/event-stream")])
         writeBlocks(payload, to: response)
     } else if request.path.hasPrefix("/webhook/") {

@@ -76,7 +76,7 @@ struct FollowedWorkTests {
         let terminal = try home.terminal()
         try await terminal.waitFor(text: "agent ›")
         try terminal.enter("later push")
-        try await terminal.waitFor(text: "started, ")
+        try await terminal.waitFor(text: "started,")  // the space after it waits for the next word
         try terminal.press("C-z")
         try await terminal.waitFor(text: "goes on in the background")
         try terminal.press("C-d")
@@ -115,7 +115,7 @@ struct FollowedWorkTests {
         let terminal = try home.terminal()
         try await terminal.waitFor(text: "agent ›")
         try terminal.enter("later resubscribed")
-        try await terminal.waitFor(text: "started, ")
+        try await terminal.waitFor(text: "started,")  // the space after it waits for the next word
         try terminal.press("C-z")
         try await terminal.waitFor(text: "goes on in the background")
         try terminal.press("C-d")

@@ -44,7 +44,7 @@ struct InteractiveShellTests {
         // A trailing backslash continues the message on the next line.
         try terminal.enter("first line \\")
         try terminal.enter("second line")
-        try await terminal.waitFor(text: "you said first line \nsecond line")
+        try await terminal.waitFor(text: "you said first line\nsecond line")
 
         try terminal.press("C-d")
         #expect(try await terminal.waitForExit() == 0)

@@ -20,7 +20,7 @@ struct LiveLineTerminalTests {
         try terminal.type("/st")
         // Visible before the reply ends, on the row below the reply's unfinished one.
         let screen = try await terminal.waitFor(text: "llama · long one ⟳1 › /st")
-        #expect(screen.contains("Counting: one, two, \nllama · long one ⟳1 › /st"), "\(screen)")
+        #expect(screen.contains("Counting: one, two,\nllama · long one ⟳1 › /st"), "\(screen)")
         try terminal.enter("op")
         try await terminal.waitFor(text: "(stopped; what arrived is kept)")
         let store = try HistoryStore(path: home.paths.historyDatabase)

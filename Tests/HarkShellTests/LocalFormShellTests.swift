@@ -44,7 +44,7 @@ struct LocalFormTerminalTests {
         let home = TestHome(sharedPrompts: [TestHome.shippedPrompts])
         do {
             let terminal = try home.terminal()
-            try await terminal.waitFor(text: "/forms lists forms to fill in, /prompts ready-made prompts.")
+            try await terminal.waitFor(text: "/prompts ready-made prompts.")
             try await terminal.waitFor(text: "Your files: /docs add PATH… makes them searchable, /ask QUESTION finds what answers it.")
             try await terminal.waitFor(text: "/help lists every command.")
             try terminal.enter("/forms")

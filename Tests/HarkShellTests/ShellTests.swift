@@ -83,7 +83,7 @@ import TestSupport
         }
         await transcript.settle()
         let text = transcript.text.replacingOccurrences(of: #"\d\d:\d\d"#, with: "HH:MM", options: .regularExpression)
-        #expect(text == "> think\nslow \n> /threads\n› #1 think 2 msg HH:MM\nanswer\n")
+        #expect(text == "> think\nslow\n> /threads\n› #1 think 2 msg HH:MM\n answer\n")
     }
 
     @Test func aTermSignalStopsTheReplyAndEndsTheShell() async throws {
@@ -97,7 +97,7 @@ import TestSupport
             while job.text.isEmpty { await Task.yield() }
             transcript.terminal.raise(SIGTERM)
         }
-        #expect(output == "> go\nhalf \n(stopped; what arrived is kept)\n")
+        #expect(output == "> go\nhalf\n(stopped; what arrived is kept)\n")
         #expect(transcript.terminal.current.ended)
         #expect(try workspace.store.lastMessage(session: "llama", role: .assistant)?.status == .stopped)
     }

@@ -48,8 +48,12 @@ public final class FakeTerminal: Terminal, @unchecked Sendable {
     /// What the user's editor does with a draft: by default saves it unchanged.
     public var editor: @Sendable (String) throws -> String = { $0 }
 
+    /// A window wide enough that no line is cut: a transcript reads what hark says; where it
+    /// cuts its lines is checked by the wrapping tests and in tmux.
+    public static let wide = TerminalSize(columns: 1_000, rows: 30)
+
     /// `wraps`: rows wider than `size.columns` go on at the next row, as on a terminal.
-    public init(size: TerminalSize = TerminalSize(columns: 100, rows: 30), wraps: Bool = false) {
+    public init(size: TerminalSize = FakeTerminal.wide, wraps: Bool = false) {
         capabilities = TerminalCapabilities(isTTY: true, colors: false)
         self.size = size
         keyboard = keys.write

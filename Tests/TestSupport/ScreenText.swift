@@ -83,6 +83,11 @@ struct ScreenText {
             rows.removeSubrange((row + 1)...)
         case ("[", "A"): row = max(0, row - count)
         case ("[", "G"): column = max(0, count - 1)
+        // The cursor forward (hark takes back a word that moves to the next row with CR,
+        // this, and an erase).
+        case ("[", "C"):
+            column += count
+            while rows[row].count < column { rows[row].append(" ") }
         default: break
         }
     }

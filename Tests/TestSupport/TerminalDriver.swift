@@ -105,8 +105,16 @@ public final class TerminalDriver: @unchecked Sendable {
     /// tmux's newest paste buffer: what the program last copied through OSC 52.
     public func pasteBuffer() throws -> String { try tmux(["show-buffer"], capture: true) }
 
-    public func screen() throws -> String {
-        try tmux(["capture-pane", "-p", "-J", "-t", session, "-S", "-200"], capture: true)
+    /// Resizes the window, as a person dragging its edge: the program gets SIGWINCH.
+    public func resize(columns: Int, rows: Int) throws {
+        try tmux(["resize-window", "-t", session, "-x", String(columns), "-y", String(rows)])
+    }
+
+    /// The screen and the lines scrolled off it, soft-wrapped rows joined (`-J`): a line the
+    /// terminal had to wrap shows as one line longer than the window. `escapes`: with the SGR
+    /// that colours each cell (`-e`).
+    public func screen(escapes: Bool = false) throws -> String {
+        try tmux(["capture-pane", "-p", "-J"] + (escapes ? ["-e"] : []) + ["-t", session, "-S", "-200"], capture: true)
     }
 
     /// What the window shows now, without the lines scrolled off its top (or cleared off it).

@@ -75,7 +75,7 @@ public final class Transcript: @unchecked Sendable {
         }
     }
 
-    public init(_ workspace: Workspace, size: TerminalSize = TerminalSize(columns: 100, rows: 30)) {
+    public init(_ workspace: Workspace, size: TerminalSize = FakeTerminal.wide) {
         self.workspace = workspace
         terminal = FakeTerminal(size: size)
         let chosen = workspace.interaction

@@ -15,12 +15,14 @@
                                            that write until the bytes were read here; list, ms
 Prints one JSON object.
 """
-import json, os, pty, re, select, signal, statistics, sys, time
+import fcntl, json, os, pty, re, select, signal, statistics, struct, sys, termios, time
 
 def spawn(cmd):
     pid, fd = pty.fork()
     if pid == 0:
         os.execvp(cmd[0], cmd)
+    # An 80-column window, as hark cuts its lines to the width.
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
     return pid, fd
 
 def read_until(fd, needle, deadline):

@@ -11,7 +11,9 @@ HARK = os.environ.get("HARK_BIN") or os.path.join(ROOT, ".build/release/hark")
 SERVER = os.path.join(ROOT, ".build/release/hark-bench-server")
 LLM = os.path.join(BENCH, "venv/bin/llm")
 HERE = os.path.dirname(__file__)
-SECTIONS = sys.argv[1:] or ["startup", "roundtrip", "throughput", "layouts", "history", "memory", "growth", "latency", "a2a", "model",
+# BEFORE_BIN: a build to time beside HARK in the render and latency sections (the commit before a change).
+BEFORE = os.environ.get("BEFORE_BIN")
+SECTIONS = sys.argv[1:] or ["startup", "roundtrip", "throughput", "layouts", "history", "memory", "growth", "latency", "render", "a2a", "model",
                             "documents"]
 results = {}
 
@@ -266,16 +268,20 @@ def growth():
 def latency():
     """From a server's write of an event to the bytes on a pseudo-terminal, for hark and llm in
     the same run: the Python server stamps each event with CLOCK_MONOTONIC; pty_run.py reads the
-    stamps as they are drawn. 300 events 4 ms apart per run, three runs each, interleaved."""
+    stamps as they are drawn. 300 events 4 ms apart per run, three runs each, interleaved (and
+    BEFORE_BIN's, when given)."""
     with Server(python=True) as server:
         _, env = home(server.port)
         env = dict(env)
         env.pop("NO_COLOR", None)
         pass_env = [f"{k}={v}" for k, v in env.items() if k.startswith(("XDG_", "TERM", "LLM_"))]
         delays = {"hark": [], "llm": []}
+        commands = [("hark", [HARK, "-s", "bench", "--new-thread", "stamp=300"]), ("llm", [LLM, "-m", "bench", "stamp=300"])]
+        if BEFORE:
+            delays["before"] = []
+            commands.append(("before", [BEFORE, "-s", "bench", "--new-thread", "stamp=300"]))
         for _ in range(3):
-            for name, command in (("hark", [HARK, "-s", "bench", "--new-thread", "stamp=300"]),
-                                  ("llm", [LLM, "-m", "bench", "stamp=300"])):
+            for name, command in commands:
                 out = json.loads(run([sys.executable, f"{HERE}/pty_run.py", "stamps", "--", "env", "-u", "NO_COLOR",
                                       *pass_env, *command]))
                 delays[name] += out["delays_ms"]
@@ -289,6 +295,32 @@ def latency():
 def layouts():
     # 50 MB in the chunk layouts of other servers, spaced and back to back (scripts/bench/layouts.py).
     results["layouts"] = json.loads(run([sys.executable, f"{HERE}/layouts.py", os.environ.get("LAYOUT_ROUNDS", "7")]))
+
+def render():
+    """What drawing a reply costs, in an 80-column pseudo-terminal with colours on: a Markdown reply
+    (paragraphs, lists, a quote, a table, code) in 16 KB events (the renderer's throughput, MB of
+    text a second) and in token-sized events, and the 50 MB words reply of `throughput`; each the
+    median of three whole runs, hark and BEFORE_BIN interleaved in the same run."""
+    size = 50_000_000
+    builds = [("hark", HARK)] + ([("before", BEFORE)] if BEFORE else [])
+    figures = {}
+    with Server() as server:
+        _, env = home(server.port)
+        pass_env = [f"{k}={v}" for k, v in env.items() if k.startswith(("XDG_", "TERM"))]
+        for kind in ("mdtext", "markdown", "bytes"):
+            for name, binary in builds:
+                drained = json.loads(run([sys.executable, f"{HERE}/pty_run.py", "drain", "3", "--", "env", "-u", "NO_COLOR",
+                                          *pass_env, binary, "-s", "bench", "--new-thread", f"{kind}={size}"]))
+                text = reply_bytes(env)
+                figures[f"{name}_{kind}"] = {"seconds": drained["median_s"], "sse_mb_s": size / 1e6 / drained["median_s"],
+                                             "text_mb": text / 1e6, "text_mb_s": text / 1e6 / drained["median_s"]}
+    results["render"] = figures
+
+def reply_bytes(env):
+    """The length of the newest reply in the bench home's history, in bytes."""
+    database = os.path.join(env["XDG_DATA_HOME"], "hark", "history.db")
+    return int(run(["sqlite3", database, "SELECT length(CAST(text AS BLOB)) FROM messages WHERE role = 'assistant' "
+                                         "ORDER BY id DESC LIMIT 1"]).strip() or 0)
 
 def documents():
     # The documents figures, measured by their own script (scripts/bench/documents.py).

@@ -3,10 +3,11 @@
 /// let the rest reach the terminal as commands), and so do bidirectional overrides; `;`,
 /// which separates the fields of OSC 777, becomes `,`. Runs of space become one.
 ///
-/// A local stand-in for the sanitiser of server text being built in Render/; it should call
-/// that one once it exists.
+/// Escape sequences are first turned into the marks the terminal sanitizer shows (`␛]0;…␇`), so
+/// what a sequence carried is read as text and never acts.
 public enum NotificationText {
     public static func clean(_ text: String, limit: Int = 200) -> String {
+        let text = TerminalSanitizer.visible(text)
         var out = String.UnicodeScalarView()
         var pendingSpace = false
         var count = 0

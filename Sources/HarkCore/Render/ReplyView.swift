@@ -11,9 +11,14 @@ public final class ReplyView {
 
     private let format: Format
     private let ansi: ANSI
-    private let renderMarkdown: Bool
-    private var markdown: MarkdownRenderer
-    private var atLineStart = true
+    private let width: () -> Int
+    /// The reply's text on a colour terminal.
+    private var markdown: MarkdownRenderer?
+    /// The reply's text on a terminal without colours, or a console's.
+    private var plain: PlainTextRenderer?
+    private var reasoning: PlainTextRenderer
+    /// In a pipe with `--sanitize`: the text's control sequences as marks, nothing else changed.
+    private var pipeSanitizer: TerminalSanitizer?
     private var inReasoning = false
     private var sawFirstEvent = false
     private var spinnerVisible = false
@@ -22,19 +27,33 @@ public final class ReplyView {
     private var usage: Usage?
     private var finishReason: String?
     private var wroteText = false
+    /// The cursor's column on the row the view last wrote to (0: at a line's start). hark cuts
+    /// its lines itself and never relies on the terminal's auto-wrap, so this is the
+    /// terminal's column too.
+    public private(set) var column = 0
 
     private let output: (String) -> Void
     private let errorOutput: (String) -> Void
 
-    /// `markdown: false` shows the text as it comes even on a colour terminal (a console).
-    public init(format: Format, capabilities: TerminalCapabilities, markdown: Bool = true,
+    /// `markdown: false` shows the text as it comes even on a colour terminal (a console, whose
+    /// own colours are kept). `width` is asked before each piece of text (a resized window
+    /// applies from the next line).
+    public init(format: Format, capabilities: TerminalCapabilities, markdown: Bool = true, width: @escaping () -> Int = { 80 },
                 output: @escaping (String) -> Void, errorOutput: @escaping (String) -> Void) {
         self.format = format
         self.output = output
         self.errorOutput = errorOutput
-        ansi = ANSI(enabled: capabilities.colors)
-        renderMarkdown = markdown && format == .terminal && capabilities.colors
-        self.markdown = MarkdownRenderer(ansi: ansi)
+        self.width = width
+        ansi = ANSI(capabilities)
+        let columns = width()
+        if format == .terminal && markdown && capabilities.colors {
+            self.markdown = MarkdownRenderer(width: columns, hyperlinks: capabilities.hyperlinks)
+        } else if format == .terminal {
+            plain = PlainTextRenderer(width: columns, colors: capabilities.colors, keepingColors: !markdown, tracksFences: markdown)
+        } else if format == .plain && capabilities.sanitizes {
+            pipeSanitizer = TerminalSanitizer()
+        }
+        reasoning = PlainTextRenderer(width: columns, colors: capabilities.colors, base: TextAttributes([.dim]))
     }
 
     public var wantsSpinner: Bool { format == .terminal && !sawFirstEvent }
@@ -43,6 +62,7 @@ public final class ReplyView {
     public func header(_ session: String) {
         guard format == .terminal else { return }
         out(ansi.wrap(session + " ›", .accent) + "\n")
+        column = 0
     }
 
     public func tickSpinner() {
@@ -77,44 +97,81 @@ public final class ReplyView {
         case .text(let text):
             wroteText = true
             if format == .plain {
-                out(text)
+                plainText(text)
                 return
             }
-            if inReasoning {
-                inReasoning = false
-                out(ansi.end(.dim) + (atLineStart ? "\n" : "\n\n"))
-                atLineStart = true
-            }
-            out(renderMarkdown ? markdown.feed(text) : text)
-            atLineStart = text.hasSuffix("\n")
+            if inReasoning { endReasoning(blankLine: true) }
+            show(text)
         case .reasoning(let text):
             guard format == .terminal else { return }
             if !inReasoning {
+                out(breakText())
                 inReasoning = true
-                out(ansi.start(.dim))
             }
-            out(text)
-            atLineStart = text.hasSuffix("\n")
+            reasoning.width = width()
+            out(reasoning.feed(text))
+            column = reasoning.column
         case .status(let text):
             guard format == .terminal else { return }
-            line(ansi.wrap("· " + text, .dim))
+            line("· " + text, .dim)
         case .notice(let text):
             if format == .terminal {
-                line(ansi.wrap("» " + text, .accent))
+                line("» " + text, .accent)
             } else {
-                errorOutput("hark: \(text)\n")
+                errorOutput("hark: \(pipeSanitizer == nil ? text : TerminalSanitizer.visible(text))\n")
             }
         case .usage(let reported):
             usage = reported
         case .toolCall(let call):
             guard format == .terminal else { return }
-            line(ansi.wrap("⚙ " + call.displayName + " " + MessageLine.make(call.arguments, limit: 200), .dim))
+            line("⚙ " + call.displayName + " " + MessageLine.make(call.arguments, limit: 200), .dim)
         case .toolResult(let result):
             guard format == .terminal else { return }
-            line(ansi.wrap("  " + Self.resultLine(result), .dim))
+            line("  " + Self.resultLine(result), .dim)
         case .backendMessageID, .backendThreadID, .model, .finished, .detachable, .artifact, .promptEstimate, .resumable:
             break
         }
+    }
+
+    private func show(_ text: String) {
+        let columns = width()
+        if markdown != nil {
+            markdown!.width = columns
+            out(markdown!.feed(text))
+            column = markdown!.column
+        } else if plain != nil {
+            plain!.width = columns
+            out(plain!.feed(text))
+            column = plain!.column
+        }
+    }
+
+    private func plainText(_ text: String) {
+        guard var sanitizer = pipeSanitizer else { return out(text) }
+        var bytes: [UInt8] = []
+        sanitizer.feed(text) { bytes += $0 }
+        pipeSanitizer = sanitizer
+        bytes.removeAll { $0 == TerminalSanitizer.markStart || $0 == TerminalSanitizer.markEnd }
+        out(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// The reply's text stops where it is for another line; it goes on after it.
+    private func breakText() -> String {
+        var out = ""
+        if markdown != nil {
+            out = markdown!.breakLine()
+            column = markdown!.column
+        } else if plain != nil {
+            out = plain!.breakLine()
+            column = plain!.column
+        }
+        return out
+    }
+
+    private func endReasoning(blankLine: Bool) {
+        inReasoning = false
+        out(reasoning.finish() + (blankLine ? "\n" : ""))
+        column = 0
     }
 
     /// A tool's result in one short line: what it returned, its error, or the refusal.
@@ -127,15 +184,14 @@ public final class ReplyView {
         }
     }
 
-    /// Prints a status line on a line of its own, leaving the reply text intact around it.
-    private func line(_ text: String) {
-        if inReasoning {
-            inReasoning = false
-            out(ansi.end(.dim))
-        }
-        if !atLineStart { out("\n") }
-        out(text + "\n")
-        atLineStart = true
+    /// Prints a status line on a line of its own, cut to the width, leaving the reply text
+    /// intact around it.
+    private func line(_ text: String, _ style: Style) {
+        if inReasoning { endReasoning(blankLine: false) } else { out(breakText()) }
+        if column > 0 { out("\n") }
+        let columns = width()
+        for row in StyledLine(text, style).sanitized().wrapped(to: columns) { out(ansi.render(row) + "\n") }
+        column = 0
     }
 
     /// A dim line of the shell's own about this reply ("goes on in the background"), on a line
@@ -143,25 +199,23 @@ public final class ReplyView {
     public func aside(_ text: String) {
         guard format == .terminal else { return }
         clearSpinner()
-        line(ansi.wrap(text, .dim))
+        line(text, .dim)
     }
 
     /// A question of the reply's (may this tool run?) on a line of its own; the answer goes
     /// after it, then `answered` ends the line.
     public func ask(_ text: String) {
         clearSpinner()
-        if inReasoning {
-            inReasoning = false
-            out(ansi.end(.dim))
-        }
-        if !atLineStart { out("\n") }
-        out(ansi.wrap(text, .bold))
-        atLineStart = false
+        if inReasoning { endReasoning(blankLine: false) } else { out(breakText()) }
+        if column > 0 { out("\n") }
+        let rows = StyledLine(text, .bold).sanitized().wrapped(to: width())
+        out(rows.map { ansi.render($0) }.joined(separator: "\n"))
+        column = rows.last.map { TextWidth.of($0.plainText) } ?? 0
     }
 
     public func answered(_ answer: String) {
         out(answer + "\n")
-        atLineStart = true
+        column = 0
     }
 
     /// The reply ended; `outcome` decides the closing line.
@@ -182,12 +236,18 @@ public final class ReplyView {
             }
             out(JSON.object(done).encoded() + "\n")
         case .plain:
-            break
+            if var sanitizer = pipeSanitizer {
+                var bytes: [UInt8] = []
+                sanitizer.finish { bytes += $0 }
+                pipeSanitizer = TerminalSanitizer()
+                bytes.removeAll { $0 == TerminalSanitizer.markStart || $0 == TerminalSanitizer.markEnd }
+                if !bytes.isEmpty { out(String(decoding: bytes, as: UTF8.self)) }
+            }
         case .terminal:
-            if renderMarkdown { out(markdown.finish()) }
-            if inReasoning { out(ansi.end(.dim)) }
-            if !atLineStart { out("\n") }
-            atLineStart = true
+            if markdown != nil { out(markdown!.finish()) }
+            if plain != nil { out(plain!.finish()) }
+            if inReasoning { endReasoning(blankLine: false) }
+            column = 0
             if outcome == .stopped { out(ansi.wrap("(stopped; what arrived is kept)", .dim) + "\n") }
         }
     }

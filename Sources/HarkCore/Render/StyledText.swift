@@ -2,6 +2,8 @@
 /// (ANSI on a TTY, nothing in a pipe or with NO_COLOR).
 public enum Style: Sendable, Equatable {
     case plain, dim, bold, italic, accent, success, warning, error, code, heading, user
+    /// A mark that stands for a control character or escape sequence of untrusted text.
+    case inert
     /// A block of Markdown: rendered on a TTY, printed as written elsewhere.
     case markdownBlock
 }
@@ -21,9 +23,9 @@ public struct StyledLine: Sendable, Equatable, ExpressibleByStringLiteral {
     /// A note about how the command went ("logged in to …"), not its answer: a pipe gets it
     /// on stderr, so stdout holds only the answer.
     public var isNote = false
-    /// Prose that a terminal shows cut at spaces to its width, indented as its first line
-    /// (`wrapped(to:)`); a pipe gets it whole.
-    public var wraps = false
+    /// Where a terminal starts this line's further rows when it cuts it to its width (a
+    /// table's last column); nil: under the text after its leading spaces and list marker.
+    public var hangingIndent: Int?
 
     public init(_ spans: [Span]) { self.spans = spans }
     public init(_ text: String, _ style: Style = .plain) { self.spans = [Span(text, style)] }
@@ -57,29 +59,10 @@ public enum Table {
                     spans.append(Span(String(repeating: " ", count: widths[index] - TextWidth.of(cell.text) + gap)))
                 }
             }
-            return StyledLine(spans)
+            var line = StyledLine(spans)
+            // A long last cell (a command's description) goes on under itself.
+            if row.count > 1 { line.hangingIndent = widths[..<(row.count - 1)].reduce(0) { $0 + $1 + gap } }
+            return line
         }
-    }
-}
-
-/// Display width in terminal columns: wide East Asian characters and emoji take two.
-public enum TextWidth {
-    public static func of(_ text: String) -> Int {
-        var width = 0
-        for scalar in text.unicodeScalars { width += of(scalar) }
-        return width
-    }
-
-    public static func of(_ scalar: Unicode.Scalar) -> Int {
-        let value = scalar.value
-        if value < 0x20 || (0x7F..<0xA0).contains(value) { return 0 }
-        if (0x300...0x36F).contains(value) || value == 0x200D || (0xFE00...0xFE0F).contains(value) { return 0 }
-        if (0x1100...0x115F).contains(value) || (0x2E80...0xA4CF).contains(value) || (0xAC00...0xD7A3).contains(value)
-            || (0xF900...0xFAFF).contains(value) || (0xFE30...0xFE4F).contains(value) || (0xFF00...0xFF60).contains(value)
-            || (0xFFE0...0xFFE6).contains(value) || (0x1F300...0x1F64F).contains(value)
-            || (0x1F900...0x1F9FF).contains(value) || (0x20000...0x3FFFD).contains(value) {
-            return 2
-        }
-        return 1
     }
 }

@@ -62,26 +62,10 @@ public enum MessageLine {
         }
     }
 
-    /// Other C0 controls (but tab), DEL and C1 as `^X` (C1 has no caret form: U+FFFD), so an escape
-    /// sequence in a server's error body or a config line cannot recolour, retitle or rewrite
-    /// the screen.
+    /// Control characters and escape sequences as the inert marks `TerminalSanitizer` shows
+    /// them (`␛[31m`, `␇`), so an escape sequence in a server's error body or a config line
+    /// cannot recolour, retitle or rewrite the screen, and reads the same as in a reply.
     static func visibleControls(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
-        var shown = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            if !isControl(scalar) {
-                shown.append(scalar)
-            } else if scalar.value < 0x20 || scalar.value == 0x7F {
-                shown.append("^")
-                shown.append(Unicode.Scalar(UInt8(scalar.value ^ 0x40)))
-            } else {
-                shown.append("\u{FFFD}")
-            }
-        }
-        return String(shown)
-    }
-
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        (scalar.value < 0x20 && scalar != "\t") || (0x7F...0x9F).contains(scalar.value)
+        TerminalSanitizer.visible(text)
     }
 }

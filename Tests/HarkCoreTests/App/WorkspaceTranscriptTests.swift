@@ -114,7 +114,7 @@ import TestSupport
             > /thread new research
             new thread #1 research
             > think hard
-            slow 
+            slow
             ↪ llama goes on in the background; you will hear when it is done
             > /session notes
             > meanwhile, a note

@@ -13,11 +13,12 @@ import TestSupport
         #expect(!clean.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
         #expect(!clean.contains("\u{202E}"))
         #expect(!clean.contains(";"), "a ; would start another OSC 777 field")
-        #expect(clean == "done ]52,c,cm0gLXJmIH4= [2J 31mgnp.exe next, line")
+        // The sequences show as the marks the terminal sanitizer draws, never acting.
+        #expect(clean == "done␛]52,c,cm0gLXJmIH4=␇␛[2J␛[31mgnp.exe next, line")
         #expect(NotificationText.clean(String(repeating: "a", count: 50), limit: 10) == "aaaaaaaaaa…")
         // What hark says at exit about a task left running names it by the agent's task id.
-        #expect(ResumePoint(kind: "task", key: "\u{1B}[2J1234567").label == "task [2J1234")
-        #expect(ResumePoint(kind: "build", key: "app#3", details: ["label": "app #3\u{7}"]).label == "app #3")
+        #expect(ResumePoint(kind: "task", key: "\u{1B}[2J1234567").label == "task ␛[2J1234")
+        #expect(ResumePoint(kind: "build", key: "app#3", details: ["label": "app #3\u{7}"]).label == "app #3␇")
     }
 
     @Test func theSequencesAndTheirPassthroughWrappers() {

@@ -5,9 +5,11 @@ import TestSupport
 /// Shows `segments` through a ReplyView, each text or reasoning segment cut into several
 /// events at the given offsets; returns what went to the output and to the error stream.
 func showReply(_ segments: [ReplyEvent], format: ReplyView.Format, colors: Bool = false, seed: UInt64? = nil,
-               outcome: ReplyOutcome = .complete) -> (out: String, err: String) {
+               outcome: ReplyOutcome = .complete, markdown: Bool = true, sanitize: Bool? = nil,
+               width: Int = 80) -> (out: String, err: String) {
     var out = "", err = ""
-    let view = ReplyView(format: format, capabilities: TerminalCapabilities(isTTY: format == .terminal, colors: colors),
+    let capabilities = TerminalCapabilities(isTTY: format == .terminal, colors: colors, sanitizes: sanitize)
+    let view = ReplyView(format: format, capabilities: capabilities, markdown: markdown, width: { width },
                          output: { out += $0 }, errorOutput: { err += $0 })
     var generator = seed.map { SplitMix(seed: $0) }
     for segment in segments {
@@ -81,13 +83,59 @@ func showReply(_ segments: [ReplyEvent], format: ReplyView.Format, colors: Bool 
     @Test func randomCutsShowLikeWholeEvents() {
         for format in [ReplyView.Format.terminal, .plain] {
             for colors in format == .terminal ? [false, true] : [false] {
-                let whole = showReply(Self.reply, format: format, colors: colors)
+                let whole = showReply(Self.reply, format: format, colors: colors, width: 12)
                 for seed in 1...200 as ClosedRange<UInt64> {
-                    let cut = showReply(Self.reply, format: format, colors: colors, seed: seed)
-                    #expect(cut.out == whole.out, "\(format), colours \(colors), seed \(seed)")
+                    let cut = showReply(Self.reply, format: format, colors: colors, seed: seed, width: 12)
+                    if format == .terminal {
+                        let screen = VirtualScreen(width: 12, showing: cut.out), expected = VirtualScreen(width: 12, showing: whole.out)
+                        #expect(screen == expected, "colours \(colors), seed \(seed): \(screen.difference(from: expected))")
+                    } else {
+                        #expect(cut.out == whole.out, "seed \(seed)")
+                    }
                     #expect(cut.err == whole.err)
                 }
             }
         }
+    }
+
+    static let hostile = "Hello \u{1B}]52;c;cHduZWQ=\u{7} \u{1B}]0;PWNED-TITLE\u{7} \u{1B}[2J \u{1B}]8;;http://evil.example/\u{7}click"
+        + "\u{1B}]8;;\u{7} \u{1B}P+q\u{1B}\\ \u{9B}31m \u{7} END"
+
+    @Test func aPipeGetsTheBytesAsSentAndSanitizeShowsThemAsMarks() {
+        #expect(showReply([.text(Self.hostile)], format: .plain).out == Self.hostile)
+        let sanitized = showReply([.text(Self.hostile)], format: .plain, sanitize: true).out
+        #expect(sanitized == "Hello ␛]52;c;cHduZWQ=␇ ␛]0;PWNED-TITLE␇ ␛[2J ␛]8;;http://evil.example/␇click␛]8;;␇ ␛P+q␛\\ ␛[31m ␇ END")
+    }
+
+    @Test func onATerminalNoSequenceOfTheReplyReachesTheScreen() {
+        for colors in [false, true] {
+            for markdown in [false, true] {
+                let out = showReply([.text(Self.hostile), .reasoning("\u{1B}[2Jthink"), .status("\u{1B}]0;x\u{7}s"),
+                                     .notice("\u{7}n")], format: .terminal, colors: colors, markdown: markdown, width: 200).out
+                let screen = VirtualScreen(width: 200, showing: out)
+                #expect(screen.faults.isEmpty, "colours \(colors), markdown \(markdown): \(screen.faults)")
+                #expect(screen.text.contains("Hello ␛]52;c;cHduZWQ=␇ ␛]0;PWNED-TITLE␇ ␛[2J ␛]8;;http://evil.example/␇click"))
+                #expect(!out.unicodeScalars.contains { $0 == "\u{7}" || (0x80...0x9F).contains($0.value) })
+            }
+        }
+    }
+
+    @Test func aConsoleKeepsItsColoursWrittenAgainFromParsedSGR() {
+        let out = showReply([.text("\u{1B}[1;31mred\u{1B}[0m plain \u{1B}[38;5;208morange\u{1B}[39m \u{1B}[8mhidden\u{1B}[0m\n")],
+                            format: .terminal, colors: true, markdown: false).out
+        let screen = VirtualScreen(width: 80, showing: out)
+        #expect(screen.faults.isEmpty)
+        #expect(screen.lines == ["red plain orange hidden"])
+        #expect(screen.style(of: "red") == "0;1;31")
+        #expect(screen.style(of: "plain") == "")
+        #expect(screen.style(of: "orange") == "0;38;5;208")
+        // Concealed text would be there and unseen: it is shown.
+        #expect(screen.style(of: "hidden") == "")
+    }
+
+    @Test func aStatusLineInTheMiddleOfARowLeavesTheTextToGoOnAfterIt() {
+        let out = showReply([.text("- a list item that"), .status("working"), .text(" wraps onto more rows\n")], format: .terminal,
+                            colors: true, width: 20).out
+        #expect(VirtualScreen(width: 20, showing: out).lines == ["• a list item that", "· working", "  wraps onto more", "  rows"])
     }
 }

@@ -29,7 +29,7 @@ import TestSupport
         #expect(items.map(\.kind) == ["build", "task", "build"])
         #expect(items[0].headline == "app #1 SUCCESS in 3s", "a build says its result, not its console's first line")
         #expect(items[1].headline == "Booked.")
-        #expect(items[2].headline == "[31mred text", "no control character reaches a line: \(items[2].headline.debugDescription)")
+        #expect(items[2].headline == "␛[31mred␇ text", "no control character reaches a line: \(items[2].headline.debugDescription)")
         #expect(try store.unreadCount() == 3)
 
         try store.markMessageRead(second)

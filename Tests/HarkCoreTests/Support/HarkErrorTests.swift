@@ -5,10 +5,10 @@ import Testing
     /// A server's error text or a config line can hold escape sequences; the error line shows
     /// them instead of letting them act on the terminal.
     @Test func controlCharactersAreShownNotSent() {
-        #expect(HarkError.backend("bad \u{1B}[31mred\u{7} \u{1B}]0;title\u{7}").message == "bad ^[[31mred^G ^[]0;title^G")
-        #expect(HarkError.backend("cr\roverwrite del\u{7F} c1\u{9B}2J").message == "cr overwrite del^? c1\u{FFFD}2J")
+        #expect(HarkError.backend("bad \u{1B}[31mred\u{7} \u{1B}]0;title\u{7}").message == "bad ␛[31mred␇ ␛]0;title␇")
+        #expect(HarkError.backend("cr\roverwrite del\u{7F} c1\u{9B}2J").message == "cr overwrite del␡ c1␛[2J")
         #expect(HarkError.backend("tab\tand é 👩‍💻 stay").message == "tab\tand é 👩‍💻 stay")
-        #expect(HarkError.config(path: "p", line: 3, reason: "odd \u{1B}c").message.contains("odd ^[c"))
+        #expect(HarkError.config(path: "p", line: 3, reason: "odd \u{1B}c").message.contains("odd ␛c"))
     }
 }
 

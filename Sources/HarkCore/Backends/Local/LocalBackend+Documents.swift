@@ -160,7 +160,6 @@ extension LocalBackend {
             lines.append(StyledLine(spans))
             var snippet = MessageFormatting.highlighted(passage.snippet.trimmed)
             snippet.spans.insert(Span("  "), at: 0)
-            snippet.wraps = true
             lines.append(snippet)
         }
         return lines

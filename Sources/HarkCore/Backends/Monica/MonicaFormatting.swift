@@ -165,9 +165,9 @@ enum MonicaFormatting {
     }
 
     /// Monica's text is the user's own, but a control character in it must not reach the
-    /// terminal or break the columns.
+    /// terminal or break the columns: shown as the terminal sanitizer shows it, a tab as a space.
     static func sanitize(_ text: String) -> String {
-        String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
+        String(TerminalSanitizer.visible(text).map { $0 == "\t" ? " " : $0 })
     }
 
     static func clip(_ text: String, _ width: Int) -> String {

@@ -62,7 +62,7 @@ import TestSupport
 
     @Test func multiLineAndHostileTextStaysInItsColumn() {
         #expect(MonicaFormatting.entry(lead: "2025-01-01  ", body: "first\r\n  second\n\nthird\u{1B}[2J")
-            == ["2025-01-01    first", "              second", "", "              third [2J"])
+            == ["2025-01-01    first", "              second", "", "              third␛[2J"])
         let table = MonicaFormatting.contactTable([MonicaContact(["id": 1, "first_name": "李", "last_name": "小龍\t"])!,
                                                    MonicaContact(["id": 22, "first_name": "Al"])!])
         #expect(table == ["id  name      nickname  tags", "1   李 小龍", "22  Al"], "no company / job column when every row lacks one")
