@@ -12,6 +12,8 @@ public final class LocalBackend: Backend, BackendKind {
     public static let settings: [SettingSpec] = [
         SettingSpec("llm", "a model's session (kind openai, e.g. a local llama.cpp) that reads form answers the rules "
             + "cannot, and writes /ask's answer from your documents; without it, rules only and no network"),
+        SettingSpec("llm_timeout", "seconds a form answer waits for the llm before the rules read it (default 5; 0 waits "
+            + "as long as it takes)", type: .seconds),
     ]
 
     public static let commands: [CommandSpec] = documentCommands + [
@@ -38,6 +40,8 @@ public final class LocalBackend: Backend, BackendKind {
     let clock: HarkClock
     /// The session that reads free-text answers, or nil for rules only.
     let llm: String?
+    /// How long a form answer waits for it; nil as long as it takes.
+    let llmTimeLimit: Double?
 
     init(session: SessionConfig, environment: BackendEnvironment) throws {
         self.session = session
@@ -46,6 +50,8 @@ public final class LocalBackend: Backend, BackendKind {
         sessions = environment.sessions
         clock = environment.clock
         llm = session["llm"]
+        let timeout = try session.double("llm_timeout") ?? FormModelReader.defaultTimeLimit
+        llmTimeLimit = timeout > 0 ? timeout : nil
         if llm == session.name {
             throw HarkError.usage("session \(session.name): llm must name another session, one of kind openai")
         }
@@ -84,7 +90,8 @@ public final class LocalBackend: Backend, BackendKind {
         let intent = conversation.intent(of: text)
         var extracted: [String: JSON]?
         if case .answer(let answer) = intent, let llm, FormModelReader.wants(answer, conversation: conversation) {
-            switch try await FormModelReader(sessionName: llm, sessions: sessions).read(answer, conversation: conversation, emit: emit) {
+            let reader = FormModelReader(sessionName: llm, sessions: sessions, timeLimit: llmTimeLimit)
+            switch try await reader.read(answer, conversation: conversation, emit: emit) {
             case .values(let values): extracted = values
             case .failed(let reason): try await emit(.notice(reason))
             }

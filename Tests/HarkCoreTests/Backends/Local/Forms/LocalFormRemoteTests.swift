@@ -116,16 +116,19 @@ import TestSupport
             """))
     }
 
-    static func modelHome(_ server: TestOpenAIServer) -> TestHome {
+    /// `local` reading with `llama`, the test server; `local` and `model` are more lines of each.
+    static func modelHome(_ server: TestOpenAIServer, local: String = "", model: String = "") -> TestHome {
         TestHome(config: """
             [session local]
             kind = local
             llm = llama
+            \(local)
 
             [session llama]
             kind = openai
             url = \(server.baseURL)
             model = tiny
+            \(model)
             """, sharedPrompts: [TestHome.shippedPrompts])
     }
 
