@@ -5,6 +5,7 @@ _hark() {
     local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"
     case "$prev" in
         --session|-s) COMPREPLY=($(compgen -W "$(_hark_sessions)" -- "$cur")); return ;;
+        --truncate) COMPREPLY=($(compgen -W "head tail" -- "$cur")); return ;;
         --kind) COMPREPLY=($(compgen -W "local webhook openai nyla jenkins monica a2a" -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W "md json" -- "$cur")); return ;;
         --output|--system|--wav|-o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -14,13 +15,13 @@ _hark() {
     for ((i = 1; i < COMP_CWORD; i++)); do
         if ((skip)); then skip=0; continue; fi
         case "${COMP_WORDS[i]}" in
-            --auth|--fork-at|--format|--grammar|--kind|--model|--output|--pause|--pitch|--rate|--session|--set|--system|--thread|--url|--voice|--wav|--yes-tools|-n|-o|-s) skip=1 ;;
+            --auth|--fork-at|--format|--grammar|--kind|--model|--output|--pause|--pitch|--rate|--session|--set|--system|--thread|--truncate|--url|--voice|--wav|--yes-tools|-n|-o|-s) skip=1 ;;
             -*) ;;
             *) if [[ -z $command ]]; then command="${COMP_WORDS[i]}"; elif [[ -z $sub ]]; then sub="${COMP_WORDS[i]}"; fi ;;
         esac
     done
     case "$command" in
-        "") COMPREPLY=($(compgen -W "sessions session history stats search ask backup index restore export speak transcribe listen doctor version help completions -s --session --thread --new-thread --fork-at --code --json --speak --listen --yes-tools -h --help --version" -- "$cur")) ;;
+        "") COMPREPLY=($(compgen -W "sessions session history stats search ask backup index restore export speak transcribe listen doctor version help completions -s --session --thread --new-thread --fork-at --code --json --speak --listen --no-stdin --truncate --yes-tools -h --help --version" -- "$cur")) ;;
         sessions)
             COMPREPLY=($(compgen -W "--names --json" -- "$cur")) ;;
         session)
@@ -28,7 +29,7 @@ _hark() {
                 "") COMPREPLY=($(compgen -W "add rm edit" -- "$cur")) ;;
                 add) COMPREPLY=($(compgen -W "--kind --url --auth --model --system --set" -- "$cur")) ;;
                 rm) COMPREPLY=($(compgen -W " $(_hark_sessions)" -- "$cur")) ;;
-                edit) COMPREPLY=($(compgen -W " $(_hark_sessions)" -- "$cur")) ;;
+                edit) COMPREPLY=($(compgen -W "--url --auth --model --system --set $(_hark_sessions)" -- "$cur")) ;;
             esac ;;
         history)
             COMPREPLY=($(compgen -W "-s --session -n --json" -- "$cur")) ;;

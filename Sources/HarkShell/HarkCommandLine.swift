@@ -26,7 +26,7 @@ public struct HarkCommandLine {
             return try subcommand(command, Array(arguments.dropFirst()))
         }
         let parsed = try OptionParser.parse(arguments, options: CLICommands.messageOptions, help: "hark --help")
-        let options = MessageOptions(parsed)
+        let options = try MessageOptions(parsed)
         if options.help {
             terminal.write(CLICommands.usage().joined(separator: "\n") + "\n")
             return 0
@@ -40,8 +40,14 @@ public struct HarkCommandLine {
         workspace.tools.allow(options.yesTools)
         try selectThread(options, workspace: workspace)
         var message = options.words.joined(separator: " ")
+        // `-` as the message: read it from stdin, even from a terminal (to Ctrl-D).
+        let messageOnStdin = options.words == ["-"]
+        if messageOnStdin {
+            if options.noStdin { throw HarkError.usage("- reads the message from stdin; leave out --no-stdin") }
+            message = ""
+        }
         if options.listen {
-            guard message.isEmpty else { throw HarkError.usage("give a message or --listen, not both") }
+            guard message.isEmpty && !messageOnStdin else { throw HarkError.usage("give a message or --listen, not both") }
             guard let dictated = try dictateMessage(workspace) else { return HarkError.ExitCode.interrupted.rawValue }
             message = dictated
         }
@@ -49,17 +55,14 @@ public struct HarkCommandLine {
             // Checked before anything is sent: a missing espeak-ng or sound server is one clear error.
             _ = try workspace.voice.replySpeaker(for: workspace.currentConfig, config: workspace.config,
                                                  paths: workspace.paths, forced: true)
-            if !message.isEmpty || !terminal.hasKeyboard { try workspace.voice.prepareOutput() }
+            if !message.isEmpty || !terminal.hasKeyboard || messageOnStdin { try workspace.voice.prepareOutput() }
         }
-        if message.isEmpty && !terminal.hasKeyboard {
-            let input = terminal.readToEnd()
-            message = String(decoding: input, as: UTF8.self)
-            while message.hasSuffix("\n") || message.hasSuffix("\r") { message.removeLast() }
-            guard !message.trimmed.isEmpty else {
+        let piped = readPiped(options, message: message, messageOnStdin: messageOnStdin)
+        if message.isEmpty && piped == nil {
+            if messageOnStdin { throw HarkError.usage("- reads the message from stdin, and nothing came") }
+            if !terminal.hasKeyboard {
                 throw HarkError.usage("no message: give one as an argument or on stdin (or run hark in a terminal for the shell)")
             }
-        }
-        if message.isEmpty {
             if options.json { throw HarkError.usage("--json needs a message") }
             if options.code { throw HarkError.usage("--code needs a message") }
             if options.speak {
@@ -73,9 +76,19 @@ public struct HarkCommandLine {
         }
         workspace.store.indexer.deferPasses()
         let code = OneShot(workspace: workspace, terminal: terminal, json: options.json, speak: options.speak,
-                           codeOnly: options.code).run(message)
+                           codeOnly: options.code).run(message, piped: piped)
         indexInBackground(workspace)
         return code
+    }
+
+    /// What came on stdin to go with the message, as llm, mods and aichat read it: all of it,
+    /// when stdin is not a terminal (or the message is `-`). Not read with `--no-stdin` (a
+    /// loop reading its own input), for `--listen`, or for a `/command`, which takes none.
+    func readPiped(_ options: MessageOptions, message: String, messageOnStdin: Bool) -> PipedInput? {
+        let isCommand = message.hasPrefix("/") && !message.hasPrefix("//")
+        guard messageOnStdin || (!terminal.hasKeyboard && !options.noStdin && !options.listen && !isCommand) else { return nil }
+        let bytes = terminal.readToEnd()
+        return bytes.isEmpty ? nil : PipedInput(bytes: bytes, truncation: options.truncate)
     }
 
     /// A one-shot run ends as soon as its reply is out and stored: what its reply left for the
@@ -162,13 +175,17 @@ public struct HarkCommandLine {
         var json = false
         var speak = false
         var listen = false
+        /// `--no-stdin`: stdin is not read, even when it is not a terminal.
+        var noStdin = false
+        /// `--truncate head|tail`: piped text that does not fit the model is cut, keeping this end.
+        var truncate: PipedText.Truncation?
         /// `--yes-tools`: MCP tools that run without asking, this run.
         var yesTools: [String] = []
         var help = false
         var version = false
         var words: [String] = []
 
-        init(_ parsed: ParsedOptions) {
+        init(_ parsed: ParsedOptions) throws {
             session = parsed.value("--session")
             thread = parsed.value("--thread")
             newThread = parsed.flag("--new-thread")
@@ -177,6 +194,13 @@ public struct HarkCommandLine {
             json = parsed.flag("--json")
             speak = parsed.flag("--speak")
             listen = parsed.flag("--listen")
+            noStdin = parsed.flag("--no-stdin")
+            if let end = parsed.value("--truncate") {
+                guard let truncation = PipedText.Truncation(rawValue: end) else {
+                    throw HarkError.usage("--truncate takes head (keep the beginning) or tail (keep the end), not \(end)")
+                }
+                truncate = truncation
+            }
             yesTools = parsed.values("--yes-tools").flatMap { $0.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init) }
             help = parsed.flag("--help")
             version = parsed.flag("--version")

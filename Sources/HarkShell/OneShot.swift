@@ -2,8 +2,8 @@ import FoundationEssentials
 import Glibc
 import HarkCore
 
-/// `hark -s NAME "message"` and `… | hark -s NAME`: one line through the workspace, the reply
-/// on stdout, the exit code telling how it went.
+/// `hark -s NAME "message"` and `… | hark -s NAME ["message"]`: one line through the workspace
+/// with what was piped in, the reply on stdout, the exit code telling how it went.
 public struct OneShot {
     let workspace: Workspace
     let terminal: Terminal
@@ -21,7 +21,8 @@ public struct OneShot {
         self.codeOnly = codeOnly
     }
 
-    public func run(_ line: String) -> Int32 {
+    /// `piped`: what came on stdin, sent with the message (or as it, when `line` is empty).
+    public func run(_ line: String, piped: PipedInput? = nil) -> Int32 {
         terminal.catchSignals([SIGINT, SIGTERM, SIGHUP])
         let loop = EventLoop(terminal: terminal)
         if terminal.hasKeyboard {
@@ -38,6 +39,7 @@ public struct OneShot {
         let presenter = OutcomePresenter(workspace: workspace, terminal: terminal, loop: loop,
                                          mode: .oneShot(json: json, speak: speak))
         presenter.codeOnly = codeOnly
-        return presenter.run(line)
+        defer { workspace.prepareForExit() }
+        return presenter.run(line, piped: piped)
     }
 }

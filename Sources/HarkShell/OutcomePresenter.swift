@@ -48,12 +48,13 @@ final class OutcomePresenter {
         self.mode = mode
     }
 
-    /// Runs one line through the workspace and shows the outcome; returns the exit status.
+    /// Runs one line through the workspace (with what was piped into a one-shot hark) and shows
+    /// the outcome; returns the exit status.
     @discardableResult
-    func run(_ line: String) -> Int32 {
+    func run(_ line: String, piped: PipedInput? = nil) -> Int32 {
         let workspace = self.workspace
         do {
-            return present(try blocking { try await workspace.execute(line) })
+            return present(try blocking { try await workspace.execute(line, piped: piped) })
         } catch {
             return fail(error)
         }

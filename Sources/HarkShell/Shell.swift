@@ -96,6 +96,7 @@ public final class Shell {
             }
         }
         for job in workspace.runningJobs { job.stop() }
+        workspace.prepareForExit()
         return exitCode
     }
 
@@ -104,13 +105,7 @@ public final class Shell {
         var lines: [String] = []
         lines.append(ansi.wrap("hark \(HarkVersion.string)", .bold) + ansi.wrap(" · session \(session.name) (\(session.kind))"
             + " · /help for commands, Ctrl-D to quit", .dim))
-        if session.kind == "local" && workspace.config.sessions.count == 1 {
-            lines.append(ansi.wrap("This session is offline: messages are notes to self, kept and searchable. "
-                + "/forms lists forms to fill in, /prompts ready-made prompts.", .dim))
-            lines.append(ansi.wrap("Your files: /docs add PATH… makes them searchable, /ask QUESTION finds what answers it.", .dim))
-            lines.append(ansi.wrap("Add an agent with /session add NAME --kind webhook|openai --url URL; "
-                + "/help lists every command.", .dim))
-        }
+        lines += workspace.greeting().map(ansi.render)
         for warning in workspace.warnings { lines.append(ansi.wrap("warning: " + warning, .warning)) }
         terminal.write(lines.joined(separator: "\n") + "\n")
     }

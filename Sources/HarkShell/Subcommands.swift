@@ -132,11 +132,12 @@ extension HarkCommandLine {
 
     func editSession(_ parsed: ParsedOptions) throws -> Int32 {
         let paths = Paths.fromEnvironment()
-        guard let name = parsed.words.first, parsed.words.count >= 2 else {
-            throw HarkError.usage("usage: hark session edit NAME KEY=VALUE…")
+        let assignments = SessionEditing.assignments(parsed, words: Array(parsed.words.dropFirst()))
+        guard let name = parsed.words.first, !assignments.isEmpty else {
+            throw HarkError.usage("usage: hark session edit NAME KEY=VALUE… (or --set KEY=VALUE, --url URL…)")
         }
         let session = try ConfigFile.load(paths: paths).existingSession(named: name)
-        try SessionEditing.set(Array(parsed.words.dropFirst()), session: session, paths: paths)
+        try SessionEditing.set(assignments, session: session, paths: paths)
         terminal.write("updated session \(name)\n")
         return 0
     }

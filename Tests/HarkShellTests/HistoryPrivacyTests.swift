@@ -92,6 +92,39 @@ import TestSupport
         #expect(try await run(["-s", "local", "again"]).stderr.isEmpty)
     }
 
+    // MARK: A read-only history
+
+    /// A history its owner made read-only (0444) stays read-only: start-up's tightening takes
+    /// only the group's and others' bits away (0400, never giving write back), a message is
+    /// refused in one line (exit 7) before anything is sent, and history and search still read
+    /// it, the text not yet indexed too. As an unprivileged user: root writes whatever the mode.
+    @Test(.enabled(if: UnprivilegedUser.isAvailable, "needs root and setpriv (util-linux) to run hark as an unprivileged user"))
+    func aReadOnlyHistoryStaysReadOnly() async throws {
+        let server = try TestHTTPServer { _, response in response.send(json: #"{"output":"heard the aardvark"}"#) }
+        let home = TestHome(config: "[hark]\ndefault = hook\n\n[session hook]\nkind = webhook\nurl = \(server.baseURL)/hook\n")
+        try UnprivilegedUser.give(home.directory.path)
+        let first = try await UnprivilegedUser.hark(["remember the aardvark"], home.environment)
+        #expect(first.status == 0, "\(first.output)")
+        #expect(server.requests.count == 1)
+        let path = home.paths.historyDatabase
+        #expect(chmod(path, 0o444) == 0)
+        let refused = try await UnprivilegedUser.hark(["and the anteater"], home.environment)
+        #expect(refused.status == HarkError.ExitCode.storage.rawValue)
+        #expect(refused.stderr == "hark: history database: \(path) is read-only (mode 0400); hark stores every message "
+            + "before it sends it, so it sends nothing: make the file writable (chmod u+w) to send, or read it with hark "
+            + "history, search or export\n")
+        #expect(server.requests.count == 1, "a message was sent")
+        #expect(Self.mode(path) == 0o400, "\(String(Self.mode(path), radix: 8))")
+        let history = try await UnprivilegedUser.hark(["history"], home.environment)
+        #expect(history.status == 0, "\(history.output)")
+        #expect(history.stdout.contains("you: remember the aardvark") && history.stdout.contains("heard the aardvark"))
+        #expect(!history.stdout.contains("anteater"))
+        let search = try await UnprivilegedUser.hark(["search", "aardvark"], home.environment)
+        #expect(search.status == 0, "\(search.output)")
+        #expect(search.stdout.contains("aardvark"))
+        #expect(Self.mode(path) == 0o400)
+    }
+
     // MARK: 7. A history from a newer hark
 
     @Test func aNewerHistoryIsNotWrittenButCanBeRead() async throws {

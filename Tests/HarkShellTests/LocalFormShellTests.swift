@@ -123,11 +123,12 @@ struct LocalFormTerminalTests {
         try await say("it's boss@example.org", then: "Please check your answers:")
         try await terminal.waitFor(text: "1250.5 EUR")
         try await say("yes", then: "Travel expense claim is complete.")
-        try await terminal.waitFor(text: "local · Notes ›")
+        try await terminal.waitFor(text: "\nlocal › ")
         try terminal.type("book the next trip earlier")
         try terminal.press("Enter")
-        // The note is stored and the prompt drawn again: a second Notes prompt on the screen.
-        try await terminal.waitFor("the next prompt") { $0.components(separatedBy: "local · Notes ›").count > 2 }
+        // The note is stored, acknowledged, and the prompt names the thread it started.
+        try await terminal.waitFor(text: "· noted")
+        try await terminal.waitFor(text: "local · book the next trip earl… ›")
         try terminal.press("C-d")
         #expect(try await terminal.waitForExit() == 0)
         let store = try HistoryStore(path: home.paths.historyDatabase)
@@ -138,7 +139,7 @@ struct LocalFormTerminalTests {
                          "missing_receipts": "the taxi receipt got wet", "approver": "boss@example.org"])
         let note = try #require(try store.lastMessage(session: "local", role: .user))
         #expect(note.text == "book the next trip earlier")
-        #expect(try store.thread(id: note.threadID)?.title == "Notes")
+        #expect(try store.thread(id: note.threadID)?.title == "book the next trip earlier")
     }
 }
 

@@ -27,6 +27,17 @@ import TestSupport
         try TestHTTPServer { _, response in response.send(json: #"{"output":"heard"}"#) }
     }
 
+    /// A home whose session `hook` sends to `server` with `auth`, waiting `secretTimeout` for it.
+    static func hookHome(_ server: TestHTTPServer, auth: String, secretTimeout: String) -> TestHome {
+        TestHome(config: """
+            [session hook]
+            kind = webhook
+            url = \(server.baseURL)/hook
+            secret_timeout = \(secretTimeout)
+            auth = \(auth)
+            """)
+    }
+
     // MARK: 1. Header injection through a secret
 
     /// A `file:` or `cmd:` secret of several lines sends its first line only; whatever is left
@@ -190,13 +201,7 @@ import TestSupport
         let server = try Self.recordingWebhook()
         let outside = TemporaryDirectory("hark-secret")
         let pidFile = outside.file("sleep.pid")
-        let home = TestHome(config: """
-            [session hook]
-            kind = webhook
-            url = \(server.baseURL)/hook
-            secret_timeout = 0.5
-            auth = header:X-Key:cmd:sleep 600 & echo $! > \(pidFile); wait
-            """)
+        let home = Self.hookHome(server, auth: "header:X-Key:cmd:sleep 600 & echo $! > \(pidFile); wait", secretTimeout: "0.5")
         let run = try await Self.hark(["-s", "hook", "hi"], home.environment)
         #expect(run.status == HarkError.ExitCode.config.rawValue)
         #expect(run.stderr == "hark: secret cmd:sleep of session hook: the command did not finish within 0.5 s and was "
@@ -213,13 +218,7 @@ import TestSupport
         let outside = TemporaryDirectory("hark-secret")
         let fifo = outside.file("started")
         #expect(mkfifo(fifo, 0o600) == 0)
-        let home = TestHome(config: """
-            [session hook]
-            kind = webhook
-            url = \(server.baseURL)/hook
-            secret_timeout = 600
-            auth = header:X-Key:cmd:sleep 600 & echo $! > \(fifo); wait
-            """)
+        let home = Self.hookHome(server, auth: "header:X-Key:cmd:sleep 600 & echo $! > \(fifo); wait", secretTimeout: "600")
         let process = try RunningProcess([BuiltProducts.hark, "-s", "hook", "hi"], environment: home.environment)
         // The command writes its sleep's pid into the fifo: from then on hark waits on it.
         let sleeper = try await offThePool { Self.readLine(fromFifo: fifo) }
@@ -270,6 +269,70 @@ import TestSupport
             if count > 0 { text += String(decoding: buffer[0..<count], as: UTF8.self) } else if count == 0 && !text.isEmpty { break }
         }
         return text.trimmed
+    }
+
+    // MARK: Endless sources
+
+    /// An endless `file:` or `cmd:` source (/dev/zero, a FIFO nobody writes, `cat /dev/zero`)
+    /// is a config error in one line (exit 3) with nothing sent. Run with its data limited to
+    /// 256 MB: hark reads a few KB of the source, where it once read /dev/zero until the
+    /// machine's memory was gone.
+    @Test func anEndlessSecretIsAConfigErrorWithNothingSent() async throws {
+        let server = try Self.recordingWebhook()
+        let outside = TemporaryDirectory("hark-secret")
+        let fifo = outside.file("nobody-writes")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let home = TestHome(config: """
+            [session zero]
+            kind = webhook
+            url = \(server.baseURL)/hook
+            auth = bearer:file:/dev/zero
+
+            [session fifo]
+            kind = webhook
+            url = \(server.baseURL)/hook
+            secret_timeout = 0.5
+            auth = bearer:file:\(fifo)
+
+            [session cat]
+            kind = webhook
+            url = \(server.baseURL)/hook
+            auth = header:X-Key:cmd:cat /dev/zero
+            """)
+        let expected = [
+            "zero": "secret file:/dev/zero of session zero: /dev/zero has no line within its first 8 KB; the secret is the file's "
+                + "first line",
+            "fifo": "secret file:\(fifo) of session fifo: no line came from \(fifo) within 0.5 s (a pipe nobody writes?); "
+                + "raise the session's secret_timeout if it needs longer",
+            "cat": "secret cmd:cat of session cat: the command printed more than 8 KB and was stopped; have it print only the "
+                + "secret, on one line",
+        ]
+        for (session, line) in expected.sorted(by: { $0.key < $1.key }) {
+            let run = try await offThePool {
+                try Subprocess.run(["/usr/bin/prlimit", "--data=\(256 << 20)", BuiltProducts.hark, "-s", session, "hi"],
+                                   environment: home.environment, streams: .captured(input: Data()))
+            }
+            #expect(run.status == HarkError.ExitCode.config.rawValue, "\(session): \(String(decoding: run.stderr, as: UTF8.self))")
+            #expect(String(decoding: run.stderr, as: UTF8.self) == "hark: \(line)\n")
+        }
+        #expect(server.requests.isEmpty)
+    }
+
+    /// SIGTERM while hark waits on a FIFO secret ends it at once (143), with nothing sent.
+    @Test func termWhileAFIFOSecretIsAwaitedEndsAtOnce() async throws {
+        let server = try Self.recordingWebhook()
+        let outside = TemporaryDirectory("hark-secret")
+        let fifo = outside.file("slow-writer")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let home = Self.hookHome(server, auth: "bearer:file:\(fifo)", secretTimeout: "600")
+        let process = try RunningProcess([BuiltProducts.hark, "-s", "hook", "hi"], environment: home.environment)
+        // Opening the FIFO for writing returns once hark has opened it to read: it waits now.
+        let writer = try await offThePool { open(fifo, O_WRONLY | O_CLOEXEC) }
+        defer { close(writer) }
+        process.kill(SIGTERM)
+        #expect(try await offThePool { process.wait() } == 143)
+        #expect(process.stderrText.split(separator: "\n").count <= 1, "\(process.stderrText)")
+        #expect(server.requests.isEmpty)
     }
 
     // MARK: 9. One line per error

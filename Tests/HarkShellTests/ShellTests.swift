@@ -14,13 +14,27 @@ import TestSupport
         #expect(greeting.hasPrefix("hark \(HarkVersion.string) · session local (local) · /help for commands, Ctrl-D to quit\n"))
         #expect(greeting.contains("This session is offline: messages are notes to self"))
         #expect(fresh.terminal.prompt == "local › ")
+        await fresh.type("buy oat milk")
+        let later = await Transcript(try home.workspace()).greeting
+        #expect(!later.contains("This session is offline"), "the hints are for a session's first run: \(later)")
 
         let oddHome = TestHome(config: "[session notes]\nkind = local\ncolour = blue\n")
         let odd = Transcript(try oddHome.workspace())
         let warned = await odd.greeting
         #expect(warned.contains("\nwarning: "), "\(warned)")
         #expect(warned.contains("colour"))
-        #expect(!warned.contains("This session is offline"), "only the first run, with nothing but local, gets the hints")
+    }
+
+    /// Started again in a thread whose form is open, the shell asks the form's question again.
+    @Test func aFormInProgressAsksItsQuestionAgainAtStart() async throws {
+        let home = TestHome(sharedPrompts: [TestHome.shippedPrompts])
+        let first = Transcript(try home.workspace())
+        await first.type("/form new-contact")
+        let asked = await first.type("Ann Lee")
+        let question = try #require(asked.split(separator: "\n").last.map(String.init))
+        let greeting = await Transcript(try home.workspace()).greeting
+        #expect(greeting.contains("\nBack to New contact: 1 of "), "\(greeting)")
+        #expect(greeting.hasSuffix(question + "\n"), "\(greeting)")
     }
 
     @Test func aQuestionAtTheTerminalShowsTheAnswerButNeverThePassword() async throws {

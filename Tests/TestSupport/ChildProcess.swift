@@ -105,6 +105,12 @@ public final class ChildProcess: @unchecked Sendable {
         guard stdout.contains(text) else { throw Failure.timeout("stdout \"\(text)\" (it exited)", stdout: stdout, stderr: stderr) }
     }
 
+    /// Waits until stdout meets `condition` (a record the program keeps as it goes).
+    public func waitFor(_ what: String, seconds: Double = 120, stdout condition: @escaping @Sendable (String) -> Bool) async throws {
+        try await wait(what, seconds: seconds) { condition($0.stdout) || $0.status != nil }
+        guard condition(stdout) else { throw Failure.timeout("\(what) (it exited)", stdout: stdout, stderr: stderr) }
+    }
+
     /// Waits until stderr holds `text` at least `count` times (a log line that recurs).
     public func waitFor(stderr text: String, count: Int, seconds: Double = 120) async throws {
         func occurrences(_ log: String) -> Int { log.components(separatedBy: text).count - 1 }

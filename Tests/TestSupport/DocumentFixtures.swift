@@ -96,6 +96,14 @@ public enum DocumentFixtures {
         return Array(out.utf8)
     }
 
+    /// A PNG of one pixel, as an image to attach or pipe.
+    public static let png = [UInt8](Data(base64Encoded:
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==")!)
+
+    /// The two pages of the report the attachment and pipe tests send.
+    public static let reportPages = [["Quarterly travel report", "Trips taken: 14"],
+                                     ["Budget status", "The travel budget is 80 percent spent."]]
+
     /// Whether `pdftotext` (poppler-utils) is on this machine.
     public static var hasPdftotext: Bool {
         (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")

@@ -36,6 +36,8 @@ public final class ReplyJob: @unchecked Sendable {
     public let kind: String
     public let thread: ChatThread
     public let userMessageID: Int64?
+    /// What started it, as typed, shortened: the message or the command (`/build app`).
+    public let label: String
     public private(set) var replyMessageID: Int64?
     public private(set) var text = ""
     public private(set) var usage: Usage?
@@ -65,12 +67,13 @@ public final class ReplyJob: @unchecked Sendable {
     /// Set for `/compact`: the reply is kept as the thread's summary, not as a message.
     var summaryOf: (throughMessageID: Int64, turns: Int)?
 
-    init(id: Int, session: String, kind: String, thread: ChatThread, userMessageID: Int64?) {
+    init(id: Int, session: String, kind: String, thread: ChatThread, userMessageID: Int64?, label: String) {
         self.id = id
         self.session = session
         self.kind = kind
         self.thread = thread
         self.userMessageID = userMessageID
+        self.label = label
     }
 
     public var outcome: ReplyOutcome? { lock.withLock { delivery.outcome } }
@@ -308,7 +311,7 @@ public final class ReplyJob: @unchecked Sendable {
         let summary = lastNotice ?? text.replacingOccurrences(of: "\n", with: " ").trimmingSpaces
         let clipped = summary.count > 60 ? String(summary.prefix(59)) + "…" : summary
         switch outcome ?? .complete {
-        case .complete: return "↩ \(session) · \(thread.title): \(clipped)"
+        case .complete: return "↩ \(session) · \(label): \(clipped)"
         case .stopped: return "↩ \(session) stopped"
         case .failed(let error, _): return "↩ \(session) failed: \(error.message)"
         }

@@ -9,7 +9,11 @@ extension Workspace {
         if runningJobs(session: context.session.name).contains(where: { $0.thread.id == thread.id }) {
             throw HarkError.usage("a reply is still streaming in this thread; /stop it first")
         }
-        return .reply(try send(last.text, to: context.session.name, retrying: last))
+        let replaced = try store.lastMessageID(threadID: thread.id)
+        let job = try send(last.text, to: context.session.name, retrying: last)
+        // The old reply stays, marked as the one this retry replaces (as /edit last marks it).
+        if let replaced, replaced > last.id { try store.supersedeReplies(to: last, through: replaced) }
+        return .reply(job)
     }
 
     func stopReplies(_ context: CommandContext) async throws -> CommandOutcome {
@@ -20,11 +24,14 @@ extension Workspace {
         return .output([StyledLine("stopped \(jobs.count) repl\(jobs.count == 1 ? "y" : "ies"); what arrived is kept", .dim)])
     }
 
+    /// What `/continue` sends: hark's words, shown as a note rather than as the user's turn.
+    public static let continueInstruction = "Continue exactly where your last reply stopped."
+
     func continueReply(_ context: CommandContext) async throws -> CommandOutcome {
         guard let thread = try context.history.currentThread(), try store.lastMessage(threadID: thread.id, role: .assistant) != nil else {
             throw HarkError.usage("there is no reply to continue in this thread")
         }
-        return .reply(try send("Continue exactly where your last reply stopped.", to: context.session.name))
+        return .reply(try send(Self.continueInstruction, to: context.session.name))
     }
 
     /// The last reply of the current thread, whole, from the history.
@@ -79,13 +86,33 @@ extension Workspace {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory else {
             throw HarkError.usage("no file at \(path)")
         }
-        guard FileManager.default.isReadableFile(atPath: path) else { throw HarkError.io("cannot read \(path)") }
+        guard FileManager.default.isReadableFile(atPath: path), let content = FileContent.of(path: path) else {
+            throw HarkError.io("cannot read \(path)")
+        }
         var status = stat()
         let size = stat(path, &status) == 0 ? Int(status.st_size) : 0
-        let attachment = Attachment(path: path, name: path.lastPathComponent, size: size,
-                                    mimeType: MimeType.guess(path))
+        let name = path.lastPathComponent
+        let backend = try backend(for: context.session.name)
+        let form = try await backend.fileIntake(for: content).form(of: content, name: name, size: size, session: context.session)
+        if form == .text, let room = await backend.messageRoom() {
+            try checkRoom(room, path: path, name: name, content: content, session: context.session.name)
+        }
+        let attachment = Attachment(path: path, name: name, size: size, mimeType: content.mimeType)
         try context.history.attach(attachment)
         return .output([StyledLine("\(attachment.name) (\(size) bytes) goes with your next message", .dim)])
+    }
+
+    /// A file a model reads as text must fit its context with room for a message: said now,
+    /// before anything is sent.
+    func checkRoom(_ room: MessageRoom, path: String, name: String, content: FileContent, session: String) throws {
+        let text = content == .pdf ? Array(try DocumentFormat.numberedPages(of: path).utf8)
+            : PosixFile(readingAtPath: path)?.readToEnd() ?? []
+        let (allowance, estimator) = try self.allowance(in: room, session: session)
+        let raw = TokenEstimator.raw(message: String(decoding: text, as: UTF8.self))
+        guard raw > allowance else { return }
+        let what = content == .pdf ? "the text of \(name)" : name
+        throw room.refusal("\(what) (\(ByteCount.format(text.count))) is", tokens: estimator.calibrated(raw),
+                           session: session, advice: "it was not attached")
     }
 
     /// The PATH of /attach, tilde expanded: one word unquoted, or the text as typed (a path

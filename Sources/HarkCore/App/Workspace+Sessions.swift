@@ -38,7 +38,7 @@ extension Workspace {
     func editSession(_ context: CommandContext) async throws -> CommandOutcome {
         let name = context.arguments["NAME"] ?? ""
         let session = try self.session(named: name)
-        let assignments = context.arguments.list("KEY=VALUE")
+        let assignments = SessionEditing.assignments(context.arguments.options, words: context.arguments.list("KEY=VALUE"))
         if assignments.isEmpty { return .editConfig }
         try SessionEditing.set(assignments, session: session, paths: paths)
         try reloadConfig()

@@ -24,7 +24,9 @@ extension Workspace {
             return .output([StyledLine("speech is \(settings.speak ? "on" : "off") in \(name) ("
                 + Self.describe(settings.parameters) + ")", .dim)])
         case "on":
-            try Espeak.shared.load()
+            // espeak-ng and the audio output now: with no output, say so at once rather than
+            // at the next reply (the output opened here is the one the first reply speaks on).
+            try voice.prepareOutput()
             overrides.speak = true
             voice.setOverrides(overrides, for: name)
             return .output([StyledLine("replies in \(name) are read aloud (\(Self.describe(try voiceSettings().parameters))); "

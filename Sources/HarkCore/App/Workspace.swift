@@ -57,6 +57,19 @@ public final class Workspace: @unchecked Sendable {
 
     public var config: Config { state.read { $0.config } }
 
+    /// What the current session says under the shell's banner (LocalBackend: hints, an open form's question).
+    public func greeting() -> Document {
+        (try? backend(for: currentSession))?.greeting() ?? []
+    }
+
+    /// The last step of every way hark ends (a one-shot's reply done or stopped, /quit, Ctrl-D,
+    /// a signal), after its replies were stopped: what this run holds on servers is let go, the
+    /// MCP servers' sessions ended, waiting a moment at most (ToolHost.endAll). It blocks:
+    /// call it from the thread that ends hark.
+    public func prepareForExit() {
+        tools.endAll()
+    }
+
     /// Problems in the config that did not stop hark (unknown keys): shown once at start.
     public var warnings: [String] { state.read { $0.warnings } }
 
@@ -148,10 +161,13 @@ public final class Workspace: @unchecked Sendable {
 
     public func runningJobs(session: String) -> [ReplyJob] { runningJobs.filter { $0.session == session } }
 
-    func makeJob(session: String, kind: String, thread: ChatThread, userMessageID: Int64?) -> ReplyJob {
-        state.update { state in
+    /// `started`: the message or command line that starts it (its first line names it).
+    func makeJob(session: String, kind: String, thread: ChatThread, userMessageID: Int64?, started: String) -> ReplyJob {
+        let label = Self.title(from: started)
+        return state.update { state in
             defer { state.nextJobID += 1 }
-            return ReplyJob(id: state.nextJobID, session: session, kind: kind, thread: thread, userMessageID: userMessageID)
+            return ReplyJob(id: state.nextJobID, session: session, kind: kind, thread: thread, userMessageID: userMessageID,
+                            label: label)
         }
     }
 
@@ -167,10 +183,13 @@ public final class Workspace: @unchecked Sendable {
     // MARK: Lines
 
     /// Runs one input line: a message, `/command`, `//literal`, `@session message` or `!command`.
-    public func execute(_ line: String) async throws -> CommandOutcome {
+    /// `piped`: what came on stdin with it (a one-shot hark), sent with the message.
+    public func execute(_ line: String, piped: PipedInput? = nil) async throws -> CommandOutcome {
+        var (line, piping): (String, Piping?) = (line, nil)
+        if let piped { (line, piping) = try await prepare(line, piped: piped) }
         let trimmed = line.trimmed
         if trimmed.isEmpty { return .none }
-        if trimmed.hasPrefix("//") { return .reply(try send(String(trimmed.dropFirst()), to: currentSession)) }
+        if trimmed.hasPrefix("//") { return .reply(try await send(String(trimmed.dropFirst()), to: currentSession, piping: piping)) }
         if let invocation = try CommandInvocation.parse(trimmed) { return try await run(invocation) }
         if trimmed.hasPrefix("@") {
             let body = trimmed.dropFirst()
@@ -179,16 +198,19 @@ public final class Workspace: @unchecked Sendable {
             let message = body[nameEnd...].trimmingSpaces
             _ = try session(named: name)
             guard !message.isEmpty else { throw HarkError.usage("@\(name) needs a message after the name") }
-            return .reply(try send(message, to: name))
+            return .reply(try await send(message, to: name, piping: piping))
         }
         if trimmed.hasPrefix("!") {
-            return .reply(try send(try await commandOutput(String(trimmed.dropFirst())), to: currentSession))
+            return .reply(try await send(try await commandOutput(String(trimmed.dropFirst())), to: currentSession, piping: piping))
         }
         let message = line.trimmingNewlines
         if let invocation = try await backend(for: currentSession).command(forMessage: message) {
+            if case .after = piping {
+                throw HarkError.usage("\(currentSession) reads that as a command, which takes no piped text; give --no-stdin")
+            }
             return try await run(invocation)
         }
-        return .reply(try send(message, to: currentSession))
+        return .reply(try await send(message, to: currentSession, piping: piping))
     }
 
     /// The output of `!COMMAND`, to be sent as a message.
@@ -206,8 +228,10 @@ public final class Workspace: @unchecked Sendable {
     }
 
     /// Sends a message to a session's current thread (starting one if needed) and returns the
-    /// running reply. The message is in the history before the request goes out.
-    public func send(_ text: String, to name: String, retrying userMessage: Message? = nil) throws -> ReplyJob {
+    /// running reply. The message is in the history before the request goes out. `pipedFrom`:
+    /// where its piped part begins; `notice`: said first with the reply (what was cut).
+    public func send(_ text: String, to name: String, retrying userMessage: Message? = nil, pipedFrom: Int? = nil,
+                     notice: String? = nil) throws -> ReplyJob {
         let session = try self.session(named: name)
         let backend = try self.backend(for: name)
         try store.ensureSession(name, kind: session.kind)
@@ -229,21 +253,51 @@ public final class Workspace: @unchecked Sendable {
         } else {
             context = try store.context(threadID: thread.id, session: name, window: backend.historyWindow)
             userMessageID = try store.addMessage(threadID: thread.id, session: name, role: .user, text: text,
-                                                 indexWithReply: true)
+                                                 indexWithReply: true, pipedFrom: pipedFrom)
             attachments = try store.claimPendingAttachments(session: name, messageID: userMessageID)
         }
-        let job = makeJob(session: name, kind: session.kind, thread: thread, userMessageID: userMessageID)
+        let job = makeJob(session: name, kind: session.kind, thread: thread, userMessageID: userMessageID, started: text)
         let request = ChatRequest(text: text, thread: thread, history: context.turns, summary: context.summary, notLoaded: context.notLoaded,
                                   estimator: context.estimator, attachments: attachments)
-        launch(job, events: backend.send(request), backend: backend, model: session.model)
+        let events = backend.send(request)
+        launch(job, events: notice.map { Self.prefixed($0, events) } ?? events, backend: backend, model: session.model)
         return job
     }
 
     /// A thread title from the first line of its first message.
     static func title(from text: String) -> String {
         let firstLine = text.lineSlices(keepingEmpty: false).first.map(String.init) ?? text
-        let trimmed = firstLine.trimmingSpaces
+        // A command line (`/build deploy TOKEN=***`) is kept as typed: it holds no Markdown.
+        let line = firstLine.trimmingSpaces
+        let trimmed = line.hasPrefix("/") ? line : withoutMarkdown(line).trimmingSpaces
         return trimmed.count > 48 ? String(trimmed.prefix(47)) + "…" : (trimmed.isEmpty ? "untitled" : trimmed)
+    }
+
+    /// A line's words without its Markdown marks: a heading's or quote's or list item's
+    /// marker, emphasis and code marks, a link's target (`# **Release** notes` → `Release notes`).
+    static func withoutMarkdown(_ line: String) -> String {
+        var text = Substring(line)
+        let hashes = text.prefix(while: { $0 == "#" })
+        if (1...6).contains(hashes.count), text.dropFirst(hashes.count).first == " " { text = text.dropFirst(hashes.count) }
+        else if text.hasPrefix("> ") { text = text.dropFirst(2) }
+        else if text.hasPrefix("- ") || text.hasPrefix("* ") || text.hasPrefix("+ ") { text = text.dropFirst(2) }
+        var out = ""
+        var rest = text[...]
+        while let character = rest.first {
+            if character == "[", let close = rest.firstIndex(of: "]"), rest[close...].dropFirst().first == "(",
+               let end = rest[close...].firstIndex(of: ")") {
+                out += rest[rest.index(after: rest.startIndex)..<close]
+                rest = rest[rest.index(after: end)...]
+                continue
+            }
+            if character == "`" || ((character == "*" || character == "_") && (rest.dropFirst().first == character)) {
+                rest = rest.dropFirst(character == "`" ? 1 : 2)
+                continue
+            }
+            out.append(character)
+            rest = rest.dropFirst()
+        }
+        return out
     }
 
     // MARK: Commands
@@ -252,7 +306,8 @@ public final class Workspace: @unchecked Sendable {
     /// arguments, then its handler runs; notes gathered on the way go above its output.
     public func run(_ invocation: CommandInvocation) async throws -> CommandOutcome {
         let session = currentConfig
-        return try recordIfNeeded(try await perform(invocation, session: session, interaction: interaction), session: session.name)
+        return try recordIfNeeded(try await perform(invocation, session: session, interaction: interaction), session: session.name,
+                                  command: "/" + invocation.name)
     }
 
     /// Runs a command in a session without recording what it streams.
@@ -267,10 +322,12 @@ public final class Workspace: @unchecked Sendable {
 
     /// Turns a command's event stream into a reply recorded in the history (a summary into
     /// the thread's summary).
-    func recordIfNeeded(_ outcome: CommandOutcome, session name: String) throws -> CommandOutcome {
+    /// `command`: its name, for the notice of a reply that ends in the background when the
+    /// outcome names no line to record (the arguments may hold a secret).
+    func recordIfNeeded(_ outcome: CommandOutcome, session name: String, command: String) throws -> CommandOutcome {
         if case .summary(let events, let thread, let throughMessageID, let turns) = outcome {
             let session = try self.session(named: name)
-            let job = makeJob(session: name, kind: session.kind, thread: thread, userMessageID: nil)
+            let job = makeJob(session: name, kind: session.kind, thread: thread, userMessageID: nil, started: command)
             job.summaryOf = (throughMessageID, turns)
             launch(job, events: events, backend: nil, model: nil)
             return .reply(job)
@@ -284,7 +341,8 @@ public final class Workspace: @unchecked Sendable {
         if let recordAs {
             userMessageID = try store.addMessage(threadID: thread.id, session: name, role: .user, text: recordAs)
         }
-        let job = makeJob(session: name, kind: session.kind, thread: thread, userMessageID: userMessageID)
+        let job = makeJob(session: name, kind: session.kind, thread: thread, userMessageID: userMessageID,
+                          started: recordAs ?? command)
         job.interruptDetaches = detachOnInterrupt
         launch(job, events: events, backend: nil, model: nil)
         return .reply(job)

@@ -161,6 +161,18 @@ public protocol Backend: AnyObject, Sendable {
     /// What an export of these threads of the session holds besides their messages (a
     /// local session's forms and documents); no I/O beyond the history.
     func exportAdditions(threads: [ChatThread]) -> ExportAdditions
+
+    /// Lines under the shell's banner when it starts in this session (a first run's hints,
+    /// the question an open form waits on); no network.
+    func greeting() -> Document
+
+    /// What the session does with a file holding `content` sent along (FileIntake decides).
+    /// None by default.
+    func fileIntake(for content: FileContent) async -> FileIntake
+
+    /// How much a new message may take of the model's context, when the session has one and
+    /// knows it: checked before a long message (piped text, files) is sent. nil by default.
+    func messageRoom() async -> MessageRoom?
 }
 
 extension Backend {
@@ -171,6 +183,9 @@ extension Backend {
     public func completions(for key: String) -> [String] { [] }
     public func command(forMessage text: String) async throws -> CommandInvocation? { nil }
     public func exportAdditions(threads: [ChatThread]) -> ExportAdditions { ExportAdditions() }
+    public func greeting() -> Document { [] }
+    public func fileIntake(for content: FileContent) async -> FileIntake { .none }
+    public func messageRoom() async -> MessageRoom? { nil }
 }
 
 /// A kind of session: its name, settings, extra commands, and how to build its backend.
@@ -215,7 +230,7 @@ public enum CommonSettings {
         SettingSpec("connect_timeout", "seconds to wait for a connection (default 10)", type: .seconds),
         SettingSpec("first_byte_timeout", "seconds to wait for the reply to start (default 300)", type: .seconds),
         SettingSpec("idle_timeout", "seconds of silence mid-reply before giving up (default 120)", type: .seconds),
-        SettingSpec("secret_timeout", "seconds a cmd: secret may take before it is stopped (default 10)",
+        SettingSpec("secret_timeout", "seconds a cmd: or file: secret may take before it is given up (default 10)",
                     type: .seconds),
         SettingSpec("insecure", "on to skip TLS certificate checks (marked in the prompt)", type: .flag),
         SettingSpec("ca", "a PEM file of CA certificates to trust for this server (a private CA)"),

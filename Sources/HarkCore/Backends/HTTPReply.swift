@@ -194,11 +194,12 @@ private final class ReplyPump<Decoder: ReplyDecoder>: @unchecked Sendable {
         if let head = response.head { try await start(head) }
     }
 
-    /// A success starts the decoder; any other status fails the reply with what the server said.
+    /// A success starts the decoder; any other status fails the reply with what the server said
+    /// (the status alone when its body breaks off: the status is the news).
     private func start(_ received: HTTPResponseHead) async throws {
         head = received
         guard received.isSuccess else {
-            let said = try await body?.collect(upTo: 65536).bytes ?? []
+            let said = (try? await body?.collect(upTo: 65536).bytes) ?? []
             ended = true
             throw ServerMessage.error(status: received.status, host: opened?.host ?? "the server", body: said,
                                       contentType: received.header("content-type"))

@@ -28,7 +28,7 @@ public enum CoreCommands {
                                     run: core(Workspace.addSession)),
                         CommandSpec("edit", [.one("NAME", .sessions), .any("KEY=VALUE")],
                                     "change settings (KEY= removes one); without any, open the config in $EDITOR",
-                                    run: core(Workspace.editSession)),
+                                    options: SessionEditing.editOptions, run: core(Workspace.editSession)),
                         CommandSpec("rm", [.one("NAME", .sessions)], "remove a session from the config (its history stays)",
                                     run: core(Workspace.removeSession)),
                     ], bare: core(Workspace.listSessions), run: core(Workspace.switchSession)),

@@ -31,13 +31,15 @@ public enum SecretReference: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// How long a `cmd:` secret may run unless the session says otherwise (`secret_timeout`):
-    /// a password manager waiting for a locked keyring must not hold hark for minutes.
+    /// How long a `cmd:` secret may run, or a `file:` secret take to read, unless the session
+    /// says otherwise (`secret_timeout`): a password manager waiting for a locked keyring, or a
+    /// FIFO nobody writes, must not hold hark for minutes.
     public static let defaultCommandTimeout = 10.0
 
     /// The value, remembered so that error lines never show it (see `SecretValues`). A file's
     /// or a command's value is its first line (blank lines before it skipped), as documented:
-    /// what follows must not reach a request as extra header lines.
+    /// what follows must not reach a request as extra header lines. Read at most
+    /// `SecretSource.limit` bytes of either, within `commandTimeout`.
     public func resolve(environment: [String: String] = ProcessInfo.processInfo.environment,
                         commandTimeout: Double = defaultCommandTimeout) throws -> String {
         let value = try resolveValue(environment: environment, commandTimeout: commandTimeout)
@@ -56,40 +58,36 @@ public enum SecretReference: Sendable, Equatable, CustomStringConvertible {
             return value
         case .file(let path):
             let expanded = path.expandingTildeInPath
-            // PosixFile, not FileManager.contents: that one leaks its buffer for some files
-            // (LeakSanitizer, in the secrets fuzzer).
-            guard let file = PosixFile(readingAtPath: expanded) else {
-                throw HarkError.secret(reference: description, reason: "cannot read \(expanded)")
-            }
-            let value = Self.firstLine(of: file.readToEnd())
-            guard !value.isEmpty else { throw HarkError.secret(reference: description, reason: "\(expanded) is empty") }
-            return value
-        case .command(let command):
-            let output: ShellCommand.Output
             do {
-                output = try ShellCommand.run(command, input: nil, timeout: commandTimeout)
-            } catch is Subprocess.TimedOut {
-                throw HarkError.secret(reference: description, reason: "the command did not finish within "
-                    + "\(Self.seconds(commandTimeout)) s and was stopped; raise the session's secret_timeout if it needs longer")
+                return try SecretSource.firstLine(ofFile: expanded, timeout: commandTimeout)
+            } catch let problem as SecretSource.Problem {
+                throw HarkError.secret(reference: description, reason: reason(problem, path: expanded, timeout: commandTimeout))
             }
-            guard output.status == 0 else {
-                throw HarkError.secret(reference: description, reason: "the command exited with status \(output.status)")
+        case .command(let command):
+            do {
+                return try SecretSource.firstLine(ofCommand: command, timeout: commandTimeout)
+            } catch let problem as SecretSource.Problem {
+                throw HarkError.secret(reference: description, reason: reason(problem, path: nil, timeout: commandTimeout))
             }
-            let value = Self.firstLine(of: [UInt8](output.stdout))
-            guard !value.isEmpty else {
-                throw HarkError.secret(reference: description, reason: "the command printed nothing")
-            }
-            return value
         }
     }
 
-    /// The first line of a file or of a command's output, without its CR or LF; line breaks
-    /// before it are skipped.
-    static func firstLine(of bytes: [UInt8]) -> String {
-        let isBreak: (UInt8) -> Bool = { $0 == 0x0A || $0 == 0x0D }
-        guard let start = bytes.firstIndex(where: { !isBreak($0) }) else { return "" }
-        let end = bytes[start...].firstIndex(where: isBreak) ?? bytes.endIndex
-        return String(decoding: bytes[start..<end], as: UTF8.self)
+    /// What went wrong reading a file's or a command's secret, and what to do.
+    private func reason(_ problem: SecretSource.Problem, path: String?, timeout: Double) -> String {
+        let limit = "\(SecretSource.limit >> 10) KB"
+        let raise = "raise the session's secret_timeout if it needs longer"
+        switch problem {
+        case .cannotRead(let why): return "cannot read \(path ?? "it"): \(why)"
+        case .empty: return "\(path ?? "it") is empty"
+        case .noLine:
+            return path.map { "\($0) has no line within its first \(limit); the secret is the file's first line" }
+                ?? "the command printed more than \(limit) and was stopped; have it print only the secret, on one line"
+        case .timedOut:
+            return path.map { "no line came from \($0) within \(Self.seconds(timeout)) s (a pipe nobody writes?); \(raise)" }
+                ?? "the command did not finish within \(Self.seconds(timeout)) s and was stopped; \(raise)"
+        case .commandFailed(let status): return "the command exited with status \(status)"
+        case .printedNothing: return "the command printed nothing"
+        }
     }
 
     static func seconds(_ value: Double) -> String {

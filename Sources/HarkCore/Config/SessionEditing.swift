@@ -14,6 +14,15 @@ public enum SessionEditing {
         OptionSpec(["--set"], "KEY=VALUE", "any other setting", repeats: true),
     ]
 
+    /// The options of `session edit`: those of `add` but the kind, which cannot change.
+    public static let editOptions: [OptionSpec] = addOptions.filter { !$0.names.contains("--kind") }
+
+    /// What `session edit` was given (`--url U`, `--set K=V`, bare `K=V`) as `KEY=VALUE`s, in that order.
+    public static func assignments(_ options: ParsedOptions, words: [String]) -> [String] {
+        ["url", "auth", "model", "system"].compactMap { key in options.value("--" + key).map { key + "=" + $0 } }
+            + options.values("--set") + words
+    }
+
     /// Adds the session `name` with the parsed `addOptions` and bare `KEY=VALUE` settings.
     public static func add(name: String, settings: [String], options: ParsedOptions, paths: Paths,
                            config: Config) throws -> SessionConfig {

@@ -49,6 +49,19 @@ public enum DocumentFormat: String, Sendable {
         return bytes
     }
 
+    /// A PDF's text as a model reads it: each page under a `[page N]` line, the pages apart by
+    /// a blank line (pdftotext ends each with a form feed, as the Chunker reads them).
+    static func numberedPages(of path: String) throws -> String {
+        let text = String(decoding: try self.text(of: path, format: .pdf), as: UTF8.self)
+        var pages = text.split(separator: "\u{0C}", omittingEmptySubsequences: false).map(String.init)
+        if pages.count > 1, pages.last?.trimmed.isEmpty == true { pages.removeLast() }
+        return pages.enumerated().map { index, page in
+            var page = page
+            while page.hasSuffix("\n") { page.removeLast() }
+            return "[page \(index + 1)]\n" + page
+        }.joined(separator: "\n\n")
+    }
+
     /// Where `pdftotext` is, looked up once on PATH.
     static let pdftotext: String? = {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"

@@ -243,7 +243,7 @@ final class CurlTransfer: @unchecked Sendable {
         case CURLE_SSL_CONNECT_ERROR: return .network(host: host, reason: "the TLS handshake failed")
         case CURLE_GOT_NOTHING: return .network(host: host, reason: NetworkReason.closedWithoutAnswer)
         case CURLE_RECV_ERROR, CURLE_PARTIAL_FILE, CURLE_SEND_ERROR:
-            return .network(host: host, reason: sawFirstByte ? "the connection broke mid-reply" : NetworkReason.reset)
+            return .network(host: host, reason: sawFirstByte ? NetworkReason.brokeMidReply : NetworkReason.reset)
         case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT:
             return .usage("the URL \(MessageLine.make(request.url, limit: 80)) is not a valid http(s) URL")
         case CURLE_BAD_CONTENT_ENCODING: return .protocolViolation("\(host) sent a body that does not decode (bad gzip)")

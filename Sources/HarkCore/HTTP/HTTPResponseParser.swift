@@ -97,7 +97,7 @@ public struct HTTPResponseParser {
         case .head:
             throw HarkError.network(host: "the server", reason: NetworkReason.closedWithoutAnswer)
         default:
-            throw HarkError.network(host: "the server", reason: "the connection broke mid-reply")
+            throw HarkError.network(host: "the server", reason: NetworkReason.brokeMidReply)
         }
     }
 

@@ -132,7 +132,7 @@ final class NativeTransfer: @unchecked Sendable {
             let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
             if count < 0 {
                 if errno == EAGAIN || errno == EINTR { continue }
-                throw HarkError.network(host: host, reason: sawByte ? "the connection broke mid-reply" : NetworkReason.reset)
+                throw HarkError.network(host: host, reason: sawByte ? NetworkReason.brokeMidReply : NetworkReason.reset)
             }
             let events: [HTTPResponseParser.Event]
             if count == 0 {

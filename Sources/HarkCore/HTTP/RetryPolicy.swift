@@ -141,4 +141,6 @@ enum NetworkReason {
     static let refused = "connection refused"
     static let reset = "the connection was reset"
     static let closedWithoutAnswer = "the server closed the connection without answering"
+    /// The server was reached and answered in part: said as such, not as "cannot reach".
+    static let brokeMidReply = "the connection broke mid-reply"
 }

@@ -1,10 +1,14 @@
 /// The most useful one-line message in an error response, whatever its shape: the JSON error
 /// conventions of the servers hark talks to, an HTML page's title, or a plain-text first line.
+/// Every kind's errors go through here, so each shows the server's words with the status.
 public enum ServerMessage {
     public static func extract(from body: [UInt8], contentType: String?) -> String? {
         guard !body.isEmpty else { return nil }
         if let json = try? JSON.parse(body) {
-            return fromJSON(json)
+            // JSON in a shape of its own ({"code":500,"msg":…}, a bare string) is shown as it
+            // came, on one line: the server's words, not nothing.
+            if let text = json.string { return text.trimmed.isEmpty ? nil : clip(sanitize(text.trimmed)) }
+            return fromJSON(json) ?? clip(sanitize(json.encoded()))
         }
         let text = String(decoding: body.prefix(64 * 1024), as: UTF8.self)
         if (contentType ?? "").contains("html") || text.lowercased().contains("<html") {
@@ -15,14 +19,14 @@ public enum ServerMessage {
             }
             return "an HTML error page"
         }
-        let firstLine = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-        let trimmed = firstLine.trimmingSpaces
-        return trimmed.isEmpty ? nil : clip(sanitize(trimmed))
+        let firstLine = text.split(whereSeparator: \.isNewline).lazy.map { $0.trimmingSpaces }.first { !$0.isEmpty }
+        return firstLine.map { clip(sanitize($0)) }
     }
 
     static func fromJSON(_ json: JSON) -> String? {
         // {"error":{"message":…}} (OpenAI, Monica), {"error":"…"}, {"message":…,"hint":…} (n8n),
-        // {"detail":"…"} or {"detail":[{"loc","msg"}]} (FastAPI)
+        // {"detail":"…"} or {"detail":[{"loc","msg"}]} (FastAPI), a problem's {"title"} without
+        // a detail (RFC 9457; ASP.NET Core's defaults, src/Shared/ProblemDetailsDefaults.cs)
         if let error = json["error"] {
             if let message = error["message"] { return describe(message) }
             if let text = error.string { return clip(text) }
@@ -33,6 +37,7 @@ public enum ServerMessage {
             return clip(message)
         }
         if let errors = json["errors"] { return describe(errors) }
+        if let title = json["title"]?.string { return clip(title) }
         return nil
     }
 

@@ -45,11 +45,14 @@ public struct Message: Sendable, Equatable {
     public var promptEstimate: Int?
     /// How long this reply took to start and to stream.
     public var timing: ReplyTiming?
+    /// A message sent with text piped into hark: where its piped part begins in `text` (a
+    /// byte offset; 0 when all of it was piped).
+    public var pipedFrom: Int?
 
     public init(id: Int64, threadID: Int64, session: String, role: MessageRole, text: String,
                 status: MessageStatus, createdAt: Date, backendID: String? = nil, usage: Usage? = nil,
                 error: String? = nil, model: String? = nil, notes: [String] = [], supersededBy: Int64? = nil,
-                promptEstimate: Int? = nil, timing: ReplyTiming? = nil) {
+                promptEstimate: Int? = nil, timing: ReplyTiming? = nil, pipedFrom: Int? = nil) {
         self.id = id
         self.threadID = threadID
         self.session = session
@@ -65,6 +68,13 @@ public struct Message: Sendable, Equatable {
         self.supersededBy = supersededBy
         self.promptEstimate = promptEstimate
         self.timing = timing
+        self.pipedFrom = pipedFrom
+    }
+
+    /// The part of `text` that was piped into hark, when some was.
+    public var pipedText: Substring? {
+        guard let pipedFrom, pipedFrom <= text.utf8.count else { return nil }
+        return Substring(text.utf8[text.utf8.index(text.utf8.startIndex, offsetBy: pipedFrom)...])
     }
 }
 

@@ -18,6 +18,12 @@ public enum MessageFormatting {
                 if let current = number, message.supersededBy == nil { number = current + 1 }
                 continue
             }
+            if message.role == .user && message.text == Workspace.continueInstruction {
+                // hark's own request for the rest of a reply, not something the user wrote.
+                lines.append(StyledLine("  · /continue: asked for the rest of the reply", .dim))
+                if let current = number, message.supersededBy == nil { number = current + 1 }
+                continue
+            }
             var header: [Span] = []
             if let current = number, message.supersededBy == nil {
                 header.append(Span("\(current) ", .dim))
@@ -26,9 +32,16 @@ public enum MessageFormatting {
             header += [Span(message.role == .user ? "you" : message.session, message.role == .user ? .user : .accent),
                        Span(" · " + TimeFormat.short(message.createdAt), .dim)]
             if message.status != .complete { header.append(Span(" · " + message.status.rawValue, .warning)) }
-            if message.supersededBy != nil { header.append(Span(" · superseded (/edit last)", .dim)) }
+            if let by = message.supersededBy {
+                // /edit last points at the newer message that replaced it; /retry at the message retried.
+                header.append(Span(" · superseded (\(by > message.id ? "/edit last" : "/retry"))", .dim))
+            }
             lines.append(StyledLine(header))
             lines.append(StyledLine(message.text, message.role == .user ? .plain : replyStyle))
+            if let piped = message.pipedText {
+                lines.append(StyledLine("  piped in: \(piped.split(separator: "\n", omittingEmptySubsequences: false).count) lines, "
+                                        + ByteCount.format(piped.utf8.count), .dim))
+            }
             for file in attachments[message.id] ?? [] {
                 lines.append(StyledLine("  attached: \(file.name) (\(file.size) bytes)", .dim))
             }

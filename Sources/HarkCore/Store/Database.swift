@@ -41,6 +41,10 @@ public final class Database: @unchecked Sendable {
         sqlite3_close_v2(handle)
     }
 
+    /// True when SQLite opened the file for reading only: asked to, or (asked for reading and
+    /// writing) because the user may not write it.
+    public var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
     /// Hands SQLite `pages` slots of page cache in one block whose memory the kernel fills in
     /// a single call (MAP_POPULATE), instead of a page fault for each page a query reads: a
     /// search of a large history reads about a hundred pages, and those faults were a tenth

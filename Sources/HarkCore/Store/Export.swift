@@ -73,6 +73,8 @@ public enum Export {
         if let model = message.model { object["model"] = .string(model) }
         if let error = message.error { object["error"] = .string(error) }
         if !message.notes.isEmpty { object["notes"] = .array(message.notes.map(JSON.string)) }
+        // What was piped into hark with the message, as it is in `text` (after the typed part).
+        if let piped = message.pipedText { object["piped"] = .string(String(piped)) }
         if let usage = message.usage {
             object["usage"] = ["prompt_tokens": JSON(usage.promptTokens), "completion_tokens": JSON(usage.completionTokens),
                                "total_tokens": JSON(usage.totalTokens)]

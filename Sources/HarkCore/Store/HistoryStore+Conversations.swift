@@ -83,6 +83,25 @@ extension HistoryStore {
         }
     }
 
+    /// `/retry`: the replies `message` had (every message after it, up to `through`) no longer
+    /// stand; they are kept, marked as superseded by it. The retry's reply, written after
+    /// `through`, is untouched.
+    public func supersedeReplies(to message: Message, through lastID: Int64) throws {
+        try wrap {
+            try database.run("""
+                UPDATE messages SET superseded_by = ?1
+                WHERE thread_id = ?2 AND id > ?1 AND id <= ?3 AND superseded_by IS NULL
+                """, .integer(message.id), .integer(message.threadID), .integer(lastID))
+        }
+    }
+
+    /// The newest message of a thread, superseded or not.
+    public func lastMessageID(threadID: Int64) throws -> Int64? {
+        try wrap {
+            try database.scalar("SELECT max(id) FROM messages WHERE thread_id = ?", .integer(threadID)).int64
+        }
+    }
+
     // MARK: Forks
 
     /// A new thread holding copies of `thread`'s first `count` messages (all when nil; those
@@ -103,9 +122,9 @@ extension HistoryStore {
                     try database.run("""
                         INSERT INTO messages(thread_id, session, role, text, status, created_at, updated_at, model,
                                              prompt_tokens, completion_tokens, total_tokens, error, prompt_estimate,
-                                             first_byte_ms, stream_ms)
+                                             first_byte_ms, stream_ms, piped_from)
                         SELECT ?1, session, role, text, status, created_at, updated_at, model, prompt_tokens,
-                               completion_tokens, total_tokens, error, prompt_estimate, first_byte_ms, stream_ms
+                               completion_tokens, total_tokens, error, prompt_estimate, first_byte_ms, stream_ms, piped_from
                         FROM messages WHERE id = ?2
                         """, .integer(fork.id), .integer(id))
                     let copy = database.lastInsertRowID

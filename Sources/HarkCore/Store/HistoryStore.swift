@@ -18,6 +18,9 @@ public final class HistoryStore: @unchecked Sendable {
         writerLocks = WriterLocks(databasePath: path)
         do {
             database = try Database(path: path)
+            // Every message is stored before it is sent: with a history that cannot take it,
+            // nothing may be sent. Reading it is for the read-only commands.
+            if database.isReadOnly { throw HarkError.storage(HistoryFiles.readOnlyReason(path)) }
             indexer = FullTextIndexer(database: database)
             self.now = now
             if let reason = try Migrations.newerSchema(database) {
@@ -49,14 +52,15 @@ public final class HistoryStore: @unchecked Sendable {
     /// migrates it. A file from a newer hark (steps this one does not know) is read: its
     /// older tables are all there, as steps are only ever added. `searching`: nil too when
     /// some text is not in the full-text index yet (a process was killed mid-reply), so the
-    /// caller's writable store indexes it before searching.
+    /// caller's writable store indexes it before searching; unless the user may not write the
+    /// file (a history kept read-only): then what is indexed is searched.
     public static func openForReading(path: String, searching: Bool = false) -> HistoryStore? {
         Database.preparePageCache(pages: 120)
         guard let database = try? Database(path: path, readOnly: true),
               let rows = try? database.query("SELECT name FROM schema_migrations"),
               Set(Migrations.all.map(\.name)).isSubset(of: rows.compactMap { $0[0].string })
         else { return nil }
-        if searching && (try? FullTextIndexer.hasPending(database)) != false { return nil }
+        if searching && (try? FullTextIndexer.hasPending(database)) != false && access(path, W_OK) == 0 { return nil }
         return HistoryStore(database: database, now: Date.init)
     }
 
@@ -234,7 +238,9 @@ public final class HistoryStore: @unchecked Sendable {
     /// A thread by id, exact title, unique title prefix, or backend id.
     public func findThread(session: String, _ reference: String) throws -> ChatThread? {
         let all = try threads(session: session)
-        if let id = Int64(reference), let match = all.first(where: { $0.id == id }) { return match }
+        // `#6` as /threads prints it, or 6.
+        let number = reference.hasPrefix("#") ? String(reference.dropFirst()) : reference
+        if let id = Int64(number), let match = all.first(where: { $0.id == id }) { return match }
         let lowered = reference.lowercased()
         if let match = all.first(where: { $0.title.lowercased() == lowered }) { return match }
         let prefixed = all.filter { $0.title.lowercased().hasPrefix(lowered) }
@@ -284,7 +290,7 @@ public final class HistoryStore: @unchecked Sendable {
         m.created_at AS created_at, m.backend_id AS backend_id, m.prompt_tokens AS prompt_tokens,
         m.completion_tokens AS completion_tokens, m.total_tokens AS total_tokens, m.error AS error, m.model AS model,
         m.notes AS notes, m.superseded_by AS superseded_by, m.prompt_estimate AS prompt_estimate,
-        m.first_byte_ms AS first_byte_ms, m.stream_ms AS stream_ms
+        m.first_byte_ms AS first_byte_ms, m.stream_ms AS stream_ms, m.piped_from AS piped_from
         """
 
     /// A message as a row of `messages m`, without its text.
@@ -306,7 +312,8 @@ public final class HistoryStore: @unchecked Sendable {
                        supersededBy: row["superseded_by"].int64, promptEstimate: row["prompt_estimate"].int,
                        timing: row["first_byte_ms"] == .null ? nil
                            : ReplyTiming(firstByteMilliseconds: row["first_byte_ms"].int ?? 0,
-                                         streamMilliseconds: row["stream_ms"].int ?? 0))
+                                         streamMilliseconds: row["stream_ms"].int ?? 0),
+                       pipedFrom: row["piped_from"].int)
     }
 
     /// Whole messages, text and all: `FROM messages m` follows.
@@ -323,20 +330,22 @@ public final class HistoryStore: @unchecked Sendable {
 
     /// Records a message that is complete as written (the user's, or an imported one).
     /// `indexWithReply`: a message about to be answered is indexed with its reply, in the
-    /// reply's closing commit, instead of in a full-text transaction of its own.
+    /// reply's closing commit, instead of in a full-text transaction of its own. `pipedFrom`:
+    /// where in `text` (a byte offset) the text piped into hark begins.
     @discardableResult
     public func addMessage(threadID: Int64, session: String, role: MessageRole, text: String,
                            status: MessageStatus = .complete, backendID: String? = nil,
-                           createdAt: Date? = nil, indexWithReply: Bool = false) throws -> Int64 {
+                           createdAt: Date? = nil, indexWithReply: Bool = false, pipedFrom: Int? = nil) throws -> Int64 {
         try wrap {
             try database.transaction {
                 let time = createdAt.map { SQLValue.real($0.timeIntervalSince1970) } ?? timestamp
                 try database.run("""
                     INSERT INTO messages(thread_id, session, role, text, status, created_at, updated_at, backend_id, length,
-                                         unindexed)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                         unindexed, piped_from)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, .integer(threadID), .text(session), .text(role.rawValue), .text(text), .text(status.rawValue),
-                    time, time, SQLValue(backendID), .integer(Int64(text.utf8.count)), indexWithReply ? 1 : .null)
+                    time, time, SQLValue(backendID), .integer(Int64(text.utf8.count)), indexWithReply ? 1 : .null,
+                    pipedFrom.map { .integer(Int64($0)) } ?? .null)
                 let id = database.lastInsertRowID
                 try database.run("UPDATE threads SET updated_at = ? WHERE id = ?", timestamp, .integer(threadID))
                 return id

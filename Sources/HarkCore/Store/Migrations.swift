@@ -272,6 +272,11 @@ public enum Migrations {
         Migration(name: "011-tool-calls", sql: """
             ALTER TABLE messages ADD COLUMN tool_call TEXT;
             """),
+        // A message sent with text piped into hark: where in its text (a byte offset) the
+        // piped part begins, so the history can tell what was typed from what was piped.
+        Migration(name: "012-piped-text", sql: """
+            ALTER TABLE messages ADD COLUMN piped_from INTEGER;
+            """),
     ]
 
     /// Why the database was made by a newer hark, or nil when this one knows its schema: its

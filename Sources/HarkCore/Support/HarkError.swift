@@ -67,7 +67,7 @@ public enum HarkError: Error, Sendable, Equatable {
         case .unknownCommand(let name, let suggestion):
             return "unknown command \(MessageLine.name(name))" + (suggestion.map { "; did you mean \($0)?" } ?? "; /help lists them")
         case .commandNotForKind(let command, let kind):
-            return "\(command) does not apply to a \(kind) session; /help lists what does"
+            return "\(command) does not apply to \(kind.withIndefiniteArticle) session; /help lists what does"
         case .unknownSession(let name, let suggestion):
             return "no session named \"\(MessageLine.name(name))\"" + (suggestion.map { "; did you mean \($0)?" } ?? "; `hark sessions` lists them")
         case .unknownThread(let name):
@@ -77,6 +77,7 @@ public enum HarkError: Error, Sendable, Equatable {
         case .secret(let reference, let reason):
             return "secret \(reference): \(reason)"
         case .network(let host, let reason):
+            if reason == NetworkReason.brokeMidReply { return "the connection to \(host) broke mid-reply" }
             return "cannot reach \(host): \(reason)"
         case .timeout(let host, let phase, let seconds):
             return "\(host) timed out \(phase) after \(Self.format(seconds))s; raise the session's timeout if the agent is slow"

@@ -6,9 +6,9 @@ public enum ShellCommand {
     public typealias Output = Subprocess.Result
 
     public static func run(_ command: String, input: Data?, environment: [String: String]? = nil,
-                           timeout: Double? = nil) throws -> Output {
+                           timeout: Double? = nil, outputLimit: Int? = nil) throws -> Output {
         try Subprocess.run(["/bin/sh", "-c", command], environment: environment, streams: .captured(input: input),
-                           timeout: timeout)
+                           timeout: timeout, outputLimit: outputLimit)
     }
 
     /// The same from async code (`!CMD`, `/pipe CMD`): the command runs on a thread of its

@@ -14,6 +14,9 @@ public enum Subprocess {
     /// A captured run that did not end within its timeout; the child was killed.
     public struct TimedOut: Error, Sendable {}
 
+    /// A captured run that printed more than its output limit; the child was killed.
+    public struct TooMuchOutput: Error, Sendable {}
+
     /// A descriptor that becomes readable when hark is told to terminate (SIGTERM, SIGQUIT,
     /// SIGHUP): a captured run watches it and, when it fires, kills its child by PID and
     /// throws `HarkError.interrupted` instead of waiting for the child to end. It is never read,
@@ -31,9 +34,12 @@ public enum Subprocess {
     }
 
     /// `timeout` (seconds) applies to captured runs: past it the child is killed and
-    /// `TimedOut` thrown.
+    /// `TimedOut` thrown. `outputLimit` too: past that many bytes on stdout the child is killed
+    /// and `TooMuchOutput` thrown (stderr past it is read and dropped), so that memory stays
+    /// bounded whatever the child prints.
     public static func run(_ arguments: [String], environment: [String: String]? = nil,
-                           streams: Streams = .captured(input: nil), timeout: Double? = nil) throws -> Result {
+                           streams: Streams = .captured(input: nil), timeout: Double? = nil,
+                           outputLimit: Int? = nil) throws -> Result {
         precondition(!arguments.isEmpty)
         BrokenPipes.ignore()
         var actions = posix_spawn_file_actions_t()
@@ -88,7 +94,7 @@ public enum Subprocess {
         if case .captured = streams {
             let deadline = timeout.map { Self.monotonicSeconds() + $0 }
             ending = pump(input: feed, to: inPipe[1], stdout: outPipe[0], stderr: errPipe[0], into: &stdout, &stderr,
-                          deadline: deadline)
+                          deadline: deadline, limit: outputLimit ?? Int.max)
         }
         if ending != .drained { killTree(pid) }
         var status: Int32 = 0
@@ -97,6 +103,7 @@ public enum Subprocess {
         }
         switch ending {
         case .timedOut: throw TimedOut()
+        case .overflowed: throw TooMuchOutput()
         case .terminating: throw HarkError.interrupted
         case .drained: break
         }
@@ -191,7 +198,7 @@ public enum Subprocess {
         return (fds[0], fds[1])
     }
 
-    enum PumpEnd { case drained, timedOut, terminating }
+    enum PumpEnd { case drained, timedOut, overflowed, terminating }
 
     /// Kills `pid` and every process below it, each by its PID: `sh -c` runs a command as its
     /// child, which would go on (a password manager waiting for a keyring) if only the shell
@@ -233,7 +240,7 @@ public enum Subprocess {
     /// Writes stdin and reads stdout and stderr together, so no pipe can fill and deadlock.
     /// Stops early (closing what is open) at the deadline or when hark is told to terminate.
     private static func pump(input: Data?, to inFD: Int32, stdout outFD: Int32, stderr errFD: Int32,
-                             into stdout: inout Data, _ stderr: inout Data, deadline: Double?) -> PumpEnd {
+                             into stdout: inout Data, _ stderr: inout Data, deadline: Double?, limit: Int) -> PumpEnd {
         var pending = input.map { [UInt8]($0) } ?? []
         var written = 0
         var inputOpen = inFD >= 0
@@ -285,8 +292,14 @@ public enum Subprocess {
                 }
                 let count = read(entry.fd, &buffer, buffer.count)
                 if count > 0 {
-                    if entry.fd == outFD { stdout.append(contentsOf: buffer[0..<count]) } else {
-                        stderr.append(contentsOf: buffer[0..<count])
+                    if entry.fd == outFD {
+                        guard stdout.count + count <= limit else {
+                            closeAll()
+                            return .overflowed
+                        }
+                        stdout.append(contentsOf: buffer[0..<count])
+                    } else if stderr.count < limit {
+                        stderr.append(contentsOf: buffer[0..<min(count, limit - stderr.count)])
                     }
                 } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
                     close(entry.fd)

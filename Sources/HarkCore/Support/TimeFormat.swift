@@ -4,7 +4,14 @@ import Glibc
 /// Dates as people read them, via strftime: Foundation's DateFormatter would load ICU, which
 /// costs start-up time and memory for no gain here.
 public enum TimeFormat {
+    /// What a date that was never set shows as (a row's missing time read as 0): never 1970-01-01.
+    public static let unknown = "–"
+
+    /// Whether `date` is a time at all rather than a missing one read as the epoch.
+    static func isKnown(_ date: Date) -> Bool { date.timeIntervalSince1970 >= 86_400 }
+
     public static func format(_ date: Date, _ pattern: String = "%Y-%m-%d %H:%M") -> String {
+        guard isKnown(date) else { return unknown }
         var seconds = time_t(date.timeIntervalSince1970)
         var parts = tm()
         localtime_r(&seconds, &parts)
@@ -27,6 +34,7 @@ public enum TimeFormat {
     /// One local-time conversion of each date and one strftime: a search lists twenty of
     /// these, and five conversions and an NSString bridge apiece showed in its profile.
     public static func short(_ date: Date, now: Date = Date()) -> String {
+        guard isKnown(date) else { return unknown }
         let when = localParts(date), today = localParts(now)
         if when.tm_year == today.tm_year && when.tm_yday == today.tm_yday { return format(date, "%H:%M") }
         if when.tm_year == today.tm_year { return format(date, "%b %-d %H:%M") }  // %-d: glibc's unpadded day

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import Dispatch
 
 /// The MCP servers of the config and what this run allows, shared by every session: a server
 /// is started once, by the first session that uses it, and stopped when hark exits.
@@ -77,13 +78,24 @@ public final class ToolHost: @unchecked Sendable {
         return (ToolSet(servers: servers), notices)
     }
 
-    /// Stops every server this run started (stdio: stdin closed, SIGTERM; HTTP: DELETE).
-    public func stopAll() {
+    /// Ends what this run holds on its servers, for hark's exit: each stdio server is stopped
+    /// (stdin closed, SIGTERM), each HTTP server's session ended (the cancellations of calls
+    /// stopped just now sent first, then DELETE). Waits at most `seconds` in all: a server
+    /// that does not answer does not hold hark. It blocks: call it from the thread that ends
+    /// hark, not from a task.
+    public func endAll(within seconds: Double = 2) {
         let all = state.update { state in
             defer { state.servers = [:] }
             return Array(state.servers.values)
         }
-        for server in all { server.stop() }
+        let endings = all.compactMap { $0.stop() }
+        guard !endings.isEmpty else { return }
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            for ending in endings { await ending.value }
+            done.signal()
+        }
+        _ = done.wait(timeout: .now() + seconds)
     }
 
     /// Every configured server, in config order, as `/tools` lists them.

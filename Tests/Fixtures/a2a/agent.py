@@ -17,6 +17,8 @@ Agents, each under its own path prefix (base URL http://127.0.0.1:N/NAME):
   querykey  an API key in the query parameter `key` (k3y).
   legacy    a 0.3-only card, served at the older well-known path /.well-known/agent.json only.
   grpc      a card that offers only a gRPC interface.
+  gateway   behind a gateway that fails (see FailingGateway): its card is served, its RPC
+            endpoint answers HTTP 500 with a body that is not JSON-RPC.
 """
 
 import asyncio
@@ -27,7 +29,7 @@ import sys
 
 import uvicorn
 from starlette.applications import Starlette
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
 
 from a2a.compat.v0_3.conversions import to_compat_agent_card
@@ -260,6 +262,32 @@ class RequireAuth:
         return await self.app(scope, receive, send)
 
 
+class FailingGateway:
+    """ASGI middleware: a gateway in front of an agent that fails every RPC with HTTP 500 and
+    an error body of its own, not a JSON-RPC answer: the first word of the message picks the
+    body (`json please`: JSON in a shape of the gateway's own; else several lines of text)."""
+
+    def __init__(self, app, prefix):
+        self.app = app
+        self.prefix = prefix
+
+    async def __call__(self, scope, receive, send):
+        if scope['type'] == 'http' and scope['method'] == 'POST' and scope['path'].startswith(self.prefix):
+            body = b''
+            while True:
+                message = await receive()
+                body += message.get('body', b'')
+                if not message.get('more_body'):
+                    break
+            if b'json please' in body:
+                response = JSONResponse({'code': 'UPSTREAM_OVERLOADED', 'retry_in': 30}, status_code=500)
+            else:
+                response = PlainTextResponse('agent pool exhausted: 0 of 4 workers free\n'
+                                             'Traceback (most recent call last):\n  File "gateway.py"\n', status_code=500)
+            return await response(scope, receive, send)
+        return await self.app(scope, receive, send)
+
+
 def card(base, name, *, streaming=True, interfaces=None, schemes=None, requirement=None):
     return AgentCard(
         name=f'{name} agent',
@@ -309,6 +337,7 @@ def routes(base):
     agent('legacy', Echo(), card(base, 'legacy', interfaces=[
         AgentInterface(url=f'{base}/legacy/', protocol_binding='JSONRPC', protocol_version='0.3'),
     ]), legacy_card=True)
+    agent('gateway', Echo(), card(base, 'gateway'))
     agent('grpc', Echo(), card(base, 'grpc', interfaces=[
         AgentInterface(url='127.0.0.1:50051', protocol_binding='GRPC', protocol_version='1.0'),
     ]))
@@ -338,7 +367,7 @@ def main():
     port = sock.getsockname()[1]
     base = f'http://127.0.0.1:{port}'
     app = Starlette(routes=routes(base))
-    app = RequireAuth(DropStream(app), {
+    app = RequireAuth(FailingGateway(DropStream(app), '/gateway/'), {
         '/secure/': lambda h, q: h.get('authorization') == f'Bearer {BEARER_TOKEN}',
         '/keyed/': lambda h, q: h.get('x-api-key') == API_KEY,
         '/querykey/': lambda h, q: q.get('key') == API_KEY,

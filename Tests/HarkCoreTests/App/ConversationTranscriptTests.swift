@@ -125,6 +125,11 @@ import TestSupport
         #expect(await transcript.type("/edit last").hasSuffix("unchanged; nothing sent (/retry asks again)\n"))
         #expect(await transcript.type("/retry") == "> /retry\nanswer 3\n")
         #expect(server.sentMessages[2] == [Turn(role: .user, text: "what is 3+3")])
+        // The reply /retry replaced is kept, marked as /edit last marks, and never sent again.
+        let all = Self.clean(await transcript.type("/history --all"))
+        #expect(all.contains("\nllama · HH:MM · superseded (/retry)\nanswer 2\n"), "\(all)")
+        await transcript.type("and 4+4?")
+        #expect(server.sentMessages.last?.map(\.text) == ["what is 3+3", "answer 3", "and 4+4?"])
     }
 
     @Test func forkCopiesTheMessagesUpToNAndLeavesTheOriginal() async throws {

@@ -70,7 +70,7 @@ import TestSupport
         let store = try HistoryStore(path: directory.file("history.db"))
         try store.ensureSession("s", kind: "local")
         let job = ReplyJob(id: 1, session: "s", kind: "local", thread: try store.createThread(session: "s", title: "t"),
-                           userMessageID: nil)
+                           userMessageID: nil, label: "t")
         let (events, feed) = AsyncThrowingStream<ReplyEvent, Error>.makeStream()
         let seen = Seen()
         seen.onEvent = { job in

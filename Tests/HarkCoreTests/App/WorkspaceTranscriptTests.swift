@@ -37,11 +37,13 @@ import TestSupport
             .replacingOccurrences(of: #"\d\d:\d\d"#, with: "HH:MM", options: .regularExpression)
         #expect(text == """
             > remember the aardvark
+            · noted
             > /thread rename Zoo
             renamed #1 to Zoo
             > /thread new Groceries
             new thread #2 Groceries
             > oat milk
+            · noted
             > /threads
             › #2 Groceries 1 msg HH:MM
               #1 Zoo       1 msg HH:MM
@@ -90,6 +92,8 @@ import TestSupport
         let home = Self.home(server)
         let transcript = Transcript(try home.workspace())
         await transcript.type("/session llama")
+        // The notice names what ran, not the thread it ran in.
+        await transcript.type("/thread new research")
         await transcript.type("think hard") { job in
             while job.text.isEmpty { await Task.yield() }
             await transcript.press(.ctrlZ)
@@ -107,11 +111,14 @@ import TestSupport
         let text = transcript.text.replacingOccurrences(of: #"\d\d:\d\d"#, with: "HH:MM", options: .regularExpression)
         #expect(text == """
             > /session llama
+            > /thread new research
+            new thread #1 research
             > think hard
             slow 
             ↪ llama goes on in the background; you will hear when it is done
             > /session notes
             > meanwhile, a note
+            · noted
             ↩ llama · think hard: slow answer
             > /sessions
               local local  offline
@@ -167,6 +174,7 @@ import TestSupport
             4
             > /forward notes
             notes ›
+            · noted
             > !printf 'from a command'
             echo: from a command
             > /pipe exit 3

@@ -73,6 +73,50 @@ import TestSupport
         #expect(ProcessExit.wait(for: sleeper), "the command's sleep goes on")
     }
 
+    /// An endless source is read no further than a secret could go: no line within the first
+    /// 8 KB is an error naming the reference, never a process that reads until memory ends.
+    @Test func anEndlessFileOrCommandIsAnErrorAfterAFewKilobytes() throws {
+        for (reference, reason) in [("file:/dev/zero", "/dev/zero has no line within its first 8 KB; the secret is the file's first line"),
+                                    ("cmd:cat /dev/zero", "the command printed more than 8 KB and was stopped; "
+                                        + "have it print only the secret, on one line")] {
+            do {
+                _ = try SecretReference(reference).resolve(commandTimeout: 30)
+                Issue.record("\(reference) gave a value")
+            } catch let error as HarkError {
+                #expect(error.exitCode == .config)
+                #expect(error.message == "secret \(SecretReference(reference)): \(reason)")
+            }
+        }
+        let directory = TemporaryDirectory()
+        let long = directory.write("long", String(repeating: "k", count: 9000) + "\n")
+        #expect(throws: HarkError.self) { try SecretReference("file:\(long)").resolve() }
+        let fits = directory.write("fits", String(repeating: "k", count: 8000) + "\n" + String(repeating: "z", count: 100_000))
+        #expect(try SecretReference("file:\(fits)").resolve() == String(repeating: "k", count: 8000))
+    }
+
+    /// A FIFO is read as its writer writes it, within the timeout; nobody writing is an error
+    /// once the timeout has passed, not a wait without end.
+    @Test func aFIFOIsWaitedForWithinTheTimeout() async throws {
+        let directory = TemporaryDirectory()
+        let fifo = directory.file("secret.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        do {
+            _ = try SecretReference("file:\(fifo)").resolve(commandTimeout: 0.5)
+            Issue.record("a FIFO nobody writes gave a value")
+        } catch let error as HarkError {
+            #expect(error.message == "secret file:\(fifo): no line came from \(fifo) within 0.5 s (a pipe nobody writes?); "
+                + "raise the session's secret_timeout if it needs longer")
+        }
+        let writer = Thread {
+            let descriptor = open(fifo, O_WRONLY)  // waits for the reader
+            _ = write(descriptor, "\(Self.value)\nrest", 5 + Self.value.utf8.count)
+            close(descriptor)
+        }
+        writer.start()
+        let value = try await offThePool { try SecretReference("file:\(fifo)").resolve(commandTimeout: 60) }
+        #expect(value == Self.value)
+    }
+
     // MARK: A password in the URL
 
     @Test func urlCredentialsAreFoundAndTakenOut() {

@@ -23,15 +23,19 @@ import TestSupport
         }
     }
 
+    /// A history written and closed in `folder`, with its -wal and -shm: its path.
+    static func existingHistory(in folder: String) throws -> String {
+        let path = folder + "/history.db"
+        let older = try HistoryStore(path: path)
+        try older.ensureSession("local", kind: "local")
+        return path
+    }
+
     /// An older hark left the folder 0755 and the files 0644: tightened, with one note.
     @Test func anOpenFolderAndFilesAreTightenedWithANote() throws {
         let directory = TemporaryDirectory()
         let folder = directory.path + "/hark"
-        let path = folder + "/history.db"
-        do {
-            let older = try HistoryStore(path: path)
-            try older.ensureSession("local", kind: "local")
-        }
+        let path = try Self.existingHistory(in: folder)
         chmod(folder, 0o755)
         for file in [path, path + "-wal", path + "-shm"] { chmod(file, 0o644) }
         let store = try HistoryStore(path: path)
@@ -39,5 +43,22 @@ import TestSupport
         #expect(Self.mode(folder) == 0o700)
         for file in [path, path + "-wal", path + "-shm"] { #expect(Self.mode(file) == 0o600) }
         #expect(try HistoryStore(path: path).notices.isEmpty, "said once")
+    }
+
+    /// Tightening only takes bits away: files the owner made read-only stay read-only, and a
+    /// folder keeps the owner's bits it had. (Root writes them anyway: HistoryPrivacyTests
+    /// runs hark on a read-only history as an unprivileged user.)
+    @Test func tighteningNeverGivesWriteBack() throws {
+        let directory = TemporaryDirectory()
+        let folder = directory.path + "/hark"
+        let path = try Self.existingHistory(in: folder)
+        for file in [path, path + "-wal", path + "-shm"] { chmod(file, 0o444) }
+        chmod(folder, 0o555)
+        _ = HistoryFiles.makePrivate(databasePath: path)
+        #expect(Self.mode(folder) == 0o500)
+        for file in [path, path + "-wal", path + "-shm"] {
+            #expect(Self.mode(file) == 0o400, "\(file) is \(String(Self.mode(file), radix: 8))")
+        }
+        chmod(folder, 0o700)
     }
 }

@@ -11,3 +11,14 @@ import Testing
         #expect(HarkError.config(path: "p", line: 3, reason: "odd \u{1B}c").message.contains("odd ^[c"))
     }
 }
+
+/// "an openai session", not "a openai session".
+@Suite struct ArticleTests {
+    @Test func theArticleFollowsTheFirstLetter() {
+        #expect("openai".withIndefiniteArticle == "an openai")
+        #expect("a2a".withIndefiniteArticle == "an a2a")
+        #expect("webhook".withIndefiniteArticle == "a webhook")
+        #expect(HarkError.commandNotForKind(command: "/jobs", kind: "openai").userMessage
+            == "/jobs does not apply to an openai session; /help lists what does")
+    }
+}

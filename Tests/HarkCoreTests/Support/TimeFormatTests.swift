@@ -13,4 +13,12 @@ import Testing
         #expect(thisYear.wholeMatch(of: /[A-Z][a-z]{2} [1-9]\d? \d\d:\d\d/) != nil, "\(thisYear): no padded day")
         #expect(lastYear.wholeMatch(of: /2025-\d\d-\d\d/) != nil, "\(lastYear)")
     }
+
+    /// A time read as 0 (a missing column, Jenkins' 0 for a build not started) is no date.
+    @Test func aMissingTimeIsNeverTheEpoch() {
+        let now = Date(timeIntervalSince1970: 1_781_524_800)
+        #expect(TimeFormat.short(Date(timeIntervalSince1970: 0), now: now) == "–")
+        #expect(TimeFormat.format(Date(timeIntervalSince1970: 0)) == "–")
+        #expect(!TimeFormat.format(Date(timeIntervalSince1970: 86_400 * 365)).hasPrefix("–"))
+    }
 }

@@ -38,7 +38,7 @@ import TestSupport
         let server = try Self.model(api)
         let home = try Self.home(server)
         let workspace = try home.workspace()
-        defer { workspace.tools.stopAll() }
+        defer { workspace.tools.endAll() }
         try workspace.switchSession(to: "llama")
         let user = ScriptedInteraction(["y"])
         workspace.interaction = user
@@ -76,7 +76,7 @@ import TestSupport
     @Test func withNobodyToAskACallIsRefused() async throws {
         let server = try Self.model(.chat)
         let workspace = try Self.home(server).workspace()
-        defer { workspace.tools.stopAll() }
+        defer { workspace.tools.endAll() }
         let output = await Transcript(workspace).type("@llama what time is it?")
         #expect(output.contains("  → not run\n"))
         #expect(output.contains("time.get_current_time was not run: nobody to ask here; allow it with --yes-tools time.get_current_time"))
@@ -90,7 +90,7 @@ import TestSupport
     func allowedToolsRunWithoutAsking(_ how: String) async throws {
         let server = try Self.model(.chat)
         let workspace = try Self.home(server, extra: how == "session" ? "allow = time" : "").workspace()
-        defer { workspace.tools.stopAll() }
+        defer { workspace.tools.endAll() }
         if how == "command line" { workspace.tools.allow(["time.get_current_time"]) }
         let user = ScriptedInteraction([])
         workspace.interaction = user
@@ -103,7 +103,7 @@ import TestSupport
     @Test func alwaysAllowsTheToolForThisRunAndNoRefuses() async throws {
         let server = try Self.model(.chat)
         let workspace = try Self.home(server).workspace()
-        defer { workspace.tools.stopAll() }
+        defer { workspace.tools.endAll() }
         let user = ScriptedInteraction(["n", "a"])
         workspace.interaction = user
         let transcript = Transcript(workspace)
@@ -118,7 +118,7 @@ import TestSupport
     @Test func toolsListsServersToolsAndWhetherTheyAsk() async throws {
         let server = try Self.model(.chat)
         let workspace = try Self.home(server, extra: "allow = time.convert_time").workspace()
-        defer { workspace.tools.stopAll() }
+        defer { workspace.tools.endAll() }
         try workspace.switchSession(to: "llama")
         let output = await Transcript(workspace).type("/tools")
         let lines = output.split(separator: "\n").map(String.init)

@@ -9,6 +9,8 @@ import TestSupport
         let config = "[hark]\npitch = 40\n\n[session bot]\nkind = local\nvoice = en-us\nrate = 150\n"
         let home = TestHome(config: config)
         let workspace = try home.workspace()
+        let pulse = try TestPulseAudio()
+        workspace.voice.devices = AudioDevices(pulseServer: pulse.server)
         try workspace.switchSession(to: "bot")
         let transcript = Transcript(workspace)
         await transcript.type("/speak")
@@ -52,6 +54,8 @@ import TestSupport
         let home = TestHome(config: "[hark]\nrate = 150\n\n[session ko]\nkind = local\nvosk_model = \(model)\n"
             + "[session bad]\nkind = local\nvosk_model = /nonexistent/model\n")
         let workspace = try home.workspace()
+        let pulse = try TestPulseAudio()
+        workspace.voice.devices = AudioDevices(pulseServer: pulse.server)
         let transcript = Transcript(workspace)
         let plain = await transcript.type("/info")
         #expect(plain.contains("\nspeech   off · voice en, rate 150, pitch 50\n"), "\(plain)")
@@ -64,6 +68,18 @@ import TestSupport
         #expect(korean.contains("\nvosk     \(model)\n"))
         try workspace.switchSession(to: "bad")
         #expect(await transcript.type("/info").contains("\nvosk     /nonexistent/model (not a Vosk model; hark doctor)\n"))
+    }
+
+    /// No sound server, no sound card: `/speak on` says so at once, and speech stays off.
+    @Test func speakOnWithoutAnAudioOutputSaysSoAtOnce() async throws {
+        let workspace = try TestHome(config: "[session bot]\nkind = local\n").workspace()
+        workspace.voice.devices = AudioDevices(pulseServer: "unix:/nonexistent/hark-no-server")
+        try workspace.switchSession(to: "bot")
+        let transcript = Transcript(workspace)
+        let output = await transcript.type("/speak on")
+        #expect(output.hasPrefix("> /speak on\nhark: no audio output: PulseAudio: "), "\(output)")
+        #expect(output.filter { $0 == "\n" }.count == 2, "one line: \(output)")
+        #expect(await transcript.type("/speak") == "> /speak\nspeech is off in bot (voice en, rate 175, pitch 50)\n")
     }
 
     @Test func voiceListsTheInstalledVoicesAndRejectsUnknownOnes() async throws {

@@ -5,6 +5,9 @@ extension A2ABackend {
     /// The largest file /attach sends as a part (base64 in the JSON body).
     static let attachmentLimit = 20 << 20
 
+    /// Files go as file parts with their media type, up to `attachmentLimit`.
+    public func fileIntake(for content: FileContent) async -> FileIntake { .files(limit: Self.attachmentLimit) }
+
     /// One message: to the thread's context (its backend id), and to the task waiting for an
     /// answer there (`input-required`) if any. Streamed when the card says the agent can,
     /// resumed once with SubscribeToTask when the stream drops; else sent and polled.

@@ -139,7 +139,8 @@ public struct BuildInfo: Sendable, Equatable {
     public var isPipeline: Bool { className.hasSuffix("WorkflowRun") }
 
     public var status: BuildStatus { result.map(BuildStatus.init(result:)) ?? .unknown }
-    public var startedAt: Date { Date(timeIntervalSince1970: timestamp / 1000) }
+    /// nil when Jenkins gave no time (0, or the field missing), never the epoch.
+    public var startedAt: Date? { timestamp > 0 ? Date(timeIntervalSince1970: timestamp / 1000) : nil }
     public var isRunning: Bool { building || result == nil }
 }
 

@@ -50,7 +50,7 @@ enum JenkinsViews {
             lines += Table.render(job.builds.map { build in
                 let status = build.isRunning ? Span("⟳ building", .accent) : Span(build.status.mark + " " + (build.result ?? "?"), build.status.style)
                 let duration = build.isRunning ? "running" : TimeFormat.duration(build.duration / 1000)
-                return [Span("  #\(build.number)"), status, Span(duration, .dim), Span(TimeFormat.short(build.startedAt), .dim)]
+                return [Span("  #\(build.number)"), status, Span(duration, .dim), Span(build.startedAt.map { TimeFormat.short($0) } ?? "", .dim)]
             }).map(trimmed)
         }
         return lines
@@ -81,13 +81,13 @@ enum JenkinsViews {
                                 Span(" has not been built", .dim)])]
         }
         if build.isRunning {
-            var text = " #\(build.number) building since \(TimeFormat.short(build.startedAt))"
+            var text = " #\(build.number) building" + (build.startedAt.map { " since " + TimeFormat.short($0) } ?? "")
             if build.estimatedDuration > 0 { text += " (usually \(TimeFormat.duration(build.estimatedDuration / 1000)))" }
             return [StyledLine([Span("⟳ ", .accent), Span(job.path.description, .bold), Span(text)])]
         }
         return [StyledLine([Span(build.status.mark + " ", build.status.style), Span(job.path.description, .bold),
                             Span(" #\(build.number) \(build.result ?? "?") in \(TimeFormat.duration(build.duration / 1000))"),
-                            Span(" · " + TimeFormat.short(build.startedAt), .dim)])]
+                            Span(build.startedAt.map { " · " + TimeFormat.short($0) } ?? "", .dim)])]
     }
 
     static func stages(_ run: PipelineRun) -> Document {

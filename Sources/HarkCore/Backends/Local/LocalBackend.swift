@@ -76,6 +76,7 @@ public final class LocalBackend: Backend, BackendKind {
                 try await answer(request.text, record: record, emit: emit)
                 try await emit(.finished(reason: nil))
             } else {
+                try await emit(.status("noted"))
                 try await emit(.finished(reason: "noted"))
             }
         }
@@ -110,19 +111,33 @@ public final class LocalBackend: Backend, BackendKind {
         try await emit(.text(text))
     }
 
-    /// After a form ends, plain messages are notes again: the session moves on to its notes
-    /// thread (the form's thread keeps the form's conversation).
+    /// After a form ends, plain messages are notes again: the session goes back to the thread
+    /// of notes used last (the form's thread keeps the form's conversation); with none, the
+    /// next note starts a thread of its own.
     func moveToNotes() throws {
         guard let history else { return }
         let formThreads = Set(try forms().forms(session: session.name).map(\.threadID))
-        if let notes = try history.threads().first(where: { $0.title == Self.notesTitle && !formThreads.contains($0.id) }) {
-            try history.setCurrentThread(notes.id)
-        } else {
-            try history.createThread(title: Self.notesTitle)
-        }
+        let notes = try history.threads().filter { !formThreads.contains($0.id) }.max { $0.updatedAt < $1.updatedAt }
+        try history.setCurrentThread(notes?.id)
     }
 
-    static let notesTitle = "Notes"
+    /// A first run's hints (the session has no thread yet), or the question an open form of
+    /// the current thread waits on.
+    public func greeting() -> Document {
+        guard let history, let threads = try? history.threads() else { return [] }
+        if threads.isEmpty {
+            return [
+                "This session is offline: messages are notes to self, kept and searchable. /forms lists forms to fill in, "
+                    + "/prompts ready-made prompts.",
+                "Your files: /docs add PATH… makes them searchable, /ask QUESTION finds what answers it.",
+                "Add an agent with /session add NAME --kind webhook|openai --url URL; /help lists every command.",
+            ].map { StyledLine($0, .dim) }
+        }
+        guard let thread = try? history.currentThread(), let record = try? forms().open(threadID: thread.id),
+              let template = try? record.template() else { return [] }
+        var conversation = FormConversation(template: template, progress: record.progress, today: today)
+        return conversation.resume().map { StyledLine($0) }
+    }
 
     /// A value for the open question from the user's documents, when its field asks for one
     /// (`from_docs`) and none is waiting: the line that offers it.

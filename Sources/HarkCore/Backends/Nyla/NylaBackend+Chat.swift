@@ -50,8 +50,7 @@ extension NylaBackend {
     func requireEventStream(_ head: HTTPResponseHead, body: inout HTTPStream.AsyncIterator) async throws {
         guard let type = head.header("content-type")?.lowercased(), !type.contains("text/event-stream") else { return }
         let bytes = try await body.collect(upTo: 65536).bytes
-        let said = ServerMessage.extract(from: bytes, contentType: type)
-            ?? (try? JSON.parse(bytes)).map { ServerMessage.clip($0.encoded()) } ?? "an empty body"
+        let said = ServerMessage.extract(from: bytes, contentType: type) ?? "an empty body"
         let kind = type.split(separator: ";").first.map { $0.trimmingSpaces } ?? type
         throw HarkError.protocolViolation("\(client.host) answered the message with \(kind), not an event stream: \(said)")
     }

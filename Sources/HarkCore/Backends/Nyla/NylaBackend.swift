@@ -194,7 +194,7 @@ public final class NylaBackend: Backend, BackendKind {
                 throw HarkError.usage("instance \(id) is not among yours on \(client.host); /instances lists them")
             }
             guard found.chat != nil else {
-                throw HarkError.usage("instance \(id) is a \(found.featureCode) instance; hark chats with workspace and chatbot instances")
+                throw HarkError.usage("instance \(id) is \(found.featureCode.withIndefiniteArticle) instance; hark chats with workspace and chatbot instances")
             }
             chosen = found
         } else {
@@ -229,6 +229,9 @@ public final class NylaBackend: Backend, BackendKind {
             }
         }
     }
+
+    /// Files are uploaded to the workspace by its own /attach and go with the message by id.
+    public func fileIntake(for content: FileContent) async -> FileIntake { .files(limit: nil) }
 
     public func info() async -> [(String, String)] {
         var facts: [(String, String)] = []

@@ -82,7 +82,7 @@ extension NylaBackend {
             throw HarkError.usage("no instance \"\(reference)\" on \(client.host); /instances lists them")
         }
         guard let feature = chosen.chat else {
-            throw HarkError.usage("\(chosen.label) is a \(chosen.featureCode) instance; hark chats with workspace and chatbot instances")
+            throw HarkError.usage("\(chosen.label) is \(chosen.featureCode.withIndefiniteArticle) instance; hark chats with workspace and chatbot instances")
         }
         try context.updateSettings(["instance": chosen.id, "mandate": chosen.mandateID, "feature": feature.rawValue])
         state.update { values in

@@ -10,7 +10,8 @@ struct ModelPrompt: Sendable {
     /// Earlier turns of the thread sent with the message, oldest first (`turnsToSend`).
     var turns: [Turn]
     var text: String
-    var attachments: [Attachment]
+    /// The message's files as the model reads them (ModelFile.read).
+    var files: [ModelFile]
     var temperature: Double?
     var maxTokens: Int?
     /// Responses API only: the server keeps the conversation up to this reply, so `turns` is
@@ -35,12 +36,10 @@ struct ModelPrompt: Sendable {
     var content: (text: String, images: [(mimeType: String, base64: String)]) {
         var text = self.text
         var images: [(mimeType: String, base64: String)] = []
-        for file in attachments {
-            guard let data = FileManager.default.contents(atPath: file.path) else { continue }
-            if file.mimeType.hasPrefix("image/") {
-                images.append((file.mimeType, data.base64EncodedString()))
-            } else {
-                text += "\n\n<file name=\"\(file.name)\">\n" + String(decoding: data, as: UTF8.self) + "\n</file>"
+        for file in files {
+            switch file {
+            case .image(let type, let base64): images.append((type, base64))
+            case .text(let name, let body): text += ModelFile.inlined(name: name, text: body)
             }
         }
         return (text, images)

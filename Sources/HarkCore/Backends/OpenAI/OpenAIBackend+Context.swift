@@ -7,6 +7,8 @@ import Glibc
 extension OpenAIBackend {
     struct ContextState {
         var learned: ServerContextWindow?
+        /// Whether the server's model takes images, where it said.
+        var takesImages: Bool?
         var asked = false
         /// Threads told that turns were left out, so it is said once, not with every message.
         var toldLeftOut: Set<Int64> = []
@@ -22,27 +24,52 @@ extension OpenAIBackend {
             let setting = server != nil && session["context"] == nil ? "serve_context" : "context"
             return (configured, "\(setting) = \(configured)")
         }
-        if asking, !contextState.read({ $0.asked }) {
-            let learned = await ServerContextWindow.learn(http: http, base: session.url ?? "", model: session.model,
-                                                          headers: (try? auth.headers()) ?? [], tls: (try? session.tls()) ?? TLSOptions(insecure: session.isInsecure),
-                                                          connectTimeout: timeouts.connect)
-            contextState.update { state in
-                state.asked = true
-                if state.learned == nil { state.learned = learned }
-            }
-        }
+        if asking { await askServer() }
         if let learned = contextState.read({ $0.learned }) { return (learned.tokens, learned.source) }
         return (ContextBudget.defaultWindow, "hark's default; set context = TOKENS")
+    }
+
+    /// Asks the server (once) what it says of its model: its window, whether it takes images.
+    func askServer() async {
+        guard !contextState.read({ $0.asked }) else { return }
+        let facts = await ServerContextWindow.learn(http: http, base: session.url ?? "", model: session.model,
+                                                    headers: (try? auth.headers()) ?? [], tls: (try? session.tls()) ?? TLSOptions(insecure: session.isInsecure),
+                                                    connectTimeout: timeouts.connect)
+        contextState.update { state in
+            state.asked = true
+            if state.learned == nil { state.learned = facts.window }
+            state.takesImages = facts.takesImages
+        }
+    }
+
+    /// The window when it is known: the config's, or the server's once asked. nil when only
+    /// hark's default would stand for it.
+    func knownWindow() async -> Int? {
+        if let configured = context.window { return configured }
+        await askServer()
+        return contextState.read { $0.learned?.tokens }
+    }
+
+    public func messageRoom() async -> MessageRoom? {
+        guard let window = await knownWindow() else { return nil }
+        return MessageRoom(budget: budget(window: window), system: systemPrompt)
+    }
+
+    /// A model reads files: text and PDFs as text, images when the server does not say it
+    /// takes none (asked only for an image).
+    public func fileIntake(for content: FileContent) async -> FileIntake {
+        if case .image = content { await askServer() }
+        return .model(name: model ?? "", takesImages: contextState.read { $0.takesImages })
     }
 
     func budget(window: Int, estimator: TokenEstimator = TokenEstimator()) -> ContextBudget {
         ContextBudget(window: window, maxTokens: maxTokens, maxTurns: context.maxTurns, estimator: estimator)
     }
 
-    /// Which turns go with `request`. The server is asked for its window only when the prompt
-    /// is long enough for the answer to matter.
-    func plan(for request: ChatRequest) async -> ContextPlan {
-        let messageTokens = Self.messageTokens(request)
+    /// Which turns go with `request` and its files read as the model takes them. The server is
+    /// asked for its window only when the prompt is long enough for the answer to matter.
+    func plan(for request: ChatRequest, files: [ModelFile]) async -> ContextPlan {
+        let messageTokens = Self.messageTokens(request.text, files: files)
         func plan(window: Int) -> ContextPlan {
             budget(window: window, estimator: request.estimator)
                 .plan(system: systemPrompt, summary: request.summary, history: request.history, notLoaded: request.notLoaded,
@@ -55,17 +82,15 @@ extension OpenAIBackend {
 
     /// The raw guess for the message and what goes with it: text files inlined, images at a
     /// typical tile's cost.
-    static func messageTokens(_ request: ChatRequest) -> Int {
-        request.attachments.reduce(TokenEstimator.raw(message: request.text)) { total, file in
-            total + (file.mimeType.hasPrefix("image/") ? 1000 : Int((Double(file.size) / TokenEstimator.bytesPerToken).rounded(.up)))
-        }
+    static func messageTokens(_ text: String, files: [ModelFile]) -> Int {
+        files.reduce(TokenEstimator.raw(message: text)) { $0 + $1.rawTokens }
     }
 
     /// The request's events, after those that say what was sent: the prompt's estimate (kept
     /// with the reply) and, once per thread, how many turns were left out. A server's
     /// context-overflow error becomes one line of advice.
     func sendPlanned(_ request: ChatRequest,
-                     _ makeStream: @escaping @Sendable (ContextPlan) -> AsyncThrowingStream<ReplyEvent, Error>)
+                     _ makeStream: @escaping @Sendable (ContextPlan, [ModelFile]) -> AsyncThrowingStream<ReplyEvent, Error>)
         -> AsyncThrowingStream<ReplyEvent, Error> {
         let stream = PlannedStream(backend: self, request: request, makeStream: makeStream)
         return AsyncThrowingStream { try await stream.next() }
@@ -161,13 +186,13 @@ extension OpenAIBackend {
 private final class PlannedStream: @unchecked Sendable {
     let backend: OpenAIBackend
     let request: ChatRequest
-    let makeStream: @Sendable (ContextPlan) -> AsyncThrowingStream<ReplyEvent, Error>
+    let makeStream: @Sendable (ContextPlan, [ModelFile]) -> AsyncThrowingStream<ReplyEvent, Error>
     var inner: AsyncThrowingStream<ReplyEvent, Error>.AsyncIterator?
     var queued: [ReplyEvent] = []
     var plan: ContextPlan?
 
     init(backend: OpenAIBackend, request: ChatRequest,
-         makeStream: @escaping @Sendable (ContextPlan) -> AsyncThrowingStream<ReplyEvent, Error>) {
+         makeStream: @escaping @Sendable (ContextPlan, [ModelFile]) -> AsyncThrowingStream<ReplyEvent, Error>) {
         self.backend = backend
         self.request = request
         self.makeStream = makeStream
@@ -175,11 +200,15 @@ private final class PlannedStream: @unchecked Sendable {
 
     func next() async throws -> ReplyEvent? {
         if inner == nil {
-            let plan = await backend.plan(for: request)
+            // The files are read (a PDF's text, an image's bytes) before anything is sent: one
+            // the model cannot take ends the reply here, with no request made.
+            let files = request.attachments.isEmpty ? []
+                : try await ModelFile.read(request.attachments, session: backend.session) { await self.backend.fileIntake(for: $0) }
+            let plan = await backend.plan(for: request, files: files)
             self.plan = plan
             queued = [.promptEstimate(plan.rawEstimate)]
             if let note = backend.leftOutNote(plan, request) { queued.append(.status(note)) }
-            inner = makeStream(plan).makeAsyncIterator()
+            inner = makeStream(plan, files).makeAsyncIterator()
         }
         if !queued.isEmpty { return queued.removeFirst() }
         do { return try await inner?.next() } catch { throw backend.mapped(error, plan: plan) }

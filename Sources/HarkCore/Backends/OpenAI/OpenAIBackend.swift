@@ -147,10 +147,10 @@ public final class OpenAIBackend: Backend, BackendKind {
 
     /// What goes to the model for this message, whatever the API: the plan's system text and
     /// turns (starting on one of the user's, as Anthropic's API wants), then the message.
-    func prompt(for request: ChatRequest, plan: ContextPlan) -> ModelPrompt {
+    func prompt(for request: ChatRequest, plan: ContextPlan, files: [ModelFile] = []) -> ModelPrompt {
         var prompt = ModelPrompt(model: model, system: plan.system,
                                  turns: ModelPrompt.turnsToSend(plan.turns, limit: plan.turns.count),
-                                 text: request.text, attachments: request.attachments,
+                                 text: request.text, files: files,
                                  temperature: temperature, maxTokens: maxTokens)
         if sendsPreviousResponse, api is ResponsesAPI, let previous = previousResponseID(in: request.thread) {
             prompt.previousResponseID = previous
@@ -181,8 +181,8 @@ public final class OpenAIBackend: Backend, BackendKind {
     }
 
     public func send(_ request: ChatRequest) -> AsyncThrowingStream<ReplyEvent, Error> {
-        sendPlanned(request) { [self] plan in
-            let prompt = prompt(for: request, plan: plan)
+        sendPlanned(request) { [self] plan, files in
+            let prompt = prompt(for: request, plan: plan, files: files)
             // A summary (/compact) is asked without tools: it is the model's own text.
             guard let toolHost, !toolServers.isEmpty, request.purpose != .summary else { return stream(prompt) }
             return ToolLoop(host: toolHost, servers: toolServers, sessionAllows: toolAllows, limit: toolRounds) { [self] tools, rounds in

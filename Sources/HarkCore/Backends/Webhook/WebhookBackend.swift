@@ -72,6 +72,9 @@ public final class WebhookBackend: Backend, BackendKind, RemoteThreads {
     /// n8n keeps a chat's memory by the sessionId the client sends: hark makes one per thread.
     public func newThreadID() -> String? { UUID().uuidString.lowercased() }
 
+    /// Files go as they are, as the chat trigger's multipart upload (`files`).
+    public func fileIntake(for content: FileContent) async -> FileIntake { .files(limit: nil) }
+
     func headers() throws -> [(name: String, value: String)] {
         [("Accept", streaming ? "text/plain" : "application/json")] + (try auth.headers())
     }

@@ -9,8 +9,10 @@ protocol MCPConnection: AnyObject, Sendable {
     /// calling task sends `notifications/cancelled` (spec basic/utilities/cancellation).
     func request(_ method: String, params: JSON?, timeout: Double) async throws -> JSON
     func notify(_ method: String, params: JSON?) async throws
-    /// Ends the connection (stdio: closes stdin, then SIGTERM, SIGKILL; HTTP: DELETE).
-    func close()
+    /// Ends the connection (stdio: closes stdin, then SIGTERM, SIGKILL; HTTP: DELETE). Returns
+    /// what is still to be said to the server, if anything, for hark's exit to wait on.
+    @discardableResult
+    func close() -> Task<Void, Never>?
     /// What the server said last on stderr, for a failure's one line (stdio only).
     var lastWords: String? { get }
     /// Set once the server has gone (stdio: it exited); a new connection is needed.

@@ -245,8 +245,10 @@ public final class MCPServer: @unchecked Sendable {
         return parts.joined(separator: "\n")
     }
 
-    /// Stops the server (stdio) or ends its session (HTTP).
-    public func stop() {
+    /// Stops the server (stdio) or ends its session (HTTP); returns what is still being said
+    /// to it (see `MCPConnection.close`).
+    @discardableResult
+    public func stop() -> Task<Void, Never>? {
         let connection = state.update { state -> MCPConnection? in
             defer {
                 state.connection = nil
@@ -254,6 +256,6 @@ public final class MCPServer: @unchecked Sendable {
             }
             return state.connection
         }
-        connection?.close()
+        return connection?.close()
     }
 }

@@ -165,8 +165,10 @@ final class StdioConnection: MCPConnection, @unchecked Sendable {
         }
     }
 
-    func close() {
+    @discardableResult
+    func close() -> Task<Void, Never>? {
         StdioServers.stop(pid: pid, input: input)
+        return nil
     }
 }
 

@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Dispatch
 
 /// An MCP server reached over Streamable HTTP (spec basic/transports, "Streamable HTTP"):
 /// every message a POST to the one endpoint with `Accept: application/json,
@@ -27,6 +26,10 @@ final class StreamableHTTPConnection: MCPConnection, @unchecked Sendable {
     private struct State {
         var sessionID: String?
         var protocolVersion: String?
+        /// `notifications/cancelled` on their way, by a number of their own: the session's end
+        /// waits for them, so that a call stopped as hark exits is still cancelled.
+        var cancellations: [Int: Task<Void, Never>] = [:]
+        var nextCancellation = 0
     }
 
     /// The session ended on the server's side (404 for our session id): start again.
@@ -70,10 +73,27 @@ final class StreamableHTTPConnection: MCPConnection, @unchecked Sendable {
             try await read(stream, answering: id, method: method)
         } onCancel: {
             stream.cancel()
-            Task { [self] in try? await notify("notifications/cancelled",
-                                                params: ["requestId": .number(Double(id)), "reason": "stopped by the user"]) }
+            sendCancellation(of: id)
         }
         return try answer.result()
+    }
+
+    /// Tells the server a request was stopped (spec basic/transports: a disconnection is not a
+    /// cancellation; the client sends `notifications/cancelled`). The POST is made now, with
+    /// the session id of now, and kept until it is answered: `close` waits for it.
+    private func sendCancellation(of id: Int) {
+        let notice = JSONRPCMessage.notification(method: "notifications/cancelled",
+                                                 params: ["requestId": .number(Double(id)), "reason": "stopped by the user"])
+        guard let request = try? post(notice, timeout: 30) else { return }
+        let http = self.http
+        state.update { state in
+            let number = state.nextCancellation
+            state.nextCancellation += 1
+            state.cancellations[number] = Task { [weak self] in
+                _ = try? await http.fetch(request, maxBytes: 1 << 16, retry: .never)
+                self?.state.update { _ = $0.cancellations.removeValue(forKey: number) }
+            }
+        }
     }
 
     /// The answer to request `id`: the JSON body, or the SSE event that carries it.
@@ -152,22 +172,32 @@ final class StreamableHTTPConnection: MCPConnection, @unchecked Sendable {
         }
     }
 
-    /// Ends the session on the server (it may answer 405: it keeps sessions its own way).
-    func close() {
+    /// Ends the session on the server (spec basic/transports, "Session Management": a client
+    /// that no longer needs it SHOULD send DELETE with its id; the server may answer 405, as it
+    /// keeps sessions its own way): once the cancellations on their way have been answered,
+    /// DELETE. The task that does it is returned, for hark's exit to wait on.
+    @discardableResult
+    func close() -> Task<Void, Never>? {
         pending.end(HarkError.backend("MCP server \(name) was closed"))
-        guard let session = state.update({ state -> String? in
-            defer { state.sessionID = nil }
-            return state.sessionID
-        }) else { return }
-        var request = HTTPRequest(method: "DELETE", url: url, headers: [("Mcp-Session-Id", session)] + ((try? auth.headers()) ?? []),
-                                  timeouts: HTTPTimeouts(connect: 2, firstByte: 2, idle: 2))
-        request.insecure = insecure
-        let http = self.http
-        let done = DispatchSemaphore(value: 0)
-        Task.detached {
-            _ = try? await http.fetch(request, maxBytes: 1 << 16, retry: .never)
-            done.signal()
+        let (session, version, cancellations) = state.update { state in
+            defer {
+                state.sessionID = nil
+                state.cancellations = [:]
+            }
+            return (state.sessionID, state.protocolVersion, Array(state.cancellations.values))
         }
-        _ = done.wait(timeout: .now() + 3)
+        guard session != nil || !cancellations.isEmpty else { return nil }
+        // Every request after initialize carries the negotiated version (spec, Protocol Version Header).
+        let versionHeader = version.map { [("MCP-Protocol-Version", $0)] } ?? []
+        var request = session.map { session in
+            HTTPRequest(method: "DELETE", url: url, headers: [("Mcp-Session-Id", session)] + versionHeader + ((try? auth.headers()) ?? []),
+                        timeouts: HTTPTimeouts(connect: 1.5, firstByte: 1.5, idle: 1.5))
+        }
+        request?.insecure = insecure
+        let http = self.http
+        return Task.detached {
+            for cancellation in cancellations { await cancellation.value }
+            if let request { _ = try? await http.fetch(request, maxBytes: 1 << 16, retry: .never) }
+        }
     }
 }

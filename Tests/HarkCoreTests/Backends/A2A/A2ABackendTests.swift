@@ -207,6 +207,20 @@ import TestSupport
         #expect(info.contains("streaming  yes\n"))
     }
 
+    /// A gateway in front of the agent fails with HTTP 500 and a body that is not JSON-RPC:
+    /// its first line is shown with the status, for text and for JSON of its own shape.
+    @Test func aGatewaysErrorBodyIsShownWithItsStatus() async throws {
+        let agent = try await TestA2AAgent.shared()
+        let workspace = try Self.home(agent, "gateway").workspace()
+        let transcript = Transcript(workspace)
+        let host = agent.url("gateway").split(separator: "/")[1]
+        #expect(await transcript.type("hello") == "> hello\nhark: \(host) answered HTTP 500: agent pool exhausted: 0 of 4 workers free\n")
+        #expect(await transcript.type("json please")
+                == "> json please\nhark: \(host) answered HTTP 500: {\"code\":\"UPSTREAM_OVERLOADED\",\"retry_in\":30}\n")
+        let failed = try #require(try workspace.store.lastMessage(session: "gateway", role: .assistant))
+        #expect(failed.error == "\(host) answered HTTP 500: {\"code\":\"UPSTREAM_OVERLOADED\",\"retry_in\":30}")
+    }
+
     @Test func anAgentWithOnlyATransportHarkLacksSaysSoInOneLine() async throws {
         let agent = try await TestA2AAgent.shared()
         let transcript = Transcript(try Self.home(agent, "grpc").workspace())

@@ -133,6 +133,7 @@ enum JenkinsFixture {
             ↪ ci goes on in the background; you will hear when it is done
             > /session notes
             > buy milk
+            · noted
             ↩ ci · /build app: app #1 FAILURE in 4.2s
             > /search Parser.swift
             \(try Self.searchLine(transcript))

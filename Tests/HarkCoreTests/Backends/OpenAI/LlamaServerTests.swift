@@ -115,6 +115,35 @@ import TestSupport
         #expect(tokens < 1500)
     }
 
+    /// `seq 1 300 | hark -s llama "what is the last number?"` sends the numbers with the
+    /// message: the server's own count of the prompt is the count of the stored message in its
+    /// chat template (`/apply-template`, then `/tokenize`), so it received all of it, 300
+    /// included. `seq 1 20000 | …` is refused before sending, by the window /props tells.
+    @Test func pipedTextGoesWithTheMessageAndTooMuchIsRefusedBeforeSending() async throws {
+        let server = try await LlamaTestServer.shared
+        let home = TestHome(config: Self.config(server, api: "chat", extra: "max_tokens = 1"))
+        func hark(_ input: String) async throws -> HarkRun {
+            try await HarkRun.run(["-s", "llama", "what is the last number?"], home.environment, input: Array(input.utf8))
+        }
+        let numbers = (1...300).map(String.init).joined(separator: "\n")
+        let run = try await hark(numbers + "\n")
+        #expect(run.status == 0, "\(run.stderr)")
+        let store = try HistoryStore(path: home.paths.historyDatabase)
+        let sent = try #require(try store.lastMessage(session: "llama", role: .user))
+        #expect(sent.text == "what is the last number?\n\n" + numbers)
+        let reply = try #require(try store.lastMessage(session: "llama", role: .assistant))
+        let prompt = try await server.post("/apply-template", ["messages": [["role": "user", "content": .string(sent.text)]]])
+        let tokens = try await server.post("/tokenize", ["content": prompt["prompt"] ?? "", "parse_special": true])
+        #expect(reply.usage?.promptTokens == tokens["tokens"]?.array?.count)
+        let launched = server.occurrences(inLog: "launch_slot_")
+        let refused = try await hark((1...20000).map(String.init).joined(separator: "\n") + "\n")
+        let said = refused.stderr
+        #expect(refused.status == 2)
+        #expect(said.hasPrefix("hark: the message and its 106.3 KB of piped text are about "))
+        #expect(said.contains("tokens; llama takes 2,048 (1 of them kept for the reply): --truncate head|tail sends what fits"))
+        #expect(server.occurrences(inLog: "launch_slot_") == launched, "nothing reached the server")
+    }
+
     @Test func modelListsTheServersModelsAndSwitches() async throws {
         let server = try await LlamaTestServer.shared
         let home = TestHome(config: Self.config(server, api: "chat", extra: "model = other"))

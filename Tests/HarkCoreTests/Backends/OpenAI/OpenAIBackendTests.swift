@@ -65,6 +65,11 @@ import TestSupport
         #expect(reply.status == .complete)
         #expect(reply.notes == [ChatCompletionDecoder.cutOffNote])
         #expect(await transcript.type("/history 1").contains("» " + ChatCompletionDecoder.cutOffNote))
+        // /continue asks in hark's words: the history shows it as a note, not as the user's turn.
+        await transcript.type("/continue")
+        let history = await transcript.type("/history")
+        #expect(history.contains("\n  · /continue: asked for the rest of the reply\n"), "\(history)")
+        #expect(!history.contains(Workspace.continueInstruction))
     }
 
     @Test func anErrorBeforeTheStreamShowsTheServersMessage() async throws {
@@ -101,9 +106,10 @@ import TestSupport
         await transcript.type("/retry")
         #expect(transcript.text == "> question\nhark: overloaded\n> /retry\nfine\n")
         let thread = try #require(try workspace.currentThread())
-        let messages = try workspace.store.messages(threadID: thread.id)
+        let messages = try workspace.store.messages(threadID: thread.id, superseded: true)
         #expect(messages.map(\.role) == [.user, .assistant, .assistant])
         #expect(messages.map(\.status) == [.complete, .failed, .complete])
+        #expect(messages.map(\.supersededBy) == [nil, messages[0].id, nil], "the failed reply is kept, replaced by the retry's")
         // The retried request carried the question once, without the failed reply.
         let last = try #require(server.bodies.last?["messages"]?.array)
         #expect(last.map { $0["content"]?.string ?? "" } == ["question"])

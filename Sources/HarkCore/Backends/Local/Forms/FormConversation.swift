@@ -139,7 +139,7 @@ public struct FormConversation: Sendable {
         case .cancel:
             progress.stage = .cancelled
             progress.current = nil
-            return ["Cancelled \(template.title); plain messages are notes again, kept in Notes."]
+            return ["Cancelled \(template.title); plain messages are notes again."]
         case .confirm:
             progress.stage = .done
             progress.current = nil

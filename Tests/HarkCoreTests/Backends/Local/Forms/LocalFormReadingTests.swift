@@ -92,10 +92,10 @@ import TestSupport
             /form export [FILE] writes it as JSON and Markdown.
 
             """)
-        // After the form, plain messages are notes again, in the notes thread.
+        // After the form, plain messages are notes again, in a thread of their own.
         await transcript.type("remember to ask Bob for the badge")
         let note = try #require(try workspace.store.lastMessage(session: "local", role: .user))
-        #expect(try workspace.store.thread(id: note.threadID)?.title == "Notes")
+        #expect(try workspace.store.thread(id: note.threadID)?.title == "remember to ask Bob for the badge")
         let form = try #require(try workspace.store.database.query("SELECT thread_id FROM local_forms").first?[0].int64)
         #expect(note.threadID != form)
         #expect(try workspace.backend(for: "local").promptBadge() == nil)
@@ -105,6 +105,8 @@ import TestSupport
         let home = TestHome(sharedPrompts: [TestHome.shippedPrompts])
         let workspace = try home.workspace(clock: TestClock().clock)
         let transcript = Transcript(workspace)
+        // Notes written before the form: the session comes back to their thread after it.
+        await transcript.type("pack the charger")
         for line in ["/form travel-expense", "Ann Lee", "E01234", "a workshop", "Lisbon", "6 days ago", "2 days ago", "train"] {
             await transcript.type(line)
         }
@@ -115,10 +117,13 @@ import TestSupport
 
             """)
         let cancelled = await transcript.type("/form cancel")
-        #expect(cancelled.hasSuffix("Cancelled Travel expense claim; plain messages are notes again, kept in Notes.\n"))
+        #expect(cancelled.hasSuffix("Cancelled Travel expense claim; plain messages are notes again.\n"))
         let formThread = try #require(try workspace.store.threads(session: "local").first { $0.title == "Travel expense claim" })
         #expect(try workspace.store.lastMessage(threadID: formThread.id, role: .assistant)?.text
-            == "Cancelled Travel expense claim; plain messages are notes again, kept in Notes.", "the reply is kept with the form")
-        #expect(try workspace.currentThread()?.title == "Notes")
+            == "Cancelled Travel expense claim; plain messages are notes again.", "the reply is kept with the form")
+        #expect(try workspace.currentThread()?.title == "pack the charger")
+        await transcript.type("and the adapter")
+        let notes = try #require(try workspace.currentThread())
+        #expect(try workspace.store.messages(threadID: notes.id).map(\.text) == ["pack the charger", "and the adapter"])
     }
 }

@@ -33,6 +33,7 @@ import TestSupport
             > /thread new
             your next message starts a new thread
             > a note while away
+            · noted
             > /forms
             forms to fill in · /form NAME starts one
               bug-report      Bug report            9 questions
@@ -101,8 +102,9 @@ import TestSupport
             2/8 Email: What is their email address?
             (an email address; optional: skip leaves it out)
             > cancel
-            Cancelled New contact; plain messages are notes again, kept in Notes.
+            Cancelled New contact; plain messages are notes again.
             > hello again
+            · noted
             > /form cancel
             hark: no form is open in this thread; /form resume ID switches to one first
             > /form export

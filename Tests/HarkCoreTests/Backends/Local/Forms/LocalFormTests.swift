@@ -121,8 +121,8 @@ import TestSupport
 
             """)
         // The form has a thread of its own: the command, then answers and questions in turn.
-        // Once it is done, the session is back on its notes.
-        #expect(try workspace.currentThread()?.title == "Notes")
+        // Once it is done, the session is back on its notes: none were written, so the next starts a thread.
+        #expect(try workspace.currentThread() == nil)
         let thread = try #require(try workspace.store.threads(session: "local").first { $0.title == "Bug report" })
         let messages = try workspace.store.messages(threadID: thread.id)
         #expect(messages.count == 46)
@@ -142,12 +142,12 @@ import TestSupport
         #expect(answers["severity"]?.string == "critical")
         #expect(answers["expected"] == .null)
         #expect(answers["steps"]?.string == "open a 20 MB file\nchoose Export")
-        // After the form, plain messages are notes again, in the notes thread.
-        #expect(await transcript.type("remember to attach the log") == "> remember to attach the log\n")
+        // After the form, plain messages are notes again, acknowledged, in a thread of their own.
+        #expect(await transcript.type("remember to attach the log") == "> remember to attach the log\n· noted\n")
         let note = try #require(try workspace.store.lastMessage(session: "local", role: .user))
         #expect(note.text == "remember to attach the log")
         #expect(note.threadID != thread.id)
-        #expect(try workspace.store.thread(id: note.threadID)?.title == "Notes")
+        #expect(try workspace.store.thread(id: note.threadID)?.title == "remember to attach the log")
     }
 
     @Test func exportWritesJSONAndMarkdownOfTheAskedQuestions() async throws {
