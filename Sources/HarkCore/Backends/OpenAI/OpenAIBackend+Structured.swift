@@ -5,8 +5,8 @@ import Glibc
 /// the thread's context as for any message, no tools, `max_tokens` from the format.
 extension OpenAIBackend: StructuredReplying {
     public func send(_ request: ChatRequest, format: ReplyFormat) -> AsyncThrowingStream<ReplyEvent, Error> {
-        sendPlanned(request) { [self] plan in
-            var asked = prompt(for: request, plan: plan)
+        sendPlanned(request) { [self] plan, files in
+            var asked = prompt(for: request, plan: plan, files: files)
             asked.maxTokens = format.maxTokens
             let prompt = asked
             return ModelReplyStream.make(ready: fixedBase ?? server?.readyBase, starting: server, hidesReasoning: false,
