@@ -117,7 +117,8 @@ import TestSupport
     }
 
     /// `local` reading with `llama`, the test server; `local` and `model` are more lines of each.
-    static func modelHome(_ server: TestOpenAIServer, local: String = "", model: String = "") -> TestHome {
+    /// No time budget unless `local` sets one: on a loaded machine, a test's own wait is no measure.
+    static func modelHome(_ server: TestOpenAIServer, local: String = "llm_timeout = 0", model: String = "") -> TestHome {
         TestHome(config: """
             [session local]
             kind = local

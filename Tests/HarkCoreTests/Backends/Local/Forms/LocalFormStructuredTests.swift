@@ -9,8 +9,8 @@ import TestSupport
 /// notice. The server here is the loopback test server, which ignores the schema as a server
 /// without structured output does.
 @Suite struct LocalFormStructuredTests {
-    static func home(_ server: TestOpenAIServer, timeout: String = "") -> TestHome {
-        LocalFormRemoteTests.modelHome(server, local: timeout.isEmpty ? "" : "llm_timeout = \(timeout)")
+    static func home(_ server: TestOpenAIServer, timeout: String = "0") -> TestHome {
+        LocalFormRemoteTests.modelHome(server, local: "llm_timeout = \(timeout)")
     }
 
     /// To the product question of the bug report, whose words and synonyms this answer has none of.
