@@ -126,17 +126,26 @@ public final class LocalBackend: Backend, BackendKind {
     public func greeting() -> Document {
         guard let history, let threads = try? history.threads() else { return [] }
         if threads.isEmpty {
-            return [
+            var hints = [
                 "This session is offline: messages are notes to self, kept and searchable. /forms lists forms to fill in, "
                     + "/prompts ready-made prompts.",
                 "Your files: /docs add PATH… makes them searchable, /ask QUESTION finds what answers it.",
                 "Add an agent with /session add NAME --kind webhook|openai --url URL; /help lists every command.",
-            ].map { StyledLine($0, .dim) }
+            ]
+            if let llm { hints.append(Self.modelHint(llm, session: session.name)) }
+            return hints.map { StyledLine($0, .dim) }
         }
         guard let thread = try? history.currentThread(), let record = try? forms().open(threadID: thread.id),
               let template = try? record.template() else { return [] }
         var conversation = FormConversation(template: template, progress: record.progress, today: today)
         return conversation.resume().map { StyledLine($0) }
+    }
+
+    /// What the model of `llm` does here, and how to use a bigger one.
+    static func modelHint(_ llm: String, session: String) -> String {
+        "The model \(llm) reads the form answers the rules cannot and writes /ask's answers from your files. "
+            + "A bigger one: any openai session (Ollama, llama.cpp with another GGUF, a hosted API), then "
+            + "/session edit \(session) llm=NAME."
     }
 
     /// A value for the open question from the user's documents, when its field asks for one
