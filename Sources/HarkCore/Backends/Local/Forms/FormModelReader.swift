@@ -68,18 +68,19 @@ struct FormModelReader: Sendable {
         return false
     }
 
+    /// Short, for a small model on a small machine: the schema says the rest. What comes
+    /// before the answer is the same for every answer to a question, so a server's prompt
+    /// cache holds it.
     static func prompt(answer: String, fields: [FormField], current: FormField, today: FormDate) -> String {
         var lines = [
-            "Read the answer below and fill in form fields from it. Reply with one JSON object and nothing else: "
-                + "no explanation, no code fence.",
-            "Use only these keys, and leave a key out when the answer does not give its value:",
+            "Fill in form fields from the answer below, as one JSON object. Copy values as the answer writes them; "
+                + "do not guess. Today is \(today).",
+            "The question was \"\(current.question)\": \"\(current.id)\" is \(kind(of: current)), or null if the answer does not say.",
         ]
-        for field in fields {
-            lines.append("\"\(field.id)\": \(kind(of: field)) (\(field.label))")
+        let others = fields.filter { $0.id != current.id }
+        if !others.isEmpty {
+            lines.append("Only if the answer gives them: " + others.map { "\"\($0.id)\" (\(kind(of: $0)))" }.joined(separator: ", ") + ".")
         }
-        lines.append("The question asked was \"\(current.question)\" (key \"\(current.id)\").")
-        lines.append("Copy values as the answer writes them; do not guess or add any. Today is \(today).")
-        lines.append("")
         lines.append("Answer: " + answer)
         return lines.joined(separator: "\n")
     }
