@@ -42,26 +42,16 @@ public final class HTTPClient: Sendable {
     /// A GET that meets a refused or reset connection or a busy gateway is tried again after a
     /// short wait (see RetryPolicy); nothing else is.
     public func fetch(_ request: HTTPRequest, maxBytes: Int = 64 << 20, retry: RetryPolicy = .standard) async throws -> HTTPResponse {
-        var attempt = 1
-        while true {
-            let wait: Double
+        try await retrying(retry, method: request.method, host: request.displayHost) { _ -> TryResult<HTTPResponse> in
+            let response: HTTPResponse
             do {
-                let response = try await fetchOnce(request, maxBytes: maxBytes)
-                guard !response.head.isSuccess,
-                      let delay = retry.verdict(status: response.status, retryAfter: response.head.header("retry-after"),
-                                                method: request.method, afterTry: attempt, host: request.displayHost,
-                                                now: clock.now()).wait
-                else { return response }
-                wait = delay
-            } catch {
-                guard let failure = error as? HarkError,
-                      let delay = retry.verdict(transport: failure, method: request.method, afterTry: attempt,
-                                                host: request.displayHost).wait
-                else { throw error }
-                wait = delay
+                response = try await fetchOnce(request, maxBytes: maxBytes)
+            } catch let failure as HarkError {
+                return .transport(failure, giveUp: { _ in throw failure })
             }
-            attempt += 1
-            try await clock.sleep(wait)
+            guard !response.head.isSuccess else { return .success(response) }
+            // A status that is not worth another try is the caller's to read.
+            return .status(response.status, retryAfter: response.head.header("retry-after"), giveUp: { _ in response })
         }
     }
 

@@ -3,8 +3,9 @@ import Glibc
 
 /// When a failed request is worth another try, and how long to wait first: the one retry
 /// policy, a pure verdict on a response's status and Retry-After or on a transport failure,
-/// so each rule is tested without a server. Its users loop on it: `HTTPClient.fetch` (GETs
-/// through a busy gateway), Monica (rate limits, outages) and Nyla (rate limits).
+/// so each rule is tested without a server. One loop asks it, `HTTPClient.retrying`, for its
+/// users: `HTTPClient.fetch` (GETs through a busy gateway), Monica (rate limits, outages) and
+/// Nyla (rate limits).
 ///
 /// A rate limit (429, if `rateLimits`) means the server did not act on the request, so it is
 /// waited out whatever the method: the server's Retry-After, else the backoff; a longer wait
@@ -82,6 +83,23 @@ public struct RetryPolicy: Sendable, Equatable {
     /// The wait before try `number + 1`: with `firstDelay` 1 and `growth` 2, 1s, 2s, 4s…
     public func backoff(afterTry number: Int) -> Double {
         firstDelay * pow(growth, Double(max(0, number - 1)))
+    }
+
+    /// What went wrong with one try.
+    public enum Failure: Sendable, Equatable {
+        case status(Int, retryAfter: String?, considered: Bool)
+        case transport(HarkError)
+    }
+
+    /// The verdict on either kind of failure (the retry loop's one question).
+    public func verdict(_ failure: Failure, method: String, afterTry number: Int, host: String, now: Date) -> Verdict {
+        switch failure {
+        case .status(let status, let retryAfter, let considered):
+            return verdict(status: status, retryAfter: retryAfter, method: method, afterTry: number, host: host, now: now,
+                           considered: considered)
+        case .transport(let error):
+            return verdict(transport: error, method: method, afterTry: number, host: host)
+        }
     }
 
     /// For a response with a non-success status, after try `number` (the first is 1).

@@ -92,7 +92,7 @@ import TestSupport
         let server = Self.server("time", ["command": try TestMCPServers.requireTime()])
         _ = try await server.tools()
         let pid = try #require(server.processID)
-        #expect(!StdioServers.hasEnded(pid))
+        #expect(!ProcessEnd.hasEnded(pid))
         server.stop()
         #expect(StdioServers.exited(pid, within: 10))
         #expect(server.status == .notStarted)

@@ -64,41 +64,25 @@ final class MonicaClient: Sendable {
              progress: @Sendable (String) async throws -> Void = { _ in }) async throws -> JSON {
         let target = url(path, query)
         if cached, let kept = cache.value(for: target) { return kept }
-        var attempt = 1
-        while true {
-            try Task.checkCancellation()
-            let outcome: Result<HTTPResponse, HarkError>
+        // Monica's own policy (it tells the user about each wait), in the client's one loop.
+        let json = try await http.retrying(retrying ? policy : .never, host: host,
+                                           onWait: { status, _ in try await progress(status) }) { _ -> TryResult<JSON> in
+            let response: HTTPResponse
             do {
-                // This loop is the retry policy for Monica (it tells the user about each wait).
-                outcome = .success(try await http.fetch(try request(target), maxBytes: 16 << 20, retry: .never))
+                response = try await http.fetch(try request(target), maxBytes: 16 << 20, retry: .never)
             } catch let error as HarkError {
-                outcome = .failure(error)
+                return .transport(error, giveUp: { note in throw Self.noting(error, note) })
             }
-            // Success returns; a failure either throws the final error or yields a wait.
-            let verdict: RetryPolicy.Verdict
-            switch outcome {
-            case .success(let response) where response.head.isSuccess:
-                let json = try decode(response)
-                if cached { cache.store(json, for: target) }
-                return json
-            case .success(let response):
+            guard response.head.isSuccess else {
                 let envelope = try? JSON.parse(response.body)
-                verdict = retrying
-                    ? policy.verdict(status: response.status, retryAfter: response.head.header("retry-after"),
-                                     afterTry: attempt, host: host, now: clock.now(),
-                                     considered: envelope?["error"]?["error_code"]?.int != nil)
-                    : .fail(note: nil)
-                if case .fail(let note) = verdict { throw failure(response, envelope: envelope, note: note) }
-            case .failure(let error):
-                verdict = retrying ? policy.verdict(transport: error, afterTry: attempt, host: host) : .fail(note: nil)
-                if case .fail(let note) = verdict { throw Self.noting(error, note) }
+                return .status(response.status, retryAfter: response.head.header("retry-after"),
+                               considered: envelope?["error"]?["error_code"]?.int != nil,
+                               giveUp: { note in throw self.failure(response, envelope: envelope, note: note) })
             }
-            if case .retry(let wait, let status) = verdict {
-                try await progress(status)
-                try await clock.sleep(wait)
-                attempt += 1
-            }
+            return .success(try decode(response))
         }
+        if cached { cache.store(json, for: target) }
+        return json
     }
 
     func request(_ url: String) throws -> HTTPRequest {

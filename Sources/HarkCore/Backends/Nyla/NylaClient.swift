@@ -119,14 +119,17 @@ final class NylaClient: @unchecked Sendable {
     /// Sends a request and returns once its head is in, with the body still to read. Waits and
     /// retries on 429 (saying so through `notes`); any other failure is thrown as a HarkError.
     func open(_ path: String, notes: NylaNotes?, _ build: () throws -> HTTPRequest) async throws -> HTTPOpenResponse {
-        var attempt = 1
         var loggedInAgain = false
-        while true {
+        let onWait: (String, Double) async throws -> Void = { [host] _, wait in
+            try await notes?.warn("\(host) is rate limiting (HTTP 429); "
+                + (wait > 0 ? "retrying in \(RetryPolicy.format(wait))" : "retrying"))
+        }
+        return try await http.retrying(Self.retry, host: host, onWait: onWait) { _ -> TryResult<HTTPOpenResponse> in
             let request = try build()
             var response = try await http.open(request)
             let head = response.head
             absorbCookies(head, path: path)
-            if head.isSuccess { return response }
+            if head.isSuccess { return .success(response) }
             let errorBody = try await response.body.collect(upTo: 65536).bytes
             response.stream.cancel()
             // The gateway ended the login (a restart, a session timeout): with a stored password,
@@ -134,23 +137,15 @@ final class NylaClient: @unchecked Sendable {
             if head.status == 401, path != NylaWire.login, !usesToken, !loggedInAgain, let reauthenticate,
                try await reauthenticate(notes) {
                 loggedInAgain = true
-                continue
+                return .again
             }
-            if head.status == 429 {
-                let retryAfter = head.header("retry-after")
-                guard let wait = Self.retry.verdict(status: 429, retryAfter: retryAfter, method: request.method,
-                                                    afterTry: attempt, host: host, now: clock.now()).wait else {
-                    let asked = HTTPDate.retryAfter(retryAfter, now: clock.now()) ?? 0
-                    throw HarkError.http(status: 429, host: host, serverMessage: "rate limited; try again in "
-                        + (asked > Self.retry.maxWait ? "\(Int(asked))s" : "a minute"))
-                }
-                try await notes?.warn("\(host) is rate limiting (HTTP 429); "
-                    + (wait > 0 ? "retrying in \(RetryPolicy.format(wait))" : "retrying"))
-                if wait > 0 { try await clock.sleep(wait) }
-                attempt += 1
-                continue
-            }
-            throw failure(head, body: errorBody, path: path)
+            guard head.status == 429 else { throw failure(head, body: errorBody, path: path) }
+            let retryAfter = head.header("retry-after")
+            return .status(429, retryAfter: retryAfter, giveUp: { [clock, host] _ in
+                let asked = HTTPDate.retryAfter(retryAfter, now: clock.now()) ?? 0
+                throw HarkError.http(status: 429, host: host, serverMessage: "rate limited; try again in "
+                    + (asked > Self.retry.maxWait ? "\(Int(asked))s" : "a minute"))
+            })
         }
     }
 

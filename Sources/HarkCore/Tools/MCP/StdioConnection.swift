@@ -233,23 +233,10 @@ enum StdioServers {
         }
     }
 
-    /// Whether the process has ended within `seconds` (gone or a zombie not yet reaped).
+    /// Whether the process has ended within `seconds` (gone or a zombie not yet reaped). A
+    /// pid already reaped here may name another process by now: it has ended.
     static func exited(_ pid: pid_t, within seconds: Double) -> Bool {
-        let deadline = Subprocess.monotonicSeconds() + seconds
-        repeat {
-            if hasEnded(pid) { return true }
-            usleep(20_000)
-        } while Subprocess.monotonicSeconds() < deadline
-        return false
-    }
-
-    /// Gone, or a zombie: the state field of /proc/PID/stat, after the parenthesised name.
-    static func hasEnded(_ pid: pid_t) -> Bool {
         if reaped.read({ $0.contains(pid) }) { return true }
-        guard let file = PosixFile(readingAtPath: "/proc/\(pid)/stat") else { return true }
-        let text = String(decoding: file.read(count: 512), as: UTF8.self)
-        guard let close = text.lastIndex(of: ")") else { return true }
-        let state = text[text.index(after: close)...].trimmingSpaces.first
-        return state == nil || state == "Z" || state == "X"
+        return ProcessEnd.wait(for: pid, seconds: seconds)
     }
 }
