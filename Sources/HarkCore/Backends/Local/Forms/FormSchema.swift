@@ -15,10 +15,7 @@ enum FormSchema {
 
     static func property(for field: FormField) -> JSON {
         switch field.type {
-        case .text, .multiline:
-            var schema: [String: JSON] = ["type": "string"]
-            if let maximum = field.maximum { schema["maxLength"] = .number(maximum.rounded(.down)) }
-            return .object(schema)
+        case .text, .multiline: return ["type": "string", "maxLength": .number(Double(textLength(field)))]
         case .email: return ["type": "string", "format": "email"]
         case .date: return ["type": "string", "format": "date"]
         case .number:
@@ -37,9 +34,17 @@ enum FormSchema {
         8 + fields.reduce(0) { total, field in total + 4 + field.id.count / 3 + valueTokens(field) }
     }
 
+    /// A text's longest value in the schema: its own maximum, else a short line. Without a
+    /// bound, SmolLM2 under a grammar can write one string until max_tokens cuts the JSON
+    /// (`"version": "2.0.0.0.0…`); a bound makes the grammar close it in time. A string of n
+    /// characters is at most n tokens (digits are a token each), so the budget holds it.
+    static func textLength(_ field: FormField) -> Int {
+        min(field.maximum.map { Int($0) } ?? 40, 200)
+    }
+
     static func valueTokens(_ field: FormField) -> Int {
         switch field.type {
-        case .text, .multiline: return field.maximum.map { Int($0) / 2 + 4 } ?? 60
+        case .text, .multiline: return textLength(field) + 2
         case .email: return 24
         case .date: return 14
         case .number: return 12
