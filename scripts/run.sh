@@ -12,7 +12,7 @@ if [ "${1:-}" = --with-model ]; then
   scripts/setup.sh --release --with-model
   hark=.build/release/hark
   if ! "$hark" sessions | grep -q '^smollm2 '; then
-    "$hark" session add smollm2 --kind openai --set serve=smollm2 >/dev/null
+    "$hark" session add smollm2 --kind openai --set serve=smollm2 --set max_tokens=256 >/dev/null
     "$hark" session edit local llm=smollm2 >/dev/null
     echo "run.sh: added session smollm2 (llama.cpp's server with SmolLM2-135M, started by hark on first use) as local's llm" >&2
   fi

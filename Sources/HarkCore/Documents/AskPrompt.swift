@@ -26,8 +26,6 @@ public enum AskPrompt {
         passage.citation + (passage.heading.isEmpty ? "" : " (\(passage.heading))")
     }
 
-    /// The list kept under the answer, so the reply in the history says where it came from.
-    public static func sources(_ passages: [Passage]) -> String {
-        (["Sources:"] + passages.enumerated().map { "[\($0.offset + 1)] " + label($0.element) }).joined(separator: "\n")
-    }
+    /// The mark under an answer that does not stand on the passages it was given.
+    public static let notFound = "· not found in your documents"
 }

@@ -147,15 +147,16 @@ extension LocalBackend {
     }
 
     /// The passages as found: `[1] booking.md:4-9  Booking › Train` and the snippet under it.
-    func passageLines(_ passages: [Passage], question: String) throws -> Document {
+    /// `numbers` are their numbers when not 1, 2, 3… (the ones an answer cited).
+    func passageLines(_ passages: [Passage], question: String, numbers: [Int]? = nil) throws -> Document {
         guard !passages.isEmpty else {
             let hint = try documentLibrary().isEmpty() ? "no documents yet: /docs add PATH… adds files or folders"
                 : "/docs lists your documents"
             return [StyledLine("nothing in your documents or notes matches \"\(question)\"; \(hint)", .dim)]
         }
         var lines: Document = []
-        for (number, passage) in passages.enumerated() {
-            var spans = [Span("[\(number + 1)] ", .dim), Span(passage.citation, .accent)]
+        for (index, passage) in passages.enumerated() {
+            var spans = [Span("[\(numbers?[index] ?? index + 1)] ", .dim), Span(passage.citation, .accent)]
             if !passage.heading.isEmpty { spans.append(Span("  " + passage.heading, .dim)) }
             lines.append(StyledLine(spans))
             var snippet = MessageFormatting.highlighted(passage.snippet.trimmed)
@@ -200,6 +201,7 @@ extension LocalBackend {
         let numbered = passages.map { passage in (passage, passage.chunkID.flatMap { texts[$0] } ?? passage.text ?? passage.snippet) }
         let prompt = AskPrompt.prompt(question: question, passages: numbered)
         try await emit(.status("asking \(llm) with \(passages.count) passage\(passages.count == 1 ? "" : "s")…"))
+        var answer = ""
         do {
             guard let sessions else { throw HarkError.unknownSession(llm, suggestion: nil) }
             let (backend, config) = try sessions.backend(named: llm)
@@ -210,7 +212,10 @@ extension LocalBackend {
             let thread = ChatThread(id: 0, session: llm, title: "ask", backendID: nil, createdAt: now, updatedAt: now)
             reading: for try await event in backend.send(ChatRequest(text: prompt, thread: thread)) {
                 switch event {
-                case .text, .reasoning, .usage, .model: try await emit(event)
+                case .text(let piece):
+                    answer += piece
+                    try await emit(event)
+                case .reasoning, .usage, .model: try await emit(event)
                 case .finished: break reading
                 default: continue
                 }
@@ -222,6 +227,22 @@ extension LocalBackend {
             try await emit(.text(try passageLines(passages, question: question).map(\.plainText).joined(separator: "\n")))
             return
         }
-        try await emit(.text("\n\n" + AskPrompt.sources(passages)))
+        try await emit(.text(try sourceLines(answer, numbered: numbered, question: question)))
+    }
+
+    /// Under the answer, the passages it cites, as /ask shows them without a model; an answer
+    /// that cites none, or cites passages without its key words, is marked and every passage
+    /// is shown instead, so a wrong answer is seen as one.
+    func sourceLines(_ answer: String, numbered: [(Passage, String)], question: String) throws -> String {
+        let texts = numbered.map { AskPrompt.label($0.0) + "\n" + $0.1 }
+        let lines: Document
+        switch AnswerGrounding.check(answer, texts: texts) {
+        case .grounded(let cited):
+            lines = try passageLines(cited.map { numbered[$0 - 1].0 }, question: question, numbers: cited)
+        case .notFound:
+            lines = [StyledLine(AskPrompt.notFound)] + (try passageLines(numbered.map(\.0), question: question))
+        }
+        let separator = answer.hasSuffix("\n") ? "\n" : "\n\n"
+        return separator + lines.map(\.plainText).joined(separator: "\n")
     }
 }

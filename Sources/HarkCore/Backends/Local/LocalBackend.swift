@@ -12,6 +12,8 @@ public final class LocalBackend: Backend, BackendKind {
     public static let settings: [SettingSpec] = [
         SettingSpec("llm", "a model's session (kind openai, e.g. a local llama.cpp) that reads form answers the rules "
             + "cannot, and writes /ask's answer from your documents; without it, rules only and no network"),
+        SettingSpec("llm_timeout", "seconds a form answer waits for the llm before the rules read it (default 5; 0 waits "
+            + "as long as it takes)", type: .seconds),
     ]
 
     public static let commands: [CommandSpec] = documentCommands + [
@@ -38,6 +40,8 @@ public final class LocalBackend: Backend, BackendKind {
     let clock: HarkClock
     /// The session that reads free-text answers, or nil for rules only.
     let llm: String?
+    /// How long a form answer waits for it; nil as long as it takes.
+    let llmTimeLimit: Double?
 
     init(session: SessionConfig, environment: BackendEnvironment) throws {
         self.session = session
@@ -46,6 +50,8 @@ public final class LocalBackend: Backend, BackendKind {
         sessions = environment.sessions
         clock = environment.clock
         llm = session["llm"]
+        let timeout = try session.double("llm_timeout") ?? FormModelReader.defaultTimeLimit
+        llmTimeLimit = timeout > 0 ? timeout : nil
         if llm == session.name {
             throw HarkError.usage("session \(session.name): llm must name another session, one of kind openai")
         }
@@ -85,7 +91,8 @@ public final class LocalBackend: Backend, BackendKind {
         let intent = conversation.intent(of: text)
         var extracted: [String: JSON]?
         if case .answer(let answer) = intent, let llm, FormModelReader.wants(answer, conversation: conversation) {
-            switch try await FormModelReader(sessionName: llm, sessions: sessions).read(answer, conversation: conversation, emit: emit) {
+            let reader = FormModelReader(sessionName: llm, sessions: sessions, timeLimit: llmTimeLimit)
+            switch try await reader.read(answer, conversation: conversation, emit: emit) {
             case .values(let values): extracted = values
             case .failed(let reason): try await emit(.notice(reason))
             }
@@ -119,17 +126,26 @@ public final class LocalBackend: Backend, BackendKind {
     public func greeting() -> Document {
         guard let history, let threads = try? history.threads() else { return [] }
         if threads.isEmpty {
-            return [
+            var hints = [
                 "This session is offline: messages are notes to self, kept and searchable. /forms lists forms to fill in, "
                     + "/prompts ready-made prompts.",
                 "Your files: /docs add PATH… makes them searchable, /ask QUESTION finds what answers it.",
                 "Add an agent with /session add NAME --kind webhook|openai --url URL; /help lists every command.",
-            ].map { StyledLine($0, .dim) }
+            ]
+            if let llm { hints.append(Self.modelHint(llm, session: session.name)) }
+            return hints.map { StyledLine($0, .dim) }
         }
         guard let thread = try? history.currentThread(), let record = try? forms().open(threadID: thread.id),
               let template = try? record.template() else { return [] }
         var conversation = FormConversation(template: template, progress: record.progress, today: today)
         return conversation.resume().map { StyledLine($0) }
+    }
+
+    /// What the model of `llm` does here, and how to use a bigger one.
+    static func modelHint(_ llm: String, session: String) -> String {
+        "The model \(llm) reads the form answers the rules cannot and writes /ask's answers from your files. "
+            + "A bigger one: any openai session (Ollama, llama.cpp with another GGUF, a hosted API), then "
+            + "/session edit \(session) llm=NAME."
     }
 
     /// A value for the open question from the user's documents, when its field asks for one

@@ -20,6 +20,17 @@ import TestSupport
         return [0, 0, 0, 1]
     }
 
+    /// A home whose library holds the handbook; both must live as long as the test (the
+    /// home's folder holds the history, and /ask reads the file again if it changed).
+    static func handbook(_ server: TestOpenAIServer) async throws -> ((TestHome, TemporaryDirectory), Transcript) {
+        let library = TemporaryDirectory("hark-docs")
+        DocumentFixtures.write(into: library)
+        let home = Self.home(server)
+        let transcript = Transcript(try home.workspace())
+        await transcript.type("/docs add \(library.file("handbook.md"))")
+        return ((home, library), transcript)
+    }
+
     static func prompt(_ body: JSON) -> String { body["messages"]?.array?.last?["content"]?.string ?? "" }
 
     @Test func theModelAnswersFromPassagesFoundByMeaningAndCitesThem() async throws {
@@ -46,12 +57,8 @@ import TestSupport
             · asking llama with 5 passages…
             You fly home on 15 November 2025 at 18:40 [1].
 
-            Sources:
-            [1] trips/booking.md:10-11 (Booking confirmation › Return)
-            [2] trips/booking.md:1-4 (Booking confirmation)
-            [3] handbook.md:1-3 (Staff handbook)
-            [4] handbook.md:11-12 (Staff handbook › Travel › Mileage)
-            [5] handbook.md:14-15 (Staff handbook › Holidays)
+            [1] trips/booking.md:10-11  Booking confirmation › Return
+                ## Return Return: 15 November 2025, 18:40 from Lisbon LIS…
 
             """)
         // The question and the passages, numbered and with their text, went to the model.
@@ -60,9 +67,9 @@ import TestSupport
         #expect(prompt.hasSuffix("Question: when do I fly home?"))
         #expect(prompt.contains("[1] trips/booking.md:10-11 (Booking confirmation › Return)\n## Return\nReturn: 15 November 2025, 18:40 from Lisbon LIS\n"))
         #expect(prompt.contains("Cite each passage you use by its number in brackets, like [1]."))
-        // The reply is kept with its sources, as a reply of the local session's thread.
+        // The reply is kept with the passage it cites, as a reply of the local session's thread.
         let reply = try #require(try workspace.store.lastMessage(session: "local", role: .assistant))
-        #expect(reply.text.hasPrefix("You fly home on 15 November 2025 at 18:40 [1].\n\nSources:\n[1] trips/booking.md:10-11"))
+        #expect(reply.text.hasPrefix("You fly home on 15 November 2025 at 18:40 [1].\n\n[1] trips/booking.md:10-11  Booking confirmation › Return\n"))
         #expect(try workspace.store.lastMessage(session: "local", role: .user)?.text == "/ask when do I fly home?")
     }
 
@@ -84,8 +91,8 @@ import TestSupport
             · asking llama with 1 passage…
             Within 30 days of returning [1].
 
-            Sources:
-            [1] handbook.md:5-9 (Staff handbook › Travel › Expenses)
+            [1] handbook.md:5-9  Staff handbook › Travel › Expenses
+                ## Travel  ### Expenses Expense claims must be filed within 30 days of returning from a trip.
             """))
         #expect(try workspace.store.database.scalar("SELECT count(*) FROM local_chunk_vectors").int == 0)
         let embeddingRequests = server.http.requests.filter { $0.path.hasSuffix("/embeddings") }
@@ -94,12 +101,8 @@ import TestSupport
 
     @Test func aModelThatFailsLeavesThePassages() async throws {
         let server = try TestOpenAIServer(status: 500, errorBody: #"{"error":{"message":"model not loaded","type":"server_error"}}"#) { _ in [] }
-        let library = TemporaryDirectory("hark-docs")
-        DocumentFixtures.write(into: library)
-        let home = Self.home(server)
+        let (home, transcript) = try await Self.handbook(server)
         defer { withExtendedLifetime(home) {} }  // its folder holds the history
-        let transcript = Transcript(try home.workspace())
-        await transcript.type("/docs add \(library.file("handbook.md"))")
         let answer = await transcript.type("/ask holiday days")
         #expect(answer == """
             > /ask holiday days
@@ -111,5 +114,32 @@ import TestSupport
                 ## Travel  ### Expenses Expense claims must be filed within 30 days of returning from a trip. Keep every receipt; a missing receipt needs a short…
 
             """)
+    }
+
+    /// An answer that cites nothing, or cites a passage without its words, is marked, and the
+    /// passages sent are shown under it, so the one that holds the answer is on screen.
+    @Test func anAnswerThatDoesNotStandOnItsPassagesIsMarked() async throws {
+        let server = try TestOpenAIServer(embeddings: .notSupported) { body in
+            let prompt = Self.prompt(body)
+            if prompt.hasSuffix("Question: holiday days") { return [.text("You get 30 days of holiday [1]."), .done] }
+            return [.text("Question: how long can I file expenses without incurring a penalty?"), .done]
+        }
+        let (home, transcript) = try await Self.handbook(server)
+        defer { withExtendedLifetime(home) {} }  // its folder holds the history
+        let nothingCited = await transcript.type("/ask how long to file expense claims")
+        #expect(nothingCited == """
+            > /ask how long to file expense claims
+            · asking llama with 1 passage…
+            Question: how long can I file expenses without incurring a penalty?
+
+            · not found in your documents
+            [1] handbook.md:5-9  Staff handbook › Travel › Expenses
+                ## Travel  ### Expenses Expense claims must be filed within 30 days of returning from a trip. Keep every receipt; a missing receipt needs a short…
+
+            """)
+        // 30 days is the expenses passage's number, cited as the holidays passage's.
+        let wrong = await transcript.type("/ask holiday days")
+        #expect(wrong.contains("You get 30 days of holiday [1].\n\n· not found in your documents\n[1] handbook.md:14-15"), "\(wrong)")
+        #expect(wrong.contains("[2] handbook.md:5-9"))
     }
 }

@@ -1,11 +1,12 @@
 /// A choice named inside a sentence: `it happens in the mobile one, I think` is mobile app. A
 /// word only one choice has names it; a word several share (`the app`) names all of them,
-/// and several named are asked back. `not the web one` leaves web app out.
+/// and several named are asked back. `not the web one` leaves web app out. A choice's
+/// synonyms (`on my phone` for mobile app) name it as its own words do.
 enum ChoiceReader {
     static let negations: Set<String> = ["not", "no", "never", "isn't", "wasn't", "neither", "nor", "without", "except", "don't", "dont",
                                            "doesn't", "didn't"]
 
-    static func candidates(in text: String, choices: [String]) -> [AnswerReader.Candidate] {
+    static func candidates(in text: String, choices: [String], synonyms: [String: [String]] = [:]) -> [AnswerReader.Candidate] {
         let answer = AnswerWords(text).words
         let choiceWords = choices.map { AnswerWords($0).words }
         func mentions(_ word: String) -> [Int] {
@@ -34,12 +35,29 @@ enum ChoiceReader {
                 }
             }
         }
+        for (choice, name) in choices.enumerated() {
+            for phrase in (synonyms[name] ?? []).map({ AnswerWords($0).words }) where !phrase.isEmpty {
+                for index in answer.indices where said(phrase, at: index, in: answer) {
+                    if negated(index) { excluded.insert(choice) } else { named.append(choice) }
+                }
+            }
+        }
         var picked = unique(named).filter { !excluded.contains($0) }
         if picked.isEmpty { picked = unique(shared).filter { !excluded.contains($0) } }
         return picked.isEmpty ? [] : [.either(picked.map { .text(choices[$0]) })]
     }
 
     static func unique(_ indices: [Int]) -> [Int] { Array(Set(indices)).sorted() }
+
+    /// Whether the answer's words at `index` are the phrase, its last word perhaps plural.
+    static func said(_ phrase: [String], at index: Int, in answer: [String]) -> Bool {
+        guard index + phrase.count <= answer.count else { return false }
+        for (offset, word) in phrase.enumerated() {
+            let heard = answer[index + offset]
+            guard heard == word || (offset == phrase.count - 1 && heard == word + "s") else { return false }
+        }
+        return true
+    }
 }
 
 /// Yes or no in a sentence: `yep, every time` is yes, `not really` no. Phrases are matched

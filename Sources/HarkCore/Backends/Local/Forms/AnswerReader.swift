@@ -38,7 +38,7 @@ public enum AnswerReader {
         case .email: return EmailReader.candidates(in: text).map { .one(.text($0)) }
         case .number: return NumberReader.candidates(in: text, unit: field.unit)
         case .date: return DateReader.candidates(in: text, today: today)
-        case .choice: return ChoiceReader.candidates(in: text, choices: field.choices)
+        case .choice: return ChoiceReader.candidates(in: text, choices: field.choices, synonyms: field.synonyms)
         case .yesno: return YesNoReader.candidates(in: text)
         }
     }

@@ -164,6 +164,9 @@ public enum FieldCheck {
     static func choice(_ text: String, field: FormField) -> Result<String, FieldProblem> {
         let lowered = text.lowercased()
         if let exact = field.choices.first(where: { $0.lowercased() == lowered }) { return .success(exact) }
+        if let named = field.choices.first(where: { choice in
+            field.synonyms[choice]?.contains { $0.lowercased() == lowered } ?? false
+        }) { return .success(named) }
         if let index = Int(text), field.choices.indices.contains(index - 1) { return .success(field.choices[index - 1]) }
         let starting = field.choices.filter { $0.lowercased().hasPrefix(lowered) }
         if starting.count == 1, !lowered.isEmpty { return .success(starting[0]) }

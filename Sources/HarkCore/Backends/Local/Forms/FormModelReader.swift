@@ -1,14 +1,19 @@
 import FoundationEssentials
 import Glibc
 
-/// Reads field values out of a free-text answer ("I'm Ann Lee, reach me at ann@x.org") with
-/// a model: another session (an `openai` one, say a local llama.cpp server) is asked for one
-/// JSON object by a prompt that lists the fields. What comes back is only a proposal: every
-/// value still goes through the fields' checks. Any failure is reported, and the rules read
-/// the answer instead.
+/// Reads field values out of a free-text answer ("I was using it on my phone") with a model:
+/// another session (an `openai` one, say a local llama.cpp server) is asked for one JSON object
+/// that fits the fields' schema (FormSchema), sent as its server's structured-output option, in
+/// at most `timeLimit` seconds. What comes back is only a proposal: every value still goes
+/// through the fields' checks. Any failure, the time running out included, is one notice, and
+/// the rules read the answer instead.
 struct FormModelReader: Sendable {
     let sessionName: String
     let sessions: SessionDirectory?
+    /// `llm_timeout`: how long a person waits for the model before the rules read the answer.
+    let timeLimit: Double?
+
+    static let defaultTimeLimit = 5.0
 
     enum Outcome: Equatable {
         case values([String: JSON])
@@ -20,37 +25,35 @@ struct FormModelReader: Sendable {
               emit: ProducedStream.Emitter<ReplyEvent>) async throws -> Outcome {
         let fallback = "your answer was read by the rules"
         guard let current = conversation.currentField else { return .values([:]) }
-        let backend: any Backend
+        let backend: any StructuredReplying
         do {
             guard let sessions else { throw HarkError.unknownSession(sessionName, suggestion: nil) }
             let (found, config) = try sessions.backend(named: sessionName)
-            guard config.kind != LocalBackend.name else {
-                return .failed("llm names \(sessionName), a local session; it must be a model's session (kind openai); \(fallback)")
+            guard config.kind != LocalBackend.name, let model = found as? StructuredReplying else {
+                return .failed("llm names \(sessionName), a \(config.kind) session; it must be a model's session (kind openai); \(fallback)")
             }
-            backend = found
+            backend = model
         } catch {
             return .failed("the llm session \(sessionName) cannot be used (\(error.userMessage)); \(fallback)")
         }
         try await emit(.status("reading your answer with \(sessionName)…"))
-        let prompt = Self.prompt(answer: answer, fields: Self.fields(for: conversation), current: current,
-                                 today: conversation.today)
-        let now = Date()
-        let thread = ChatThread(id: 0, session: sessionName, title: "form", backendID: nil, createdAt: now, updatedAt: now)
-        var reply = ""
-        do {
-            for try await event in backend.send(ChatRequest(text: prompt, thread: thread)) {
-                if case .text(let piece) = event { reply += piece }
-                if case .finished = event { break }
+        let others = conversation.openFields(besides: current)
+        let prompt = Self.prompt(answer: answer, fields: [current] + others, current: current, today: conversation.today)
+        let query = StructuredQuery(session: sessionName, backend: backend, timeLimit: timeLimit)
+        switch try await query.ask(prompt, format: FormSchema.format(current: current, others: others),
+                                   progress: { try await emit($0) }) {
+        case .object(let object):
+            let given = object.filter { !$0.value.isNull }
+            guard let text = given[current.id].flatMap(FormValue.answerText) else {
+                return .failed("\(sessionName) found no \(current.label) in it; \(fallback)")
             }
-        } catch is CancellationError {
-            return .failed("reading with \(sessionName) was stopped; \(fallback)")
-        } catch {
-            return .failed("\(sessionName) failed (\(error.userMessage)); \(fallback)")
+            guard conversation.read(text, current).value != nil else {
+                return .failed("\(sessionName) read \(FieldCheck.quoted(text)), which \(current.label) does not take; \(fallback)")
+            }
+            return .values(given)
+        case .failed(let reason):
+            return .failed(reason + "; " + fallback)
         }
-        guard let object = Self.object(in: reply) else {
-            return .failed("\(sessionName) did not answer with a JSON object; \(fallback)")
-        }
-        return .values(object)
     }
 
     /// Whether an answer needs a model: only when the rules cannot read the open question's
@@ -65,25 +68,19 @@ struct FormModelReader: Sendable {
         return false
     }
 
-    /// The open question first, then the other unanswered fields the answer might fill.
-    /// Long texts are left out unless asked: a model would rewrite them.
-    static func fields(for conversation: FormConversation) -> [FormField] {
-        guard let current = conversation.currentField else { return [] }
-        return [current] + conversation.openFields(besides: current)
-    }
-
+    /// Short, for a small model on a small machine: the schema says the rest. What comes
+    /// before the answer is the same for every answer to a question, so a server's prompt
+    /// cache holds it.
     static func prompt(answer: String, fields: [FormField], current: FormField, today: FormDate) -> String {
         var lines = [
-            "Read the answer below and fill in form fields from it. Reply with one JSON object and nothing else: "
-                + "no explanation, no code fence.",
-            "Use only these keys, and leave a key out when the answer does not give its value:",
+            "Fill in form fields from the answer below, as one JSON object. Copy values as the answer writes them; "
+                + "do not guess. Today is \(today).",
+            "The question was \"\(current.question)\": \"\(current.id)\" is \(kind(of: current)), or null if the answer does not say.",
         ]
-        for field in fields {
-            lines.append("\"\(field.id)\": \(kind(of: field)) (\(field.label))")
+        let others = fields.filter { $0.id != current.id }
+        if !others.isEmpty {
+            lines.append("Only if the answer gives them: " + others.map { "\"\($0.id)\" (\(kind(of: $0)))" }.joined(separator: ", ") + ".")
         }
-        lines.append("The question asked was \"\(current.question)\" (key \"\(current.id)\").")
-        lines.append("Copy values as the answer writes them; do not guess or add any. Today is \(today).")
-        lines.append("")
         lines.append("Answer: " + answer)
         return lines.joined(separator: "\n")
     }
@@ -97,11 +94,5 @@ struct FormModelReader: Sendable {
         case .choice: return "one of " + field.choices.map { "\"\($0)\"" }.joined(separator: ", ")
         case .yesno: return "true or false"
         }
-    }
-
-    /// The JSON object in a model's reply, which may wrap it in a code fence or a sentence.
-    static func object(in reply: String) -> [String: JSON]? {
-        guard let open = reply.firstIndex(of: "{"), let close = reply.lastIndex(of: "}"), open < close else { return nil }
-        return (try? JSON.parse(String(reply[open...close])))?.object
     }
 }

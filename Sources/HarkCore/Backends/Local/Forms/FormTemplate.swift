@@ -53,6 +53,9 @@ public struct FormField: Sendable, Equatable {
     /// Numbers only: shown after the value and ignored when typed ("12.50 EUR").
     public var unit: String?
     public var choices: [String] = []
+    /// Other words for a choice, by choice: `"mobile app": ["phone", "iphone", "android"]`, so
+    /// the rules read "on my phone" without a model.
+    public var synonyms: [String: [String]] = [:]
     /// The default as the template writes it; read when it is used, so "today" is today.
     public var defaultAnswer: String?
     public var condition: FieldCondition?

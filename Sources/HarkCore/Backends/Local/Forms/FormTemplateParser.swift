@@ -4,7 +4,7 @@
 public enum FormTemplateParser {
     static let formKeys = ["title", "description", "submit", "fields", "name"]
     static let fieldKeys = ["id", "label", "question", "type", "required", "help", "example", "pattern", "min", "max",
-                            "integer", "unit", "choices", "default", "when", "from_docs"]
+                            "integer", "unit", "choices", "synonyms", "default", "when", "from_docs"]
 
     public static func parse(_ text: String, name: String, path: String) throws -> FormTemplate {
         func problem(_ reason: String) -> HarkError { .config(path: path, line: nil, reason: reason) }
@@ -89,8 +89,10 @@ public enum FormTemplateParser {
                 throw problem("a choice field needs \"choices\": a list of strings")
             }
             field.choices = choices
-        } else if object["choices"] != nil {
-            throw problem("only choice fields take \"choices\" (set \"type\": \"choice\")")
+            field.synonyms = try parseSynonyms(object["synonyms"], choices: choices, problem: problem)
+        } else if object["choices"] != nil || object["synonyms"] != nil {
+            let key = object["choices"] != nil ? "choices" : "synonyms"
+            throw problem("only choice fields take \"\(key)\" (set \"type\": \"choice\")")
         }
         if let value = object["default"], !value.isNull {
             _ = try checked(value, for: field, what: "default", problem: problem)
@@ -105,6 +107,35 @@ public enum FormTemplateParser {
             field.condition = try parseCondition(when, earlier: earlier, problem: problem)
         }
         return field
+    }
+
+    /// `{"mobile app": ["phone", "iphone"]}`: each key one of the choices, each word naming
+    /// only one choice, so a word read in an answer is never two choices at once.
+    static func parseSynonyms(_ value: JSON?, choices: [String], problem: (String) -> HarkError) throws -> [String: [String]] {
+        guard let value, !value.isNull else { return [:] }
+        guard let object = value.object else {
+            throw problem("\"synonyms\" must map choices to lists of other words, e.g. {\"mobile app\": [\"phone\", \"iphone\"]}")
+        }
+        var owner: [String: String] = Dictionary(uniqueKeysWithValues: choices.map { ($0.lowercased(), $0) })
+        var synonyms: [String: [String]] = [:]
+        for key in object.keys.sorted() {
+            guard let choice = choices.first(where: { $0.lowercased() == key.lowercased() }) else {
+                throw problem("\"synonyms\" names \"\(key)\", which is not one of its choices"
+                    + (Suggest.closest(to: key, in: choices).map { "; did you mean \"\($0)\"?" } ?? ""))
+            }
+            guard let words = object[key]?.array?.compactMap(\.string), words.count == object[key]?.array?.count,
+                  words.allSatisfy({ !$0.trimmed.isEmpty }) else {
+                throw problem("the synonyms of \"\(choice)\" must be a list of words, e.g. [\"phone\", \"iphone\"]")
+            }
+            for word in words {
+                if let other = owner[word.lowercased()], other != choice {
+                    throw problem("\"\(word)\" cannot stand for \"\(choice)\": it already names \"\(other)\"")
+                }
+                owner[word.lowercased()] = choice
+            }
+            synonyms[choice] = words
+        }
+        return synonyms
     }
 
     /// `email_address` → "Email address".

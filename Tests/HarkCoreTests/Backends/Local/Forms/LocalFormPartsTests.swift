@@ -168,11 +168,11 @@ import TestSupport
     }
 
     @Test func theModelsJSONIsFoundInFencesAndProseIsRefused() {
-        #expect(FormModelReader.object(in: "```json\n{\"a\": 1}\n```") == ["a": 1])
-        #expect(FormModelReader.object(in: "Here you go: {\"a\": \"b\"} Hope it helps") == ["a": "b"])
-        #expect(FormModelReader.object(in: "Sure! The company is ACME.") == nil)
-        #expect(FormModelReader.object(in: "{\"a\": }") == nil)
-        #expect(FormModelReader.object(in: "[1, 2]") == nil)
+        #expect(StructuredQuery.object(in: "```json\n{\"a\": 1}\n```") == ["a": 1])
+        #expect(StructuredQuery.object(in: "Here you go: {\"a\": \"b\"} Hope it helps") == ["a": "b"])
+        #expect(StructuredQuery.object(in: "Sure! The company is ACME.") == nil)
+        #expect(StructuredQuery.object(in: "{\"a\": }") == nil)
+        #expect(StructuredQuery.object(in: "[1, 2]") == nil)
     }
 
     @Test func everyShippedTemplateReadsAndAsksSomething() throws {
