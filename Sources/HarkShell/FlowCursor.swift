@@ -34,7 +34,8 @@ struct FlowCursor {
     mutating func back() -> String {
         defer { atFlowEnd = true }
         guard !atFlowEnd && !atRowStart else { return "" }
-        return "\u{1B}[A\u{1B}[\(column + 1)G" + style
+        // The input line's styles are still on: the reply's own start from none.
+        return "\u{1B}[A\u{1B}[\(column + 1)G" + ANSI.reset + style
     }
 
     /// From the flow's end on to a fresh row for the input line (its style ended).
@@ -160,8 +161,24 @@ struct FlowCursor {
     }
 
     private mutating func noteEscape(_ sequence: [Unicode.Scalar]) {
-        guard sequence.count > 2, sequence[1] == "[", sequence.last == "m" else { return }
+        guard sequence.count > 2, sequence[1] == "[" else { return }
         let parameters = String(String.UnicodeScalarView(sequence.dropFirst(2).dropLast()))
+        // The renderer takes a word back to the next row with CR, the cursor forward and an
+        // erase: where the cursor then stands is where the reply goes on.
+        switch sequence.last {
+        case "C":
+            column += max(Int(parameters) ?? 1, 1)
+            atRowStart = false
+            return
+        case "D":
+            column = max(0, column - max(Int(parameters) ?? 1, 1))
+            return
+        case "G":
+            column = max(0, (Int(parameters) ?? 1) - 1)
+            return
+        case "m": break
+        default: return
+        }
         if parameters.isEmpty || parameters == "0" {
             style = ""
         } else {

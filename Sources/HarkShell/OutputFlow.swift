@@ -63,7 +63,8 @@ public final class OutputFlow {
         _ = copy.onward(columns: columns)
         guard copy.style == cursor.style else { return nil }
         let up = line.cursorRow() + 1
-        let start = "\u{1B}7\u{1B}[\(up)A\u{1B}[\(cursor.column + 1)G" + cursor.style
+        // DECSC saved the input line's styles with the cursor: the reply's start from none.
+        let start = "\u{1B}7\u{1B}[\(up)A\u{1B}[\(cursor.column + 1)G" + ANSI.reset + cursor.style
         cursor = copy
         return start + written + "\u{1B}8"
     }

@@ -88,7 +88,7 @@ import HarkCore
         var cursor = FlowCursor()
         _ = cursor.advance("plain \u{1B}[1mbold", columns: 80)
         #expect(cursor.onward(columns: 80) == "\u{1B}[0m\r\n")
-        #expect(cursor.back() == "\u{1B}[A\u{1B}[11G\u{1B}[1m")
+        #expect(cursor.back() == "\u{1B}[A\u{1B}[11G\u{1B}[0m\u{1B}[1m")
         _ = cursor.advance(" still\u{1B}[0m done", columns: 80)
         #expect(cursor.style.isEmpty)
         #expect(cursor.column == 21)

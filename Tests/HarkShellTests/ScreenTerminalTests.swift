@@ -69,7 +69,8 @@ struct ScreenTerminalTests {
     }
 
     @Test func theBannerAndHelpAreWrappedWithTheirColumns() async throws {
-        let home = TestHome(config: "[session notes]\nkind = local\n")
+        // Paging off (`pager =`): the whole help on the screen to read its rows.
+        let home = TestHome(config: "[hark]\npager =\n\n[session notes]\nkind = local\n")
         let terminal = try home.terminal(["-s", "notes"], columns: 60)
         try await terminal.waitFor(text: "notes ›")
         try terminal.enter("/help")

@@ -9,7 +9,7 @@ import TestSupport
 /// so an answer at all proves the request went through it. The session's `proxy` setting
 /// is used here (the environment's variables are the process's, shared by parallel tests);
 /// ProxyEnvironmentTests runs the binary with them.
-@Suite(.timeLimit(.minutes(1))) struct ProxyTests {
+@Suite(.timeLimit(.minutes(3))) struct ProxyTests {
     final class Session: @unchecked Sendable {
         let home: TestHome
         let workspace: Workspace

@@ -51,14 +51,12 @@ import TestSupport
               trips/booking.md  222 B  3 passages  read HH:MM
             > /ask how long do I have to file expense claims?
             [1] handbook.md:5-9  Staff handbook › Travel › Expenses
-                ## Travel  ### Expenses Expense claims must be filed within 30 days of returning from a trip.
-                Keep every receipt; a missing receipt needs a short…
+                ## Travel  ### Expenses Expense claims must be filed within 30 days of returning from a trip. Keep every receipt; a missing receipt needs a short…
             > /ask when is the return flight
             [1] trips/booking.md:10-11  Booking confirmation › Return
                 ## Return Return: 15 November 2025, HH:MM from Lisbon LIS
             [2] handbook.md:5-9  Staff handbook › Travel › Expenses
-                ## Travel  ### Expenses Expense claims must be filed within 30 days of returning from a trip.
-                Keep every receipt; a missing receipt needs a short…
+                ## Travel  ### Expenses Expense claims must be filed within 30 days of returning from a trip. Keep every receipt; a missing receipt needs a short…
 
             """)
         // The passages are rows of the history, with their lines.
