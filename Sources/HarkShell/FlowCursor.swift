@@ -29,6 +29,9 @@ struct FlowCursor {
     private var row: (style: String, bytes: String.UnicodeScalarView)? = ("", String.UnicodeScalarView())
     private var rowWraps = 0
     static let rowLimit = 8192
+    /// `onward` closed a row the reply filled to its last column: a carriage return the reply
+    /// writes next (the renderer taking a word back to the next row) belongs on that row.
+    private var fullRowClosed = false
 
     /// From the start of the input line back to where the flow ends.
     mutating func back() -> String {
@@ -47,13 +50,27 @@ struct FlowCursor {
             // At the last column the terminal has not moved on yet; it would for the next
             // character, to the row the input line now takes, and a line end would not add one.
             closeRow()
+            fullRowClosed = true
         }
         return reset + "\r\n"
+    }
+
+    /// From the start of the input line back onto the full row `onward` closed, for reply
+    /// text that starts with a carriage return; nil when the flow did not close such a row.
+    mutating func backToFullRow(columns: Int) -> String? {
+        guard fullRowClosed, !atFlowEnd else { return nil }
+        fullRowClosed = false
+        atRowStart = false
+        lineEndOwed = false
+        column = columns
+        atFlowEnd = true
+        return "\u{1B}[A\u{1B}[\(columns)G" + ANSI.reset + style
     }
 
     /// The row the flow ends on is closed by something other than the reply's text: that
     /// text goes on at the start of a row of its own.
     mutating func closeRow() {
+        fullRowClosed = false
         if !atRowStart { lineEndOwed = true }
         atRowStart = true
         column = 0
@@ -92,6 +109,7 @@ struct FlowCursor {
     /// Tracks `text` written at the flow's end; returns what to write (a line end already on
     /// screen is left out).
     mutating func advance(_ text: String, columns: Int) -> String {
+        if !text.isEmpty { fullRowClosed = false }
         var written = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             if var sequence = escape {

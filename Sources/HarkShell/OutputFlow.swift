@@ -46,11 +46,26 @@ public final class OutputFlow {
             return
         }
         line.erase()
-        var out = cursor.back()
+        var out = (Self.startsWithCarriageReturn(text) ? cursor.backToFullRow(columns: columns) : nil) ?? cursor.back()
         out += cursor.advance(text, columns: columns)
         out += cursor.onward(columns: columns)
         terminal.write(out)
         line.draw()
+    }
+
+    /// Whether `text` goes back to its row's start before it writes anything (SGR sequences
+    /// before the carriage return aside).
+    static func startsWithCarriageReturn(_ text: String) -> Bool {
+        var inEscape = false
+        for scalar in text.unicodeScalars {
+            if inEscape {
+                if (0x40...0x7E).contains(scalar.value) && scalar != "[" { inEscape = false }
+                continue
+            }
+            if scalar == "\u{1B}" { inEscape = true; continue }
+            return scalar == "\r"
+        }
+        return false
     }
 
     /// Text that stays on the reply's row, written there and back without touching the line.

@@ -45,6 +45,17 @@ import HarkCore
         #expect(screen.terminal.text == "0123456789\nnext\n› abc")
     }
 
+    /// The renderer wrote a word's start to the last column, then takes it to the next row:
+    /// carriage return, cursor forward, erase, line end. That goes on the full row, not on
+    /// the line's row below it.
+    @Test func aWordTakenBackFromAFullRowLeavesTheRowAsTheRendererMeantIt() {
+        let screen = Screen(columns: 10)
+        screen.showLine()
+        screen.flow.reply("one two ab")
+        screen.flow.reply("\r\u{1B}[8C\u{1B}[K\nabout")
+        #expect(screen.terminal.text == "one two \nabout\n› abc")
+    }
+
     @Test func aNoticeGoesAboveTheRepliesUnfinishedRowWhichStaysWhole() {
         let screen = Screen(columns: 30)
         screen.showLine()

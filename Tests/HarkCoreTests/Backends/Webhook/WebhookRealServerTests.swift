@@ -37,7 +37,7 @@ import TestSupport
         #expect(output == """
             > @helpdesk where is 1042?
             helpdesk ›
-            Checking… 
+            Checking…
             » CRM Lookup failed: The service is unavailable. Try later.
             » Mailer failed
             Order 1042 shipped.
