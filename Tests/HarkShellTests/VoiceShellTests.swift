@@ -56,7 +56,7 @@ struct VoiceShellTests {
             libvosk = \(try VoiceTestAssets.libvoskPath)
             vosk_model = \(try VoiceTestAssets.koreanModelPath)
             vosk_grammar = \(hello), \(thanks)
-            listen_pause = 1
+            listen_pause = 3
             send_word = \(thanks)
 
             [session bot]
@@ -73,7 +73,8 @@ struct VoiceShellTests {
             try terminal.enter("/listen")
         }
         try await pulse.play(helloWAV)
-        // The word shows in the line while dictation still listens (the meter is there)…
+        // The word shows in the line while dictation still listens (the meter is there; a pause
+        // of 3 s keeps it there long enough to be seen on a loaded machine)…
         try await terminal.waitFor("the word while listening") { $0.contains("● ") && $0.contains("bot › \(hello)") }
         // …and stays there to edit once a pause has ended dictation.
         try await terminal.waitFor("the end of dictation") { !$0.contains("● ") && $0.contains("bot › \(hello)") }

@@ -26,7 +26,7 @@ import TestSupport
         }
         job.attach(SpeakingObserver(Quiet(), speaker: ReplySpeaker(output: speaker, parameters: VoiceParameters(voice: "en-us"))))
 
-        #expect(await log.firstStarted.opened(within: 30), "the first sentence was not spoken while the reply was held")
+        #expect(await log.firstStarted.opened(within: 90), "the first sentence was not spoken while the reply was held")
         #expect(log.sentencesStarted == ["Hello there."])
         #expect(job.isRunning, "the server still holds the rest")
         #expect(!recorder.samples.isEmpty, "its sound reached the output")

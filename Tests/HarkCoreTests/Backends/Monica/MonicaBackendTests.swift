@@ -466,7 +466,6 @@ import TestSupport
         let home = TestHome(config: Self.config(server.baseURL))
         let workspace = try home.workspace()
         try workspace.switchSession(to: "crm")
-        let started = Date()
         let transcript = Transcript(workspace)
         let output = await transcript.type("jo") { job in
             while server.apiRequests.isEmpty { await Task.yield() }
@@ -474,9 +473,8 @@ import TestSupport
         }
         // Nothing had arrived when Ctrl-C came: the end says so.
         #expect(output.hasSuffix("(stopped before any reply arrived)\n"))
-        // Under 45 s: the wait it cuts short is 50 s (a fully parallel test run on two cores has
-        // been seen to take 25 s over a stop that takes milliseconds alone).
-        #expect(Date().timeIntervalSince(started) < 45)
+        // One request: had the stop not cut the 50 s wait short, the retry would have made a
+        // second (a timed bound here failed on a loaded machine, where the stop itself waited).
         #expect(server.apiRequests.count == 1)
     }
 
