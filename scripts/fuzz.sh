@@ -32,16 +32,16 @@ core=Sources/HarkCore
 json_sources=("$core/JSON/JSON.swift" "$core/JSON/JSONParser.swift" "$core/JSON/JSONScanner.swift" "$core/JSON/JSONEncoding.swift"
   "$core/JSON/UTF8Validation.swift" "$core/JSON/JSONTokens.swift" "$core/JSON/JSONEscape.swift" "$core/JSON/JSONStringReader.swift")
 # The request type, with the TLS options it carries (their ca path is expanded like any path).
-http_request=("$core/HTTP/HTTPRequest.swift" "$core/HTTP/TLSOptions.swift" "$core/Support/PathName.swift" "$core/Config/Paths.swift"
+http_request=("$core/HTTP/HTTPRequest.swift" "$core/HTTP/TLSOptions.swift" "$core/HTTP/ProxySetting.swift" "$core/Support/PathName.swift" "$core/Config/Paths.swift"
   "$core/Support/PosixFile.swift")
 errors=("$core/Support/HarkError.swift" "$core/Support/MessageLine.swift" "$core/Support/Suggest.swift" "$core/Support/SecretValues.swift"
   "$core/Render/TerminalSanitizer.swift" "$core/Render/TerminalSanitizer+WholeText.swift" "$core/Render/TextAttributes.swift"
   "$core/Render/UTF8Scalar.swift"
-  "$core/Support/Lock.swift" "$core/Support/TextSearch.swift")
+  "$core/Support/Lock.swift" "$core/Support/TextSearch.swift" "$core/Support/Article.swift")
 # What a reply decoder target needs besides the decoder: its helpers, the ReplyDecoder protocol, the
 # response head, the events.
 decoder_sources=(Tests/Fuzz/Support/ReplyDecoderSupport.swift "$core/Backends/ReplyDecoder.swift" "${http_request[@]}"
-  "$core/Model/ReplyEvent.swift" "$core/Model/ToolCall.swift" "$core/Model/Message.swift" "${json_sources[@]}" "${errors[@]}")
+  "$core/Model/ReplyEvent.swift" "$core/Model/ResumePoint.swift" "$core/Model/ToolCall.swift" "$core/Model/Message.swift" "${json_sources[@]}" "${errors[@]}")
 
 # And what the model APIs' decoders share: the SSE parser and the JSON event stream.
 model_sources=("$core/Streaming/SSEParser.swift" "$core/Streaming/ByteSearch.swift" "$core/HTTP/ServerMessage.swift"
@@ -55,7 +55,7 @@ sources() {
     config) echo "$core/Config/ConfigFile.swift $core/Config/Config.swift $core/Config/SettingType.swift $core/Config/Secret.swift $core/Config/SecretSource.swift $core/Config/URLCredentials.swift" \
       "$core/Tools/MCP/MCPServerConfig.swift $core/Commands/CommandInvocation.swift" \
       "$core/Config/Paths.swift $core/Support/PathName.swift $core/Support/ShellCommand.swift $core/Support/Subprocess.swift" \
-      "$core/Support/PosixFile.swift $core/HTTP/HTTPRequest.swift $core/HTTP/TLSOptions.swift ${json_sources[*]} ${errors[*]}" ;;
+      "$core/Support/PosixFile.swift $core/HTTP/HTTPRequest.swift $core/HTTP/TLSOptions.swift $core/HTTP/ProxySetting.swift ${json_sources[*]} ${errors[*]}" ;;
     command) echo "$core/Commands/CommandInvocation.swift ${errors[*]}" ;;
     json) echo "${json_sources[*]}" ;;
     http) echo "$core/HTTP/HTTPResponseParser.swift $core/Streaming/ByteSearch.swift ${http_request[*]} $core/HTTP/RetryPolicy.swift $core/HTTP/HTTPDate.swift ${json_sources[*]} ${errors[*]}" ;;
@@ -68,7 +68,7 @@ sources() {
     responses) echo "$core/Backends/OpenAI/Responses/ResponsesEventReader.swift ${model_sources[*]}" ;;
     secrets) echo "$core/Config/Secret.swift $core/Config/SecretSource.swift $core/Config/Config.swift $core/Config/SettingType.swift $core/Config/URLCredentials.swift" \
       "$core/Tools/MCP/MCPServerConfig.swift $core/Commands/CommandInvocation.swift" \
-      "$core/HTTP/AuthHeaderCache.swift $core/HTTP/HTTPRequest.swift $core/HTTP/TLSOptions.swift $core/Support/ShellCommand.swift" \
+      "$core/HTTP/AuthHeaderCache.swift $core/HTTP/HTTPRequest.swift $core/HTTP/TLSOptions.swift $core/HTTP/ProxySetting.swift $core/Support/ShellCommand.swift" \
       "$core/Support/Subprocess.swift $core/Support/PosixFile.swift $core/Support/PathName.swift $core/Config/Paths.swift" \
       "${json_sources[*]} ${errors[*]}" ;;
     a2a) echo "$core/Backends/A2A/A2AStreamDecoder.swift $core/Backends/A2A/A2AReplyProgress.swift $core/Backends/A2A/A2AWire.swift" \

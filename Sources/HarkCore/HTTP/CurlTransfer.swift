@@ -219,7 +219,8 @@ final class CurlTransfer: @unchecked Sendable {
         hark_curl_setopt_long(easy, CURLOPT_TCP_NODELAY, 1)
         let proxy = request.proxy
         hark_curl_setopt_string(easy, CURLOPT_PROXY, proxy ?? "")
-        if proxy != nil, case .basic(let user, let password) = request.tls.proxyAuth {
+        if proxy != nil, let credentials = request.tls.proxyAuth,
+           case .basic(let user, let password) = try AuthSpec(parsing: credentials.spec) {
             hark_curl_setopt_string(easy, CURLOPT_PROXYUSERNAME, user)
             hark_curl_setopt_string(easy, CURLOPT_PROXYPASSWORD, try password.resolve())
         }

@@ -2,41 +2,6 @@ import FoundationEssentials
 import Glibc
 import CCurl
 
-/// Where a session's proxy comes from: its `proxy` setting (or `[hark]`'s), else the
-/// environment's variables.
-public enum ProxySetting: Sendable, Equatable {
-    /// `http_proxy`, `https_proxy`, `all_proxy` and `no_proxy`, read as curl reads them.
-    case environment
-    /// `proxy = none`: always straight to the server.
-    case direct
-    /// `proxy = URL`: this proxy for every request of the session (`no_proxy` still applies).
-    case through(String)
-
-    /// Checks `proxy` as a user wrote it: `none`, or a proxy URL hark (through libcurl) can use.
-    public static func parse(_ text: String?, session: String) throws -> ProxySetting {
-        guard let text = text?.trimmingSpaces, !text.isEmpty else { return .environment }
-        if let problem = problem(with: text) { throw HarkError.usage("session \(session): proxy \(problem)") }
-        if ["none", "off", "direct"].contains(text.lowercased()) { return .direct }
-        return .through(text.contains("://") ? text : "http://" + text)
-    }
-
-    /// Why `text` is no `proxy` value, as the end of a sentence starting "proxy", or nil.
-    static func problem(with text: String) -> String? {
-        let text = text.trimmingSpaces
-        if text.isEmpty || ["none", "off", "direct"].contains(text.lowercased()) { return nil }
-        let withScheme = text.contains("://") ? text : "http://" + text
-        guard let components = URLComponents(string: withScheme), let scheme = components.scheme?.lowercased(),
-              ProxyRoute.schemes.contains(scheme), let host = components.host, !host.isEmpty else {
-            return "must be none or a proxy URL such as http://proxy.example:3128 "
-                + "(schemes: \(ProxyRoute.schemes.joined(separator: ", "))), not \"\(MessageLine.make(text, limit: 60))\""
-        }
-        guard components.password == nil else {
-            return "must not hold the proxy's password; set proxy_auth = basic:USER:env:VAR (or file:/cmd:) instead"
-        }
-        return nil
-    }
-}
-
 /// Which proxy a request goes through. The rules are curl's (lib/url.c `detect_proxy`,
 /// lib/noproxy.c), so that hark and `curl` agree on the same machine:
 /// - the scheme's variable first (`http_proxy`, lowercase only, as curl refuses `HTTP_PROXY`
@@ -50,8 +15,6 @@ public enum ProxySetting: Sendable, Equatable {
 /// always go direct, as a proxy can never reach the user's own loopback. Other loopback
 /// addresses (`127.0.0.2`) follow the rules, as in curl.
 public enum ProxyRoute {
-    static let schemes = ["http", "https", "socks4", "socks4a", "socks5", "socks5h"]
-
     /// The proxy URL to go through, or nil to connect directly.
     public static func proxy(for url: String, setting: ProxySetting,
                              environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
@@ -185,5 +148,18 @@ enum ProxyFailure {
         guard let components = URLComponents(string: request.url), let host = components.host else { return request.displayHost }
         let secure = ["https", "wss"].contains(components.scheme?.lowercased() ?? "")
         return "\(host):\(components.port ?? (secure ? 443 : 80))"
+    }
+}
+
+extension TLSOptions {
+    /// For `/info`: the proxy requests to `url` take, and why; nil when they go direct unasked.
+    public func proxySummary(for url: String) -> String? {
+        switch proxy {
+        case .direct: return "none (proxy = none)"
+        case .through(let setting):
+            return ProxyRoute.proxy(for: url, setting: proxy).map { _ in ProxyRoute.display(setting) } ?? "none (no_proxy)"
+        case .environment:
+            return ProxyRoute.proxy(for: url, setting: proxy).map { ProxyRoute.display($0) + " (from the environment)" }
+        }
     }
 }

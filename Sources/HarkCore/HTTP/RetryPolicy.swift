@@ -152,13 +152,3 @@ public struct RetryPolicy: Sendable, Equatable {
         seconds.rounded() == seconds ? "\(Int(seconds))s" : String(cFormat: "%.1fs", seconds)
     }
 }
-
-/// The wording of network failures both transports report, named once so the retry policy
-/// and the messages cannot drift apart.
-enum NetworkReason {
-    static let refused = "connection refused"
-    static let reset = "the connection was reset"
-    static let closedWithoutAnswer = "the server closed the connection without answering"
-    /// The server was reached and answered in part: said as such, not as "cannot reach".
-    static let brokeMidReply = "the connection broke mid-reply"
-}

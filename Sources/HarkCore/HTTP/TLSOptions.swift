@@ -16,10 +16,10 @@ public struct TLSOptions: Sendable, Equatable {
     /// `proxy`: the environment's, none, or a URL (see ProxyRoute).
     public var proxy: ProxySetting
     /// `proxy_auth`: `basic:USER:SECRET` for a proxy that asks (407).
-    public var proxyAuth: AuthSpec?
+    public var proxyAuth: ProxyCredentials?
 
     public init(insecure: Bool = false, caFile: String? = nil, pinnedKeys: String? = nil,
-                proxy: ProxySetting = .environment, proxyAuth: AuthSpec? = nil) {
+                proxy: ProxySetting = .environment, proxyAuth: ProxyCredentials? = nil) {
         self.insecure = insecure
         self.caFile = caFile
         self.pinnedKeys = pinnedKeys
@@ -33,11 +33,7 @@ public struct TLSOptions: Sendable, Equatable {
                              session: String) throws -> TLSOptions {
         var options = TLSOptions(insecure: insecure, proxy: try ProxySetting.parse(proxy, session: session))
         if let proxyAuth = proxyAuth?.trimmingSpaces, !proxyAuth.isEmpty {
-            guard case .basic = try? AuthSpec(parsing: proxyAuth) else {
-                throw HarkError.usage("session \(session): proxy_auth must be basic:USER:SECRET "
-                    + "(SECRET as env:VAR, file:PATH or cmd:COMMAND)")
-            }
-            options.proxyAuth = try AuthSpec(parsing: proxyAuth)
+            options.proxyAuth = ProxyCredentials(spec: proxyAuth)
         }
         if let ca = ca?.trimmingSpaces, !ca.isEmpty {
             let path = ca.expandingTildeInPath
@@ -73,16 +69,5 @@ public struct TLSOptions: Sendable, Equatable {
         if pinnedKeys != nil { parts.append("public key pinned") }
 
         return parts.isEmpty ? nil : parts.joined(separator: " · ")
-    }
-
-    /// For `/info`: the proxy requests to `url` take, and why; nil when they go direct unasked.
-    public func proxySummary(for url: String) -> String? {
-        switch proxy {
-        case .direct: return "none (proxy = none)"
-        case .through(let setting):
-            return ProxyRoute.proxy(for: url, setting: proxy).map { _ in ProxyRoute.display(setting) } ?? "none (no_proxy)"
-        case .environment:
-            return ProxyRoute.proxy(for: url, setting: proxy).map { ProxyRoute.display($0) + " (from the environment)" }
-        }
     }
 }

@@ -127,3 +127,13 @@ extension Error {
         (self as? HarkError)?.exitCode ?? .failure
     }
 }
+
+/// The wording of network failures both transports report, named once so the retry policy
+/// and the messages cannot drift apart.
+enum NetworkReason {
+    static let refused = "connection refused"
+    static let reset = "the connection was reset"
+    static let closedWithoutAnswer = "the server closed the connection without answering"
+    /// The server was reached and answered in part: said as such, not as "cannot reach".
+    static let brokeMidReply = "the connection broke mid-reply"
+}
