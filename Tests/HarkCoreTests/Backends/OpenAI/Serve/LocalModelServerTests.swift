@@ -73,12 +73,17 @@ import TestSupport
         let home = TestHome(config: Self.servedSession("temperature = 0").replacingOccurrences(of: "max_tokens = 4", with: "max_tokens = 600"))
         let process = try RunningProcess([BuiltProducts.hark, "-s", "served", "Write a long story about a dragon who learns to count."],
                                          environment: home.environment)
-        let printed = try await offThePool { process.readStdout(atLeast: 10) }
+        // Held where it is mid-reply, then killed there (SIGKILL ends a stopped process too).
+        // The stop is sent on the thread that read the reply: a test resumed on the shared
+        // pool may wait there for many seconds on a loaded machine, long enough for hark to
+        // finish its reply and remove its pid file.
+        let (printed, pidFile) = try await offThePool {
+            let printed = process.readStdout(atLeast: 10)
+            process.kill(SIGSTOP)
+            return (printed, Self.pidFile(home))
+        }
         #expect(printed, "hark printed: \(process.stdoutText) \(process.stderrText)")
-        // Held where it is mid-reply (a loaded machine may leave this test waiting for a CPU
-        // while the model goes on), then killed there: SIGKILL ends a stopped process too.
-        process.kill(SIGSTOP)
-        let running = try #require(Self.pidFile(home))
+        let running = try #require(pidFile)
         #expect(running.owner == process.pid)
         process.kill(SIGKILL)
         _ = try await offThePool { process.wait() }
