@@ -23,6 +23,7 @@ extension OutcomePresenter {
                                  if codeOnly { return }
                                  if let flow { flow.reply(text) } else { terminal.write(text) }
                              }, errorOutput: { terminal.writeError($0) })
+        flow?.replyRowEnded = { [weak view] in view?.rowEndedElsewhere() }
         if interactive && job.session != workspace.currentSession { view.header(job.session) }
         let observer: ReplyObserver = !interactive && format != .terminal
             ? DirectObserver(view: view, inbox: loop.inbox) : InboxObserver(inbox: loop.inbox)

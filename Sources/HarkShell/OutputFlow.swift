@@ -129,9 +129,15 @@ public final class OutputFlow {
 
     /// The line was entered: it stays on screen, and the reply goes on below it.
     public func lineEntered() {
+        let rowEnded = !cursor.atRowStart
         cursor.lineEntered()
         lineShown = false
+        if rowEnded { replyRowEnded() }
     }
+
+    /// Told when the reply's unfinished row was ended by a line entered below it, so the
+    /// renderer goes on from a row start (the line end it writes for that is dropped).
+    public var replyRowEnded: () -> Void = {}
 
     /// The line is taken off the screen; the screen goes back to the flow's end.
     public func hideLine() {

@@ -95,6 +95,27 @@ import HarkCore
         #expect(screen.terminal.text == "counting: one, \n› abc\nqueued\ntwo\n(stopped)\n")
     }
 
+    /// The renderer holds the space at a word break until the next word comes; a line entered
+    /// meanwhile ends the row, and the word starts the next row without it.
+    @Test(arguments: [false, true])
+    func aReplyGoingOnAfterALineEnteredStartsItsRowWithTheWord(markdown: Bool) {
+        let screen = Screen(columns: 30)
+        let capabilities = TerminalCapabilities(isTTY: true, colors: markdown)
+        let view = ReplyView(format: .terminal, capabilities: capabilities, markdown: markdown, width: { 30 },
+                             output: { screen.flow.reply($0) }, errorOutput: { _ in })
+        screen.flow.replyRowEnded = { view.rowEndedElsewhere() }
+        screen.showLine()
+        view.render(.text("counting: one, "))
+        screen.terminal.write("\n")
+        screen.flow.lineEntered()
+        screen.typed = ""
+        screen.showLine()
+        view.render(.text("two, three\n"))
+        screen.flow.hideLine()
+        let rows = screen.terminal.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(Array(rows.prefix(3)) == ["counting: one,", "› abc", "two, three"], "\(screen.terminal.text)")
+    }
+
     @Test func stylesAreSetAgainWhereTheReplyGoesOn() {
         var cursor = FlowCursor()
         _ = cursor.advance("plain \u{1B}[1mbold", columns: 80)

@@ -194,6 +194,14 @@ public final class ReplyView {
         column = 0
     }
 
+    /// The row the reply was on was ended by something else (a line typed below it and
+    /// entered): the text goes on at the start of a new row, as a continuation of its line,
+    /// without the space it held at the word break.
+    public func rowEndedElsewhere() {
+        guard format == .terminal, !inReasoning else { return }
+        out(breakText())
+    }
+
     /// A dim line of the shell's own about this reply ("goes on in the background"), on a line
     /// of its own.
     public func aside(_ text: String) {
