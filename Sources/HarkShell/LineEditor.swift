@@ -145,6 +145,10 @@ final class LineEditor: LineInput {
         defer { screen("\u{1B}[?2004l") }
         var count: Int32 = 0
         let result = hark_el_gets(editLine, &count)
+        // libedit leaves its read in its "execute" mode, the kernel's line editing with echo:
+        // a key typed before the next read would be echoed by the kernel, and a Ctrl-D turned
+        // into an end-of-line mark that reads as NUL (lost). Keys go on being hark's at once.
+        terminal.setKeyMode(.keys)
         switch decision {
         case .interrupt:
             flow?.hideLine()
