@@ -139,12 +139,16 @@ class Recorder:
 
 
 class Llama:
-    """llama.cpp's server as the tests start it (one thread, temperature 0, the prompt cache off),
-    with the recording proxy in front."""
+    """llama.cpp's server as the tests start it (one thread, temperature 0), with the recording
+    proxy in front; the prompt cache on, as `serve = smollm2` (llama.cpp's default) has it,
+    unless `prompt_cache=False`."""
+
+    def __init__(self, prompt_cache=True):
+        self.flags = ["--prompt-cache"] if prompt_cache else []
 
     def __enter__(self):
         python = os.path.join(ROOT, ".local/venv/bin/python")
-        self.process = subprocess.Popen([python, os.path.join(ROOT, "Tests/Fixtures/llama/serve.py")],
+        self.process = subprocess.Popen([python, os.path.join(ROOT, "Tests/Fixtures/llama/serve.py")] + self.flags,
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         self.port = int(self.process.stdout.readline().split()[1])
         self.recorder = Recorder(self.port)

