@@ -72,9 +72,7 @@ final class TalkLoop {
             case .ignored:
                 cue = false
             case .stop(let code):
-                if settings.cues { try? cues.play(.stopped) }
-                note("stopped talking")
-                return code
+                return stopped(code, cues: settings.cues ? cues : nil)
             case .message(let text):
                 if settings.cues { Threads.start(name: "hark-cue") { try? cues.play(.sent) } }
                 status(nil)
@@ -83,13 +81,19 @@ final class TalkLoop {
                 let code = presenter.run(text)
                 status(nil)
                 endReplyLine()
-                if code != 0 { return code }
+                // A reply that failed or was stopped (Ctrl-C) ends the conversation.
+                if code != 0 { return stopped(code, cues: settings.cues ? cues : nil) }
                 sent += 1
                 cue = true
             }
         }
-        if settings.cues { try? cues.play(.stopped) }
-        return 0
+        return stopped(0, cues: settings.cues ? cues : nil)
+    }
+
+    private func stopped(_ code: Int32, cues: CuePlayer?) -> Int32 {
+        try? cues?.play(.stopped)
+        note("stopped talking")
+        return code
     }
 
     /// Said once per run: how to end, and why talking over a reply does not interrupt it.
@@ -180,7 +184,7 @@ final class TalkLoop {
 
     private func note(_ text: String) {
         status(nil)
-        terminal.writeError(text + "\n")
+        terminal.writeError(ANSI(terminal.errorCapabilities).wrap(text, .dim) + "\n")
     }
 
     /// The end of `text` that fits in `columns` cells: the newest words matter most.

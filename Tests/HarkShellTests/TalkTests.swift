@@ -15,6 +15,7 @@ struct TalkTests {
     func home(_ server: TestOpenAIServer) throws -> TestHome {
         TestHome(config: """
             [hark]
+            default = bot
             libvosk = \(try VoiceTestAssets.libvoskPath)
             vosk_model = \(try VoiceTestAssets.koreanModelPath)
             vosk_grammar = \(hello), \(thanks), \(stop)
@@ -40,22 +41,16 @@ struct TalkTests {
     }
 
     @Test func threeTurnsAreSentAndHeardAndACoughSendsNothing() async throws {
-        let pulse = try TestPulseAudio()
-        let microphone = try pulse.microphone()
-        defer { microphone.close() }
-        let monitor = try pulse.monitor()
+        let talk = try await talking(["--turns", "3"])
+        let (microphone, server, home, process) = (talk.microphone, talk.server, talk.home, talk.process)
+        defer { process.signal(SIGKILL); microphone.close() }
+        let monitor = try talk.pulse.monitor()
         defer { monitor.stop() }
-        let server = try echoServer()
-        let home = try self.home(server)
-        let process = try ChildProcess([BuiltProducts.hark, "talk", "-s", "bot", "--turns", "3"],
-                                       environment: pulse.environmentWithMicrophone(home.environment))
-        defer { process.signal(SIGKILL) }
         let cough = (0..<Int(0.15 * Double(MicrophoneFeed.rate))).map { index in Int16(truncatingIfNeeded: (index * 7919) % 16000 - 8000) }
         let turns: [[Int16]] = [try MicrophoneFeed.korean(hello), try MicrophoneFeed.korean(thanks),
                                 try MicrophoneFeed.korean("\(hello). \(thanks).")]
         let expected = [hello, thanks, "\(hello) \(thanks)"]
 
-        try await process.waitFor(stderr: "listening…", count: 1)
         // A cough, then quiet for longer than the pause that sends: were it a message, it would go now.
         microphone.say(cough)
         microphone.silence(seconds: 3)
@@ -85,36 +80,72 @@ struct TalkTests {
         #expect(rows.compactMap { $0?["role"]?.string == "user" ? $0?["text"]?.string : nil } == expected)
     }
 
-    @Test func theStopPhraseEndsTheLoopAndSendsNothing() async throws {
+    /// `hark talk` with its microphone, the echo server and the config, listening.
+    struct Talking {
+        let pulse: TestPulseAudio
+        let microphone: MicrophoneFeed
+        let server: TestOpenAIServer
+        let home: TestHome
+        let process: ChildProcess
+    }
+
+    func talking(_ arguments: [String] = []) async throws -> Talking {
         let pulse = try TestPulseAudio()
         let microphone = try pulse.microphone()
-        defer { microphone.close() }
         let server = try echoServer()
         let home = try self.home(server)
-        let process = try ChildProcess([BuiltProducts.hark, "talk", "-s", "bot"],
+        let process = try ChildProcess([BuiltProducts.hark, "talk", "-s", "bot"] + arguments,
                                        environment: pulse.environmentWithMicrophone(home.environment))
-        defer { process.signal(SIGKILL) }
         try await process.waitFor(stderr: "listening…")
-        microphone.say(try MicrophoneFeed.korean(stop))
-        #expect(try await process.waitForExit() == 0, "\(process.stderr)")
-        #expect(process.stderr.hasSuffix("stopped talking\n"), "\(process.stderr)")
-        #expect(server.bodies.isEmpty)
-        #expect(process.stdout.isEmpty)
+        return Talking(pulse: pulse, microphone: microphone, server: server, home: home, process: process)
+    }
+
+    @Test func theStopPhraseEndsTheLoopAndSendsNothing() async throws {
+        let talk = try await talking()
+        defer { talk.process.signal(SIGKILL); talk.microphone.close() }
+        talk.microphone.say(try MicrophoneFeed.korean(stop))
+        #expect(try await talk.process.waitForExit() == 0, "\(talk.process.stderr)")
+        #expect(talk.process.stderr.hasSuffix("stopped talking\n"), "\(talk.process.stderr)")
+        #expect(talk.server.bodies.isEmpty)
+        #expect(talk.process.stdout.isEmpty)
     }
 
     @Test func ctrlCWhileListeningEndsItAsInterrupted() async throws {
+        let talk = try await talking()
+        defer { talk.process.signal(SIGKILL); talk.microphone.close() }
+        talk.process.signal(SIGINT)
+        #expect(try await talk.process.waitForExit() == 130, "\(talk.process.stderr)")
+        #expect(talk.process.stderr.hasSuffix("stopped talking\n"), "\(talk.process.stderr)")
+        #expect(talk.server.bodies.isEmpty)
+    }
+
+    @Test(.enabled(if: TerminalDriver.isAvailable, "needs tmux; scripts/setup.sh --test installs it"))
+    func talkInTheShellShowsEachStateAndEscEndsIt() async throws {
         let pulse = try TestPulseAudio()
         let microphone = try pulse.microphone()
         defer { microphone.close() }
         let server = try echoServer()
         let home = try self.home(server)
-        let process = try ChildProcess([BuiltProducts.hark, "talk", "-s", "bot"],
-                                       environment: pulse.environmentWithMicrophone(home.environment))
-        defer { process.signal(SIGKILL) }
-        try await process.waitFor(stderr: "listening…")
-        process.signal(SIGINT)
-        #expect(try await process.waitForExit() == 130, "\(process.stderr)")
-        #expect(server.bodies.isEmpty)
+        let terminal = try home.terminal(base: pulse.environmentWithMicrophone(home.environment))
+        defer { try? terminal.close() }
+        try await terminal.waitFor(text: "bot ›")
+        try terminal.enter("/talk")
+        func lastLine(_ screen: String) -> String {
+            screen.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.last { !$0.isEmpty } ?? ""
+        }
+        try await terminal.waitFor("the meter") { lastLine($0).hasPrefix("● ") && lastLine($0).hasSuffix(" listening") }
+        microphone.say(try MicrophoneFeed.korean(hello))
+        // The words under the meter, the message sent, the reply printed while it is read aloud…
+        try await terminal.waitFor("the words heard") { lastLine($0).hasPrefix("● ") && lastLine($0).hasSuffix(" \(hello)") }
+        try await terminal.waitFor("speaking") { $0.contains("› \(hello)\nYou said \(hello). That is all.") && lastLine($0).hasPrefix("◍ speaking") }
+        // …and hark listens again once it has been heard.
+        try await terminal.waitFor("listening again") { $0.contains("That is all.") && lastLine($0).hasSuffix(" listening") }
+        try terminal.press("Escape")
+        try await terminal.waitFor("the prompt") { $0.contains("stopped talking") && lastLine($0).hasSuffix("›") }
+        #expect(sentTexts(server) == [hello])
+        // The message is in the input history, as one typed.
+        try terminal.press("Up")
+        try await terminal.waitFor("the message recalled") { lastLine($0).hasSuffix("› \(hello)") }
     }
 
     @Test func badTurnsIsOneUsageLine() async throws {
