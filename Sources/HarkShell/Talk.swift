@@ -116,7 +116,6 @@ final class TalkLoop {
         terminal.setKeyMode(.keys)
         // During the reply Ctrl-C is a signal again, which the reply's watch and speech take.
         defer { terminal.setKeyMode(.user) }
-        if !live { terminal.writeError("listening…\n") }
         var stoppedWith: Int32?
         let interest = EventLoop.Interest(keys: terminal.hasKeyboard, signals: true,
                                           events: { if case .dictation = $0 { return true }; return false })
@@ -135,6 +134,8 @@ final class TalkLoop {
             for case .dictation(let event) in wake.events {
                 switch event {
                 case .listening:
+                    // Only now is the microphone open: what is said before is not heard.
+                    if !live { terminal.writeError("listening…\n") }
                     status(Shell.meter(0) + " listening")
                 case .heard(let text, let level):
                     status(Shell.meter(level) + " " + (text.isEmpty ? "listening" : text))
