@@ -12,7 +12,7 @@ struct TalkTests {
     /// "Stop" in Korean, in the model's vocabulary and told apart from the other two.
     let stop = "정지"
 
-    func home(_ server: TestOpenAIServer) throws -> TestHome {
+    func home(_ server: TestOpenAIServer, cues: Bool = false) throws -> TestHome {
         TestHome(config: """
             [hark]
             default = bot
@@ -21,7 +21,7 @@ struct TalkTests {
             vosk_grammar = \(hello), \(thanks), \(stop)
             listen_pause = 1
             talk_stop_word = \(stop)
-            cues = off
+            cues = \(cues ? "on" : "off")
 
             [session bot]
             kind = openai
@@ -124,24 +124,31 @@ struct TalkTests {
         let pulse = try TestPulseAudio()
         let microphone = try pulse.microphone()
         defer { microphone.close() }
+        let monitor = try pulse.monitor()
+        defer { monitor.stop() }
         let server = try echoServer()
-        let home = try self.home(server)
+        let home = try self.home(server, cues: true)
         let terminal = try home.terminal(base: pulse.environmentWithMicrophone(home.environment))
         defer { try? terminal.close() }
         try await terminal.waitFor(text: "bot ›")
+        let started = Date()
         try terminal.enter("/talk")
         func lastLine(_ screen: String) -> String {
             screen.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.last { !$0.isEmpty } ?? ""
         }
         try await terminal.waitFor("the meter") { lastLine($0).hasPrefix("● ") && lastLine($0).hasSuffix(" listening") }
+        // The listening tone played before the microphone opened (nothing else sounds by then).
+        #expect(monitor.loudest(from: started, to: Date()) > -30, "the listening cue")
         microphone.say(try MicrophoneFeed.korean(hello))
         // The words under the meter, the message sent, the reply printed while it is read aloud…
         try await terminal.waitFor("the words heard") { lastLine($0).hasPrefix("● ") && lastLine($0).hasSuffix(" \(hello)") }
         try await terminal.waitFor("speaking") { $0.contains("› \(hello)\nYou said \(hello). That is all.") && lastLine($0).hasPrefix("◍ speaking") }
         // …and hark listens again once it has been heard.
         try await terminal.waitFor("listening again") { $0.contains("That is all.") && lastLine($0).hasSuffix(" listening") }
+        let stopping = Date()
         try terminal.press("Escape")
         try await terminal.waitFor("the prompt") { $0.contains("stopped talking") && lastLine($0).hasSuffix("›") }
+        #expect(monitor.loudest(from: stopping, to: Date()) > -30, "the stopped cue")
         #expect(sentTexts(server) == [hello])
         // The message is in the input history, as one typed.
         try terminal.press("Up")
