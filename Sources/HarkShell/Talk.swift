@@ -61,20 +61,20 @@ final class TalkLoop {
         }
         status(nil)
         introduce(settings)
-        let cues = CuePlayer(devices: workspace.voice.devices)
+        let cues = settings.cues ? CuePlayer(devices: workspace.voice.devices) : nil
         presenter.onSpeaking = { [weak self] in self?.status("◍ speaking… (Ctrl-C stops)") }
         var sent = 0
         var cue = true
         defer { status(nil) }
         while turns.map({ sent < $0 }) ?? true {
-            if cue && settings.cues { try? cues.play(.listening) }
+            if cue { try? cues?.play(.listening) }
             switch listen(model, settings) {
             case .ignored:
                 cue = false
             case .stop(let code):
-                return stopped(code, cues: settings.cues ? cues : nil)
+                return stopped(code, cues: cues)
             case .message(let text):
-                if settings.cues { Threads.start(name: "hark-cue") { try? cues.play(.sent) } }
+                if let cues { Threads.start(name: "hark-cue") { try? cues.play(.sent) } }
                 status(nil)
                 terminal.writeError("› \(text)\n")
                 onSent(text)
@@ -82,12 +82,12 @@ final class TalkLoop {
                 status(nil)
                 endReplyLine()
                 // A reply that failed or was stopped (Ctrl-C) ends the conversation.
-                if code != 0 { return stopped(code, cues: settings.cues ? cues : nil) }
+                if code != 0 { return stopped(code, cues: cues) }
                 sent += 1
                 cue = true
             }
         }
-        return stopped(0, cues: settings.cues ? cues : nil)
+        return stopped(0, cues: cues)
     }
 
     private func stopped(_ code: Int32, cues: CuePlayer?) -> Int32 {
