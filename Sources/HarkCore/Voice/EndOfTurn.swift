@@ -15,10 +15,11 @@ public struct EndOfTurn: Sendable, Equatable {
     /// Less speech than this (seconds, summed over the words) is a cough or a click.
     public static let shortestSpeech = 0.3
 
+    /// Only words that practically never end a sentence: a word that may ("turn it on", "tell
+    /// her", "where they are") would make many finished turns wait longer.
     public static let englishUnfinishedWords: Set<String> = [
-        "and", "or", "but", "so", "because", "if", "then", "than", "that", "which", "who", "when", "while",
-        "the", "a", "an", "to", "of", "for", "with", "in", "on", "at", "from", "by", "about", "into",
-        "my", "your", "our", "their", "his", "her", "its", "is", "are", "was", "were", "um", "uh", "er",
+        "and", "or", "but", "so", "because", "if", "than", "the", "a", "an", "to", "of", "for", "with", "from",
+        "into", "my", "your", "our", "their", "um", "uh", "er",
     ]
 
     public init(pause: Double, unfinishedExtra: Double? = nil, unfinishedWords: Set<String> = Self.englishUnfinishedWords) {

@@ -12,6 +12,7 @@ struct EndOfTurnTests {
         #expect(turn.pauseNeeded(after: "But") == 3, "any case")
         #expect(turn.pauseNeeded(after: "") == 1.5)
         #expect(!turn.isUnfinished("a sandwich"), "a word that merely ends in an unfinished one")
+        #expect(!turn.isUnfinished("turn the light on"), "a word that may end a sentence")
         #expect(EndOfTurn(pause: 0.5).unfinishedExtra == 1, "at least a second more")
     }
 
