@@ -9,19 +9,19 @@ _hark() {
         --kind) COMPREPLY=($(compgen -W "local webhook openai nyla jenkins monica a2a" -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W "md json" -- "$cur")); return ;;
         --output|--system|--wav|-o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --auth|--fork-at|--grammar|--model|--pause|--pitch|--rate|--set|--thread|--url|--voice|--yes-tools|-n) COMPREPLY=(); return ;;
+        --auth|--fork-at|--grammar|--model|--pause|--pitch|--rate|--set|--thread|--turns|--url|--voice|--yes-tools|-n) COMPREPLY=(); return ;;
     esac
     local command="" sub="" i skip=0
     for ((i = 1; i < COMP_CWORD; i++)); do
         if ((skip)); then skip=0; continue; fi
         case "${COMP_WORDS[i]}" in
-            --auth|--fork-at|--format|--grammar|--kind|--model|--output|--pause|--pitch|--rate|--session|--set|--system|--thread|--truncate|--url|--voice|--wav|--yes-tools|-n|-o|-s) skip=1 ;;
+            --auth|--fork-at|--format|--grammar|--kind|--model|--output|--pause|--pitch|--rate|--session|--set|--system|--thread|--truncate|--turns|--url|--voice|--wav|--yes-tools|-n|-o|-s) skip=1 ;;
             -*) ;;
             *) if [[ -z $command ]]; then command="${COMP_WORDS[i]}"; elif [[ -z $sub ]]; then sub="${COMP_WORDS[i]}"; fi ;;
         esac
     done
     case "$command" in
-        "") COMPREPLY=($(compgen -W "sessions session history inbox watch stats search ask backup index restore export speak transcribe listen doctor version help completions -s --session --thread --new-thread --fork-at --code --json --sanitize --speak --listen --no-stdin --truncate --yes-tools --no-pager -h --help --version" -- "$cur")) ;;
+        "") COMPREPLY=($(compgen -W "sessions session history inbox watch stats search ask backup index restore export speak transcribe listen talk doctor version help completions -s --session --thread --new-thread --fork-at --code --json --sanitize --speak --listen --no-stdin --truncate --yes-tools --no-pager -h --help --version" -- "$cur")) ;;
         sessions)
             COMPREPLY=($(compgen -W "--names --json" -- "$cur")) ;;
         session)
@@ -57,12 +57,14 @@ _hark() {
             COMPREPLY=($(compgen -f -- "$cur")) ;;
         listen)
             COMPREPLY=($(compgen -W "-s --session --model --grammar --pause --json" -- "$cur")) ;;
+        talk)
+            COMPREPLY=($(compgen -W "-s --session --turns" -- "$cur")) ;;
         doctor)
             COMPREPLY=($(compgen -W "" -- "$cur")) ;;
         version)
             COMPREPLY=($(compgen -W "" -- "$cur")) ;;
         help)
-            COMPREPLY=($(compgen -W "abort accept activities agent approve artifacts ask attach backup build clear compact completions contact contacts continue copy docs doctor download edit edits export fav file files form forms forward gifts help history inbox index info instance instances job jobs listen log login logout model more mute next notes pipe prompt prompts queue quit refresh reject restore retry save search session sessions speak stages stats status stop stop-build tag tags tasks tests think thread threads tools transcribe unfav upload version voice watch" -- "$cur")) ;;
+            COMPREPLY=($(compgen -W "abort accept activities agent approve artifacts ask attach backup build clear compact completions contact contacts continue copy docs doctor download edit edits export fav file files form forms forward gifts help history inbox index info instance instances job jobs listen log login logout model more mute next notes pipe prompt prompts queue quit refresh reject restore retry save search session sessions speak stages stats status stop stop-build tag tags talk tasks tests think thread threads tools transcribe unfav upload version voice watch" -- "$cur")) ;;
         completions)
             COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")) ;;
     esac

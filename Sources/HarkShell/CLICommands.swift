@@ -124,6 +124,10 @@ enum CLICommands {
             OptionSpec(["--pause"], "SECONDS", "the silence that ends dictation (default 1.5)"),
             jsonOption.with(summary: "one JSON object: text, and words with start, end and confidence"),
         ], run: Run.listen),
+        CLICommand("talk", "", "talk hands-free: listen, send at each pause, read the reply aloud, listen again", options: [
+            sessionOption,
+            OptionSpec(["--turns"], "N", "stop after N messages (default: until the stop phrase, Esc or Ctrl-C)"),
+        ], run: Run.talk),
         CLICommand("doctor", "", "check the voice parts: espeak-ng, audio output, libvosk, models, microphone",
                    run: Run.doctor),
         CLICommand("version", "", "print the version (hark doctor checks the voice parts)", run: { line in { _ in

@@ -65,6 +65,7 @@ extension OutcomePresenter {
     /// The reply ended: in one-shot mode, wait until it has been heard; the status says how it went.
     private func ended(_ job: ReplyJob, _ outcome: ReplyOutcome, speaking: Bool) -> Int32 {
         if !interactiveMode {
+            if speaking, outcome != .stopped, workspace.voice.isSpeaking { onSpeaking?() }
             if speaking, outcome != .stopped, !loop.waitForSpeech(workspace.voice.speechOutput()) {
                 return HarkError.ExitCode.interrupted.rawValue
             }

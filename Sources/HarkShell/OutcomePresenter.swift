@@ -9,6 +9,8 @@ protocol ShellControls: AnyObject {
     /// $EDITOR on `text` (or on the draft when empty), then send what comes back.
     func editDraft(_ text: String)
     func listen()
+    /// The hands-free loop (`/talk`), until it is told to stop.
+    func talk()
     func quit()
     /// `/edit last`: the message to edit, and what to do with the edited text.
     func editMessage(_ text: String, then: @escaping @Sendable (String) async throws -> CommandOutcome)
@@ -42,6 +44,8 @@ final class OutcomePresenter {
     weak var shell: ShellControls?
     /// One-shot `--code`: only the reply's fenced code blocks are printed, once it is whole.
     var codeOnly = false
+    /// One-shot: the reply has arrived and is still being read aloud (`/talk` shows it).
+    var onSpeaking: (() -> Void)?
 
     var json: Bool {
         if case .oneShot(let json, _) = mode { return json }
@@ -136,6 +140,11 @@ final class OutcomePresenter {
                 return fail(HarkError.usage("/listen needs the interactive shell; hark --listen dictates a message from a script"))
             }
             shell.listen()
+        case .talk:
+            guard let shell else {
+                return fail(HarkError.usage("/talk needs the interactive shell; hark talk -s SESSION talks from a script"))
+            }
+            shell.talk()
         }
         return 0
     }

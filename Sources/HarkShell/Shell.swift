@@ -229,6 +229,13 @@ extension Shell: ShellControls {
 
     func listen() { editor.requestListening() }
 
+    func talk() {
+        let talk = TalkLoop(workspace: workspace, terminal: terminal, loop: loop, turns: nil)
+        talk.onSent = { [unowned self] line in remember(line) }
+        _ = talk.run()
+        terminal.setKeyMode(.keys)
+    }
+
     func quit() { quitRequested = true }
 
     var isReadingDuringReply: Bool { liveReply != nil }

@@ -2,9 +2,9 @@ import FoundationEssentials
 import Glibc
 import HarkCore
 
-/// `hark speak`, `hark transcribe`, `hark listen` and `hark doctor`: voice for scripts. They
-/// read the config for the voice settings (of `-s SESSION`, else the default session) but
-/// never open the history.
+/// `hark speak`, `hark transcribe`, `hark listen`, `hark talk` and `hark doctor`: voice for
+/// scripts. They read the config for the voice settings (of `-s SESSION`, else the default
+/// session); only `hark talk`, which sends messages, opens the history.
 extension HarkCommandLine {
     /// The voice settings of `-s SESSION` (else the default session), with signals set up.
     func voiceSettings(_ parsed: ParsedOptions) throws -> (VoiceSettings, Config, Paths) {
@@ -44,6 +44,32 @@ extension HarkCommandLine {
         }
         terminal.write((parsed.flag("--json") ? recognitionJSON(recognition).encoded() : recognition.text) + "\n")
         return 0
+    }
+
+    /// `hark talk`: the hands-free loop, each turn a message of `-s SESSION` in the history.
+    func talk(_ parsed: ParsedOptions) throws -> Int32 {
+        var turns: Int?
+        if let text = parsed.value("--turns") {
+            guard let count = Int(text), count >= 1 else { throw HarkError.usage("--turns needs a whole number of messages, 1 or more") }
+            turns = count
+        }
+        terminal.catchSignals([SIGINT, SIGTERM, SIGHUP])
+        let (workspace, session) = try workspace(parsed)
+        if let session { try workspace.switchSession(to: session) }
+        let loop = EventLoop(terminal: terminal)
+        if terminal.hasKeyboard {
+            // A tool call is asked about, as in the shell.
+            let asker = TerminalInteraction(terminal: terminal, loop: loop)
+            workspace.tools.setInteraction { asker }
+        }
+        let inbox = loop.inbox
+        workspace.voice.onSpeechEvent = { event in
+            if case .failed(let error) = event { inbox.post(.speechFailed(error)) }
+        }
+        defer { workspace.prepareForExit(within: loop.serversEndWithin) }
+        let code = TalkLoop(workspace: workspace, terminal: terminal, loop: loop, turns: turns).run()
+        finishIndexing(workspace)
+        return code
     }
 
     // MARK: speak

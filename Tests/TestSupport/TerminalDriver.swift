@@ -49,7 +49,7 @@ public final class TerminalDriver: @unchecked Sendable {
 
     static func passes(_ key: String) -> Bool {
         ["PATH", "HOME", "LANG", "LC_ALL", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "NO_COLOR", "EDITOR", "VISUAL",
-         "EDITRC", "TERM", "PULSE_SERVER"].contains(key) || key.hasPrefix("HARK_")
+         "EDITRC", "TERM", "PULSE_SERVER", "PULSE_SOURCE"].contains(key) || key.hasPrefix("HARK_")
     }
 
     static func quote(_ word: String) -> String { "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'" }

@@ -29,6 +29,8 @@ public enum CommandOutcome: Sendable {
     case prefill(String)
     /// Dictate into the input line (the shell listens; checked beforehand that it can).
     case listen
+    /// Talk hands-free: listen, send, hear the reply, listen again (checked beforehand that it can).
+    case talk
     /// Long text to read (a finished build's console): through $PAGER on a terminal,
     /// printed as is elsewhere. Not recorded.
     case page(String)

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
 
-/// /listen, /speak, /voice and /mute. What they change lasts for this run and this session;
+/// /listen, /talk, /speak, /voice and /mute. What they change lasts for this run and this session;
 /// `speak`, `voice`, `rate` and `pitch` in the config keep it.
 extension Workspace {
     public func voiceSettings(for name: String? = nil) throws -> VoiceSettings {
@@ -13,6 +13,12 @@ extension Workspace {
         voice.stopSpeaking()
         _ = try voice.checkDictation(try voiceSettings(), paths: paths)
         return .listen
+    }
+
+    func talk(_ context: CommandContext) async throws -> CommandOutcome {
+        voice.stopSpeaking()
+        _ = try voice.checkDictation(try voiceSettings(), paths: paths)
+        return .talk
     }
 
     func speak(_ context: CommandContext) async throws -> CommandOutcome {

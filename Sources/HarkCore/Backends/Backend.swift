@@ -227,6 +227,8 @@ public enum CommonSettings {
         SettingSpec("send_word", "said alone while dictating, sends the line (default send; a|b for several)"),
         SettingSpec("cancel_word", "said alone while dictating, clears the line (default cancel)"),
         SettingSpec("mute_word", "said alone while dictating, stops speech (default \"stop speaking\")"),
+        SettingSpec("talk_stop_word", "said alone in /talk, ends the conversation (default \"stop talking\")"),
+        SettingSpec("cues", "off to silence the tones of /talk (listening, sent, stopped)", type: .flag),
         SettingSpec("connect_timeout", "seconds to wait for a connection (default 10)", type: .seconds),
         SettingSpec("first_byte_timeout", "seconds to wait for the reply to start (default 300)", type: .seconds),
         SettingSpec("idle_timeout", "seconds of silence mid-reply before giving up (default 120)", type: .seconds),

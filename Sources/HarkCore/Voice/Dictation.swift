@@ -34,24 +34,27 @@ public protocol SpeechInput: AnyObject, Sendable {
 
 /// Dictation from the default microphone into Vosk: 16-bit mono at the model's rate, read in
 /// 50 ms blocks; each block updates the words heard and the level. It ends on a pause (no new
-/// words and no loud sound for `pause` seconds after speech), on `stop`, or when nothing at
-/// all is said for `silenceTimeout` seconds.
+/// words and no loud sound for `pause` seconds after speech, longer while the words stop on an
+/// unfinished phrase when `endOfTurn` says so), on `stop`, or when nothing at all is said for
+/// `silenceTimeout` seconds.
 public final class Dictation: SpeechInput, @unchecked Sendable {
     private let model: VoskModel
     private let grammar: [String]
     private let pause: Double
     private let silenceTimeout: Double
     private let devices: AudioDevices
+    private let endOfTurn: EndOfTurn?
     private let lock = Lock()
     private var request: DictationEnd?
 
     public init(model: VoskModel, grammar: [String] = [], pause: Double = 1.5, silenceTimeout: Double = 10,
-                devices: AudioDevices = AudioDevices()) {
+                devices: AudioDevices = AudioDevices(), endOfTurn: EndOfTurn? = nil) {
         self.model = model
         self.grammar = grammar
         self.pause = pause
         self.silenceTimeout = silenceTimeout
         self.devices = devices
+        self.endOfTurn = endOfTurn
     }
 
     public func start(_ onEvent: @escaping @Sendable (DictationEvent) -> Void) {
@@ -107,7 +110,7 @@ public final class Dictation: SpeechInput, @unchecked Sendable {
             heard = text
             // -60 dBFS and below shows as nothing, 0 dBFS as full.
             onEvent(.heard(text, level: max(0, min(1, (level + 60) / 60))))
-            if !heard.isEmpty && now.timeIntervalSince(lastActivity) >= pause {
+            if !heard.isEmpty && now.timeIntervalSince(lastActivity) >= endOfTurn?.pauseNeeded(after: heard) ?? pause {
                 end = .pause
                 break
             }

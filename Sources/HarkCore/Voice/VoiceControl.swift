@@ -11,6 +11,8 @@ public final class VoiceControl: @unchecked Sendable {
     private var models: [String: VoskModel] = [:]
     /// An output opened ahead of the first sentence (`--speak` checks it before sending).
     private var openedOutput: AudioSink?
+    /// Notes said once per run (how /talk listens), by name.
+    private var told: Set<String> = []
     /// Where audio goes and comes from; tests point it at their own sound server.
     public var devices = AudioDevices()
     /// Speech events (failures above all) for whoever shows them: the shell sets this.
@@ -31,6 +33,9 @@ public final class VoiceControl: @unchecked Sendable {
     public func settings(for session: SessionConfig, config: Config, paths: Paths) throws -> VoiceSettings {
         try VoiceSettings.resolve(session: session, config: config, paths: paths, overrides: overrides(for: session.name))
     }
+
+    /// True the first time it is asked about `note` in this run: a note said once.
+    public func tellOnce(_ note: String) -> Bool { lock.withLock { told.insert(note).inserted } }
 
     // MARK: Speaking
 

@@ -47,12 +47,16 @@ public struct VoiceSettings: Sendable, Equatable {
     public var sendWords = ["send"]
     public var cancelWords = ["cancel"]
     public var muteWords = ["stop speaking"]
+    /// Said alone in the hands-free loop (`/talk`), ends it.
+    public var stopWords = ["stop talking"]
+    /// The tones of the hands-free loop (listening, sent, stopped).
+    public var cues = true
 
     public init() {}
 
     /// Keys read here, for the docs and validation; every one may be set per session or in `[hark]`.
     public static let keys = ["speak", "voice", "rate", "pitch", "vosk_model", "vosk_grammar", "auto_send",
-                              "listen_pause", "send_word", "cancel_word", "mute_word"]
+                              "listen_pause", "send_word", "cancel_word", "mute_word", "talk_stop_word", "cues"]
 
     public static func resolve(session: SessionConfig, config: Config, paths: Paths,
                                overrides: VoiceOverrides = VoiceOverrides()) throws -> VoiceSettings {
@@ -70,6 +74,8 @@ public struct VoiceSettings: Sendable, Equatable {
         settings.sendWords = reader.text("send_word").map(Self.alternatives) ?? settings.sendWords
         settings.cancelWords = reader.text("cancel_word").map(Self.alternatives) ?? settings.cancelWords
         settings.muteWords = reader.text("mute_word").map(Self.alternatives) ?? settings.muteWords
+        settings.stopWords = reader.text("talk_stop_word").map(Self.alternatives) ?? settings.stopWords
+        settings.cues = try reader.bool("cues") ?? settings.cues
         return settings
     }
 
@@ -92,11 +98,18 @@ public struct VoiceSettings: Sendable, Equatable {
     }
 
     public func interpret(_ dictated: String) -> Spoken {
-        let normalized = dictated.lowercased().filter { !$0.isPunctuation }.split(separator: " ").joined(separator: " ")
+        let normalized = Self.normalized(dictated)
         if sendWords.contains(normalized) { return .send }
         if cancelWords.contains(normalized) { return .cancel }
         if muteWords.contains(normalized) { return .mute }
         return .text(dictated)
+    }
+
+    /// The words said are the stop phrase of the hands-free loop, and nothing else.
+    public func isStopPhrase(_ dictated: String) -> Bool { stopWords.contains(Self.normalized(dictated)) }
+
+    static func normalized(_ dictated: String) -> String {
+        dictated.lowercased().filter { !$0.isPunctuation }.split(separator: " ").joined(separator: " ")
     }
 }
 

@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import HarkCore
+
+/// `hark talk` with no microphone and no loudspeaker: a private PulseAudio whose microphone is a
+/// pipe the test speaks into (espeak-ng's Korean, recognised with the Korean model and a
+/// grammar), whose null sink's monitor hears what hark says, and a loopback chat server.
+@Suite(.serialized, .enabled(if: TestPulseAudio.isAvailable, "needs pulseaudio; scripts/setup.sh --test installs it"))
+struct TalkTests {
+    let hello = VoiceTestAssets.hello, thanks = VoiceTestAssets.thanks
+    /// "Stop" in Korean, in the model's vocabulary and told apart from the other two.
+    let stop = "정지"
+
+    func home(_ server: TestOpenAIServer, cues: Bool = false) throws -> TestHome {
+        TestHome(config: """
+            [hark]
+            default = bot
+            libvosk = \(try VoiceTestAssets.libvoskPath)
+            vosk_model = \(try VoiceTestAssets.koreanModelPath)
+            vosk_grammar = \(hello), \(thanks), \(stop)
+            listen_pause = 1
+            talk_stop_word = \(stop)
+            cues = \(cues ? "on" : "off")
+
+            [session bot]
+            kind = openai
+            url = \(server.baseURL)
+            """)
+    }
+
+    /// An echo with something espeak-ng says in English, so each reply is heard.
+    func echoServer() throws -> TestOpenAIServer {
+        try TestOpenAIServer { body in
+            [.text("You said " + (body["messages"]?.array?.last?["content"]?.string ?? "") + ". That is all."), .done]
+        }
+    }
+
+    func sentTexts(_ server: TestOpenAIServer) -> [String] {
+        server.bodies.compactMap { $0["messages"]?.array?.last?["content"]?.string }
+    }
+
+    @Test func threeTurnsAreSentAndHeardAndACoughSendsNothing() async throws {
+        let talk = try await talking(["--turns", "3"])
+        let (microphone, server, home, process) = (talk.microphone, talk.server, talk.home, talk.process)
+        defer { process.signal(SIGKILL); microphone.close() }
+        let monitor = try talk.pulse.monitor()
+        defer { monitor.stop() }
+        let cough = (0..<Int(0.15 * Double(MicrophoneFeed.rate))).map { index in Int16(truncatingIfNeeded: (index * 7919) % 16000 - 8000) }
+        let turns: [[Int16]] = [try MicrophoneFeed.korean(hello), try MicrophoneFeed.korean(thanks),
+                                try MicrophoneFeed.korean("\(hello). \(thanks).")]
+        let expected = [hello, thanks, "\(hello) \(thanks)"]
+
+        // A cough, then quiet for longer than the pause that sends: were it a message, it would go now.
+        microphone.say(cough)
+        microphone.silence(seconds: 3)
+        for (index, speech) in turns.enumerated() {
+            microphone.say(speech)
+            try await microphone.waitUntilSaid()
+            let spoken = Date()
+            if index < turns.count - 1 {
+                // The reply has been read out when hark listens again.
+                try await process.waitFor(stderr: "listening…", count: index + 2)
+            } else {
+                #expect(try await process.waitForExit() == 0, "\(process.stderr)")
+            }
+            #expect(sentTexts(server) == Array(expected.prefix(index + 1)), "\(process.stderr)")
+            #expect(monitor.loudest(from: spoken, to: Date()) > -45, "reply \(index + 1) was heard on the sink")
+        }
+        #expect(process.stdout == expected.map { "You said \($0). That is all.\n" }.joined())
+        #expect(expected.allSatisfy { process.stderr.contains("› \($0)\n") }, "\(process.stderr)")
+        #expect(process.stderr.contains("interrupting by voice needs headphones or an echo canceller"))
+
+        // Every turn is an ordinary message and reply in the history.
+        let history = try await offThePool {
+            try Subprocess.run([BuiltProducts.hark, "history", "-s", "bot", "--json"], environment: home.environment)
+        }
+        let rows = String(decoding: history.stdout, as: UTF8.self).split(separator: "\n").map { try? JSON.parse(String($0)) }
+        #expect(rows.compactMap { $0?["role"]?.string } == ["user", "assistant", "user", "assistant", "user", "assistant"])
+        #expect(rows.compactMap { $0?["role"]?.string == "user" ? $0?["text"]?.string : nil } == expected)
+    }
+
+    /// `hark talk` with its microphone, the echo server and the config, listening.
+    struct Talking {
+        let pulse: TestPulseAudio
+        let microphone: MicrophoneFeed
+        let server: TestOpenAIServer
+        let home: TestHome
+        let process: ChildProcess
+    }
+
+    func talking(_ arguments: [String] = []) async throws -> Talking {
+        let pulse = try TestPulseAudio()
+        let microphone = try pulse.microphone()
+        let server = try echoServer()
+        let home = try self.home(server)
+        let process = try ChildProcess([BuiltProducts.hark, "talk", "-s", "bot"] + arguments,
+                                       environment: pulse.environmentWithMicrophone(home.environment))
+        try await process.waitFor(stderr: "listening…")
+        return Talking(pulse: pulse, microphone: microphone, server: server, home: home, process: process)
+    }
+
+    @Test func theStopPhraseEndsTheLoopAndSendsNothing() async throws {
+        let talk = try await talking()
+        defer { talk.process.signal(SIGKILL); talk.microphone.close() }
+        talk.microphone.say(try MicrophoneFeed.korean(stop))
+        #expect(try await talk.process.waitForExit() == 0, "\(talk.process.stderr)")
+        #expect(talk.process.stderr.hasSuffix("stopped talking\n"), "\(talk.process.stderr)")
+        #expect(talk.server.bodies.isEmpty)
+        #expect(talk.process.stdout.isEmpty)
+    }
+
+    @Test func ctrlCWhileListeningEndsItAsInterrupted() async throws {
+        let talk = try await talking()
+        defer { talk.process.signal(SIGKILL); talk.microphone.close() }
+        talk.process.signal(SIGINT)
+        #expect(try await talk.process.waitForExit() == 130, "\(talk.process.stderr)")
+        #expect(talk.process.stderr.hasSuffix("stopped talking\n"), "\(talk.process.stderr)")
+        #expect(talk.server.bodies.isEmpty)
+    }
+
+    @Test(.enabled(if: TerminalDriver.isAvailable, "needs tmux; scripts/setup.sh --test installs it"))
+    func talkInTheShellShowsEachStateAndEscEndsIt() async throws {
+        let pulse = try TestPulseAudio()
+        let microphone = try pulse.microphone()
+        defer { microphone.close() }
+        let monitor = try pulse.monitor()
+        defer { monitor.stop() }
+        let server = try echoServer()
+        let home = try self.home(server, cues: true)
+        let terminal = try home.terminal(base: pulse.environmentWithMicrophone(home.environment))
+        defer { try? terminal.close() }
+        try await terminal.waitFor(text: "bot ›")
+        let started = Date()
+        try terminal.enter("/talk")
+        func lastLine(_ screen: String) -> String {
+            screen.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.last { !$0.isEmpty } ?? ""
+        }
+        try await terminal.waitFor("the meter") { lastLine($0).hasPrefix("● ") && lastLine($0).hasSuffix(" listening") }
+        // The listening tone played before the microphone opened (nothing else sounds by then).
+        #expect(monitor.loudest(from: started, to: Date()) > -30, "the listening cue")
+        microphone.say(try MicrophoneFeed.korean(hello))
+        // The words under the meter, the message sent, the reply printed while it is read aloud…
+        try await terminal.waitFor("the words heard") { lastLine($0).hasPrefix("● ") && lastLine($0).hasSuffix(" \(hello)") }
+        try await terminal.waitFor("speaking") { $0.contains("› \(hello)\nYou said \(hello). That is all.") && lastLine($0).hasPrefix("◍ speaking") }
+        // …and hark listens again once it has been heard.
+        try await terminal.waitFor("listening again") { $0.contains("That is all.") && lastLine($0).hasSuffix(" listening") }
+        let stopping = Date()
+        try terminal.press("Escape")
+        try await terminal.waitFor("the prompt") { $0.contains("stopped talking") && lastLine($0).hasSuffix("›") }
+        #expect(monitor.loudest(from: stopping, to: Date()) > -30, "the stopped cue")
+        #expect(sentTexts(server) == [hello])
+        // The message is in the input history, as one typed.
+        try terminal.press("Up")
+        try await terminal.waitFor("the message recalled") { lastLine($0).hasSuffix("› \(hello)") }
+    }
+
+    @Test func badTurnsIsOneUsageLine() async throws {
+        let server = try echoServer()
+        let home = try self.home(server)
+        let run = try await offThePool {
+            try Subprocess.run([BuiltProducts.hark, "talk", "-s", "bot", "--turns", "zero"], environment: home.environment)
+        }
+        #expect(run.status == 2)
+        #expect(String(decoding: run.stderr, as: UTF8.self) == "hark: --turns needs a whole number of messages, 1 or more\n")
+    }
+}
