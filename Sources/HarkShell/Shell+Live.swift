@@ -57,6 +57,8 @@ extension Shell {
     /// What a line read below a reply does.
     private func duringReply(_ read: LineRead, _ watch: ReplyWatch) {
         switch read {
+        case .line(let line) where watch.fillsForm:
+            watch.formLine(line)
         case .line(let line):
             entered(line)
             // /quit: the reply stops, as for Ctrl-D.
@@ -65,6 +67,8 @@ extension Shell {
             setAside = line
         case .action(let action, let line):
             if action == "edit" { editAndSend(startingWith: (draft + [pastes.expand(line)]).joined(separator: "\n")) }
+        case .endOfFile where watch.fillsForm:
+            watch.formLine("cancel")
         case .endOfFile:
             // Ctrl-D drops the draft, or quits as at the prompt, once what was typed before it
             // has happened: the reply ends, what was queued behind it is sent.

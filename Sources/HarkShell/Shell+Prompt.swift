@@ -95,6 +95,7 @@ extension Shell {
                 notifyWorkEnded(recorded)
             case .speechFailed(let error): notices.append(terminal.rendered([StyledLine("hark: " + error.userMessage, .error)]))
             case .question(let question): question.answer(nil)  // its reply is no longer watched
+            case .form(let form): form.answer(nil)
             default: break  // events of a reply no longer watched, a dictation that ended
             }
         }

@@ -22,6 +22,7 @@ final class StreamableHTTPConnection: MCPConnection, @unchecked Sendable {
     private let pending = PendingRequests()
     private let state = Locked(State())
     private let onNotification: @Sendable (String) -> Void
+    private let onRequest: MCPRequestHandler
 
     private struct State {
         var sessionID: String?
@@ -36,8 +37,9 @@ final class StreamableHTTPConnection: MCPConnection, @unchecked Sendable {
     struct SessionExpired: Error {}
 
     init(name: String, url: String, http: HTTPClient, auth: AuthHeaderCache, insecure: Bool,
-         onNotification: @escaping @Sendable (String) -> Void) {
+         onNotification: @escaping @Sendable (String) -> Void, onRequest: @escaping MCPRequestHandler) {
         self.name = name
+        self.onRequest = onRequest
         self.url = url
         self.http = http
         self.auth = auth
@@ -150,8 +152,12 @@ final class StreamableHTTPConnection: MCPConnection, @unchecked Sendable {
         switch message {
         case .response, .error:
             return message.numericID == id ? message : nil
-        case .request(let requestID, let method, _):
+        case .request(let requestID, let method, _) where method == "ping":
             try? await send(JSONRPCMessage.answer(id: requestID, method: method))
+            return nil
+        case .request(let requestID, let method, let params):
+            // The server's stream waits for this answer (its request is part of our call).
+            try? await send(await onRequest(requestID, method, params))
             return nil
         case .notification(let method, _):
             onNotification(method)
