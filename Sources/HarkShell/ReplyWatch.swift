@@ -46,6 +46,12 @@ final class ReplyWatch {
     /// A form is being asked: lines entered answer it.
     var fillsForm: Bool { form != nil }
 
+    /// What the line being edited answers while a form is asked: `mcp tickets · Name`.
+    var formPrompt: String? {
+        guard let conversation = form?.conversation else { return nil }
+        return conversation.question.asker + " · " + (conversation.currentField?.label ?? "yes, change or cancel")
+    }
+
     var isOver: Bool { outcome != nil || detached }
 
     /// Milliseconds until something is due without news: the spinner's next frame, the end
@@ -193,7 +199,7 @@ final class ReplyWatch {
             let line = String(decoding: formBytes, as: UTF8.self)
             formBytes = []
             view.answeredByTerminal()
-            formLine(line, echo: false)
+            formLine(line)
             return .keepReading
         default:
             if live { return nil }
@@ -203,9 +209,8 @@ final class ReplyWatch {
     }
 
     /// A line entered for the form: its next question, or its end.
-    func formLine(_ line: String, echo: Bool = true) {
+    func formLine(_ line: String) {
         guard let asked = form else { return }
-        if echo { view.questionLines(["› " + line]) }
         switch asked.conversation.take(line) {
         case .ask(let lines):
             view.questionLines(lines)

@@ -20,7 +20,9 @@ extension Shell {
                 flow.reset()
                 editor.redraw(clear: false, above: "")
             }
+            let asking = watch.fillsForm
             watch.take(events: wake.events)
+            if watch.fillsForm != asking { editor.redraw(clear: false, above: "") }
             // The reply's own events (a question, speech failing) are the watch's; replies
             // that ended in the background are announced above the line.
             let ended = wake.events.filter {
@@ -37,7 +39,10 @@ extension Shell {
         editor.hooks.key = { [unowned self] key in
             // A key that is no option (any but ASCII) still goes to a question being asked.
             let byte = key.isASCII ? UInt8(key.value) : 0xFF
-            return watch.key(byte, live: true) ?? (key.isASCII ? editingKey(byte) : nil)
+            let asking = watch.fillsForm
+            let decision = watch.key(byte, live: true)
+            if watch.fillsForm != asking { editor.redraw(clear: false, above: "") }
+            return decision ?? (key.isASCII ? editingKey(byte) : nil)
         }
         editor.hooks.timeout = { watch.timeout }
         defer {
