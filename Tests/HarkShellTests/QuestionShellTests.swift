@@ -23,6 +23,8 @@ struct QuestionShellTests {
         try terminal.enter("book me in")
         try await terminal.waitFor(text: "mcp tickets asks: Who is coming, and how many tickets?")
         try await terminal.waitFor(text: "1/2 Name: Your name")
+        // The line answers the form, and the prompt says so.
+        try await terminal.waitFor(text: "mcp tickets · Name ›")
         try terminal.enter("I'm Ann")
         try await terminal.waitFor(text: "2/2 Count: How many tickets")
         try terminal.enter("three of them")
@@ -34,6 +36,12 @@ struct QuestionShellTests {
         let results = try home.workspace().store.toolResults(threadID: 1).values
         #expect(results.flatMap(\.questions) == [AskedQuestion(message: "Who is coming, and how many tickets?", mode: "form",
                                                                  action: "accept", answers: ["name": "Ann", "count": 3])])
+
+        // Ctrl-C dismisses the next one: the server is told `cancel`, and the reply goes on.
+        try terminal.enter("book me in again")
+        try await terminal.waitFor("the second question") { $0.components(separatedBy: "1/2 Name: Your name").count == 3 }
+        try terminal.press("C-c")
+        try await terminal.waitFor(text: #"the tool said: {"action": "cancel"}"#)
         try terminal.press("C-d")
         #expect(try await terminal.waitForExit() == 0)
     }
