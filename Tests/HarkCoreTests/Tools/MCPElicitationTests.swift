@@ -64,3 +64,25 @@ import TestSupport
         #expect(try JSON.parse(text) == ["action": "decline"])
     }
 }
+
+extension MCPElicitationTests {
+    /// A person takes longer than the call's `timeout` to answer: the call waits for them (the
+    /// server is silent meanwhile), over stdio and over HTTP, and still ends with the answer.
+    /// The asker stands for that person: it takes 6.5 s, twice a timeout of 3 s (the server has 3 s to
+    /// answer once it has the answer, on a loaded machine).
+    @Test func aSlowAnswerIsNoTimeout() async throws {
+        let servers = [MCPServerTests.server("tickets", ["command": TestMCPServers.python + " " + TestMCPServers.elicitFixture,
+                                                         "timeout": "3"]),
+                       MCPServerTests.server("tickets", ["url": try await TestMCPServers.elicitServerURL(), "timeout": "3"])]
+        for server in servers {
+            defer { server.stop() }
+            _ = try await server.tools()
+            let (text, isError) = try await server.call("register", arguments: [:]) { _ in
+                try? await Task.sleep(for: .milliseconds(6500))
+                return .accept(["name": "Ann", "count": 3])
+            }
+            #expect(!isError, "\(text)")
+            #expect(try JSON.parse(text)["action"] == "accept")
+        }
+    }
+}

@@ -124,7 +124,7 @@ final class StreamableHTTPConnection: MCPConnection, @unchecked Sendable {
                 }
                 for sse in try events.feed(bytes) where !sse.data.isEmpty {
                     guard let json = try? JSON.parse(sse.data), let message = JSONRPCMessage(json) else { continue }
-                    if let reply = try await handle(message, answering: id) { answer = reply }
+                    if let reply = try await handle(message, answering: id, on: stream) { answer = reply }
                 }
                 if let answer { return answer }
             }
@@ -148,7 +148,7 @@ final class StreamableHTTPConnection: MCPConnection, @unchecked Sendable {
 
     /// A message of the stream: our answer, or the server's request (answered with a POST of
     /// its own) or notification.
-    private func handle(_ message: JSONRPCMessage, answering id: Int) async throws -> JSONRPCMessage? {
+    private func handle(_ message: JSONRPCMessage, answering id: Int, on stream: HTTPStream) async throws -> JSONRPCMessage? {
         switch message {
         case .response, .error:
             return message.numericID == id ? message : nil
@@ -156,8 +156,12 @@ final class StreamableHTTPConnection: MCPConnection, @unchecked Sendable {
             try? await send(JSONRPCMessage.answer(id: requestID, method: method))
             return nil
         case .request(let requestID, let method, let params):
-            // The server's stream waits for this answer (its request is part of our call).
-            try? await send(await onRequest(requestID, method, params))
+            // The server's stream waits for this answer (its request is part of our call), and
+            // is silent until it has it: however long the user takes is no idle timeout.
+            stream.expectQuiet(true)
+            let reply = await onRequest(requestID, method, params)
+            stream.expectQuiet(false)
+            try? await send(reply)
             return nil
         case .notification(let method, _):
             onNotification(method)
