@@ -69,6 +69,11 @@ struct QuestionShellTests {
         let lines = declined.stderr.split(separator: "\n").filter { $0.contains("nobody is here to answer") }
         #expect(lines == [#"hark: mcp tickets asked "Who is coming, and how many tickets?" and nobody is here to answer: declined; give the answers with --answer name=… --answer count=… or --answers FILE.json"#])
 
+        let json = try await HarkRun.run(["--json", "book me in"], home.environment)
+        #expect(json.stdout.contains(#"{\"action\": \"decline\"}"#))
+        // With --json the line is a notice event among the others, as every notice is there.
+        #expect(json.stdout.split(separator: "\n").contains { $0.hasPrefix(#"{"text":"mcp tickets asked"#) && $0.contains(#""type":"notice""#) })
+
         let answered = try await HarkRun.run(["--answer", "name=Ann", "--answer", "count=3", "book me in"], home.environment)
         #expect(answered.stdout.contains(#"the tool said: {"action": "accept", "content": {"count": 3, "name": "Ann"}}"#))
         #expect(!answered.stderr.contains("declined"))
