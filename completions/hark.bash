@@ -8,20 +8,20 @@ _hark() {
         --truncate) COMPREPLY=($(compgen -W "head tail" -- "$cur")); return ;;
         --kind) COMPREPLY=($(compgen -W "local webhook openai nyla jenkins monica a2a" -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W "md json" -- "$cur")); return ;;
-        --output|--system|--wav|-o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --auth|--fork-at|--grammar|--model|--pause|--pitch|--rate|--set|--thread|--turns|--url|--voice|--yes-tools|-n) COMPREPLY=(); return ;;
+        --answers|--output|--system|--wav|-o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --answer|--auth|--fork-at|--grammar|--model|--pause|--pitch|--rate|--set|--thread|--turns|--url|--voice|--yes-tools|-n) COMPREPLY=(); return ;;
     esac
     local command="" sub="" i skip=0
     for ((i = 1; i < COMP_CWORD; i++)); do
         if ((skip)); then skip=0; continue; fi
         case "${COMP_WORDS[i]}" in
-            --auth|--fork-at|--format|--grammar|--kind|--model|--output|--pause|--pitch|--rate|--session|--set|--system|--thread|--truncate|--turns|--url|--voice|--wav|--yes-tools|-n|-o|-s) skip=1 ;;
+            --answer|--answers|--auth|--fork-at|--format|--grammar|--kind|--model|--output|--pause|--pitch|--rate|--session|--set|--system|--thread|--truncate|--turns|--url|--voice|--wav|--yes-tools|-n|-o|-s) skip=1 ;;
             -*) ;;
             *) if [[ -z $command ]]; then command="${COMP_WORDS[i]}"; elif [[ -z $sub ]]; then sub="${COMP_WORDS[i]}"; fi ;;
         esac
     done
     case "$command" in
-        "") COMPREPLY=($(compgen -W "sessions session history inbox watch stats search ask backup index restore export speak transcribe listen talk doctor version help completions -s --session --thread --new-thread --fork-at --code --json --sanitize --speak --listen --no-stdin --truncate --yes-tools --no-pager -h --help --version" -- "$cur")) ;;
+        "") COMPREPLY=($(compgen -W "sessions session history inbox watch stats search ask backup index restore export speak transcribe listen talk doctor version help completions -s --session --thread --new-thread --fork-at --code --json --sanitize --speak --listen --no-stdin --truncate --yes-tools --answer --answers --no-pager -h --help --version" -- "$cur")) ;;
         sessions)
             COMPREPLY=($(compgen -W "--names --json" -- "$cur")) ;;
         session)

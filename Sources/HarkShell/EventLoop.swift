@@ -16,6 +16,10 @@ public enum ShellEvent: Sendable {
     /// A reply's task asks the user something (may this tool run?): the watch of a reply
     /// shows it and reads the answer; anywhere else it is dismissed.
     case question(ReplyQuestion)
+    /// A reply's task asks a form (an MCP server's question): the watch asks it field by field.
+    case form(ReplyForm)
+    /// A line for the person watching the reply (the page a server asked to open).
+    case tell(String)
     /// Work left running by an earlier hark ended, found by the look at the shell's start.
     case workEnded(WorkWatcher.Recorded)
 }

@@ -47,6 +47,7 @@ public struct HarkCommandLine {
         let workspace = try openWorkspace()
         if let session = options.session { try workspace.switchSession(to: session) }
         workspace.tools.allow(options.yesTools)
+        workspace.tools.questions.use(options.answers)
         try selectThread(options, workspace: workspace)
         var message = options.words.joined(separator: " ")
         // `-` as the message: read it from stdin, even from a terminal (to Ctrl-D).
@@ -190,6 +191,8 @@ public struct HarkCommandLine {
         var truncate: PipedText.Truncation?
         /// `--yes-tools`: MCP tools that run without asking, this run.
         var yesTools: [String] = []
+        /// `--answer KEY=VALUE` and `--answers FILE.json`: answers to agents' questions.
+        var answers = ScriptedAnswers()
         var help = false
         var version = false
         var words: [String] = []
@@ -211,6 +214,8 @@ public struct HarkCommandLine {
                 truncate = truncation
             }
             yesTools = parsed.values("--yes-tools").flatMap { $0.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init) }
+            if let file = parsed.value("--answers") { try answers.add(file: file) }
+            try answers.add(pairs: parsed.values("--answer"))
             help = parsed.flag("--help")
             version = parsed.flag("--version")
             words = parsed.words

@@ -22,6 +22,10 @@ final class ReplyWatch {
     private(set) var abandoned = false
     /// A question of the reply's being answered (ReplyQuestion): it takes the keys meanwhile.
     private var question: ReplyQuestion?
+    /// An agent's form being asked (ReplyForm): lines typed go to it meanwhile.
+    private var form: ReplyForm?
+    /// What is typed for the form without a line editor (the terminal in its line mode).
+    private var formBytes: [UInt8] = []
     /// Keys typed meanwhile, for the next prompt (`run` only).
     private var typedAhead: [UInt8] = []
 
@@ -34,7 +38,19 @@ final class ReplyWatch {
         self.asks = asks
     }
 
-    deinit { question?.answer(nil) }
+    deinit {
+        question?.answer(nil)
+        form?.answer(.cancel)
+    }
+
+    /// A form is being asked: lines entered answer it.
+    var fillsForm: Bool { form != nil }
+
+    /// What the line being edited answers while a form is asked: `mcp tickets · Name`.
+    var formPrompt: String? {
+        guard let conversation = form?.conversation else { return nil }
+        return conversation.question.asker + " · " + (conversation.currentField?.label ?? "yes, change or cancel")
+    }
 
     var isOver: Bool { outcome != nil || detached }
 
@@ -42,7 +58,7 @@ final class ReplyWatch {
     /// of the bound on a stop while hark is ending; nil to wait for news.
     var timeout: Int32? {
         var due: Int32?
-        if view.wantsSpinner && question == nil { due = 100 }
+        if view.wantsSpinner && question == nil && form == nil { due = 100 }
         if let left = loop.endingIn { due = min(due ?? Int32.max, max(0, Int32(left * 1000))) }
         return due
     }
@@ -51,7 +67,7 @@ final class ReplyWatch {
     func run(keys: Bool) {
         while !isOver {
             let job = self.job
-            let wake = loop.wait(EventLoop.Interest(keys: keys || question != nil, signals: true,
+            let wake = loop.wait(EventLoop.Interest(keys: keys || question != nil || form != nil, signals: true,
                                                     events: { Self.concerns($0, job) }, timeout: timeout))
             take(signals: wake.signals)
             if wake.keys {
@@ -72,7 +88,7 @@ final class ReplyWatch {
     static func concerns(_ event: ShellEvent, _ job: ReplyJob) -> Bool {
         switch event {
         case .reply(let from, _), .replyEnded(let from, _): return from === job
-        case .speechFailed, .question: return true
+        case .speechFailed, .question, .form, .tell: return true
         default: return false
         }
     }
@@ -80,6 +96,9 @@ final class ReplyWatch {
     func take(signals: [Int32]) {
         for signal in signals {
             switch signal {
+            case SIGINT where form != nil:
+                // The terminal in its line mode turns Ctrl-C into SIGINT: it dismisses the form.
+                endForm(.cancel, ["Cancelled."])
             case SIGINT:
                 interrupt()
             case SIGTERM, SIGHUP:
@@ -89,6 +108,7 @@ final class ReplyWatch {
                 loop.beginEnding()
                 question?.answer(nil)
                 question = nil
+                if form != nil { endForm(.cancel, []) }
             default:
                 break
             }
@@ -110,6 +130,20 @@ final class ReplyWatch {
                 question = asked
                 view.ask(asked.prompt)
                 shell?.notifyQuestion(asked.prompt, session: job.session)
+            case .form(let asked):
+                guard asks, form == nil, question == nil, loop.endingIn == nil else {
+                    asked.answer(nil)
+                    break
+                }
+                form = asked
+                formBytes = []
+                view.questionLines(asked.conversation.begin())
+                // Without a line editor the terminal's own line mode reads the answers.
+                if shell == nil { terminal.setKeyMode(.user) }
+                promptForm()
+                shell?.notifyQuestion(asked.conversation.question.message, session: job.session)
+            case .tell(let line):
+                view.render(.notice(line))
             case .speechFailed(let error):
                 if shell != nil { view.aside("hark: " + error.userMessage) } else { terminal.showError(error) }
             default:
@@ -131,6 +165,7 @@ final class ReplyWatch {
     /// A key typed while the reply streams: the answer to a question, Ctrl-C, Ctrl-Z. Returns
     /// nil for a key this watch leaves alone (typed ahead, or for the live line to edit).
     func key(_ key: UInt8, live: Bool) -> ReadDecision? {
+        if form != nil { return formKey(key, live: live) }
         if let asked = question {
             guard let choice = asked.choice(for: key) else { return .keepReading }
             view.answered(choice.map(String.init) ?? "")
@@ -147,6 +182,56 @@ final class ReplyWatch {
         default:
             return nil
         }
+    }
+
+    /// A key while a form is asked: the line editor edits the answer (live), or the terminal's
+    /// line mode sends it whole, Enter last. Ctrl-C and Ctrl-D dismiss the form; Ctrl-Z waits.
+    private func formKey(_ key: UInt8, live: Bool) -> ReadDecision? {
+        if key == 0x03 || (key == 0x04 && !live) {
+            endForm(.cancel, ["Cancelled."])
+            return .keepReading
+        }
+        switch key {
+        case 0x1A:
+            return .keepReading
+        case 0x0A, 0x0D:
+            if live { return nil }
+            let line = String(decoding: formBytes, as: UTF8.self)
+            formBytes = []
+            view.answeredByTerminal()
+            formLine(line)
+            return .keepReading
+        default:
+            if live { return nil }
+            formBytes.append(key)
+            return .keepReading
+        }
+    }
+
+    /// A line entered for the form: its next question, or its end.
+    func formLine(_ line: String) {
+        guard let asked = form else { return }
+        switch asked.conversation.take(line) {
+        case .ask(let lines):
+            view.questionLines(lines)
+            promptForm()
+        case .done(let outcome, let lines):
+            endForm(outcome, lines)
+        }
+    }
+
+    private func endForm(_ outcome: QuestionOutcome, _ lines: [String]) {
+        guard let asked = form else { return }
+        form = nil
+        formBytes = []
+        if !lines.isEmpty { view.questionLines(lines) }
+        if shell == nil { terminal.setKeyMode(.keys) }
+        asked.answer(outcome)
+    }
+
+    /// Without a line editor: where the answer is typed.
+    private func promptForm() {
+        if shell == nil { view.ask("› ") }
     }
 
     /// Ctrl-C: stops the reply, or sends a build's console to the background. True when it

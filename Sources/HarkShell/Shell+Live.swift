@@ -20,7 +20,9 @@ extension Shell {
                 flow.reset()
                 editor.redraw(clear: false, above: "")
             }
+            let asking = watch.fillsForm
             watch.take(events: wake.events)
+            if watch.fillsForm != asking { editor.redraw(clear: false, above: "") }
             // The reply's own events (a question, speech failing) are the watch's; replies
             // that ended in the background are announced above the line.
             let ended = wake.events.filter {
@@ -37,7 +39,10 @@ extension Shell {
         editor.hooks.key = { [unowned self] key in
             // A key that is no option (any but ASCII) still goes to a question being asked.
             let byte = key.isASCII ? UInt8(key.value) : 0xFF
-            return watch.key(byte, live: true) ?? (key.isASCII ? editingKey(byte) : nil)
+            let asking = watch.fillsForm
+            let decision = watch.key(byte, live: true)
+            if watch.fillsForm != asking { editor.redraw(clear: false, above: "") }
+            return decision ?? (key.isASCII ? editingKey(byte) : nil)
         }
         editor.hooks.timeout = { watch.timeout }
         defer {
@@ -57,6 +62,8 @@ extension Shell {
     /// What a line read below a reply does.
     private func duringReply(_ read: LineRead, _ watch: ReplyWatch) {
         switch read {
+        case .line(let line) where watch.fillsForm:
+            watch.formLine(line)
         case .line(let line):
             entered(line)
             // /quit: the reply stops, as for Ctrl-D.
@@ -65,6 +72,8 @@ extension Shell {
             setAside = line
         case .action(let action, let line):
             if action == "edit" { editAndSend(startingWith: (draft + [pastes.expand(line)]).joined(separator: "\n")) }
+        case .endOfFile where watch.fillsForm:
+            watch.formLine("cancel")
         case .endOfFile:
             // Ctrl-D drops the draft, or quits as at the prompt, once what was typed before it
             // has happened: the reply ends, what was queued behind it is sent.

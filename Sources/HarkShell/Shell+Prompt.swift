@@ -22,6 +22,11 @@ extension Shell {
     private func composePrompt() -> String {
         let indicator = listenIndicator.map { styled($0 + " ", .accent) } ?? ""
         if !draft.isEmpty { return indicator + visible(ansi.start(.dim)) + "… " + visible(ANSI.reset) }
+        // A form the reply asks: the line answers it, and the prompt says what it asks.
+        if let asked = liveReply?.formPrompt {
+            return (indicator + styled(Self.clip(TerminalSanitizer.visible(asked), 40), .accent) + styled(" › ", .bold))
+                .replacingOccurrences(of: "\u{1}\u{1}", with: "")
+        }
         var text = indicator
         let unread = ((try? workspace.store.unreadCounts()) ?? [:]).filter { $0.key != workspace.currentSession && $0.value > 0 }
         if !unread.isEmpty {
@@ -95,6 +100,7 @@ extension Shell {
                 notifyWorkEnded(recorded)
             case .speechFailed(let error): notices.append(terminal.rendered([StyledLine("hark: " + error.userMessage, .error)]))
             case .question(let question): question.answer(nil)  // its reply is no longer watched
+            case .form(let form): form.answer(nil)
             default: break  // events of a reply no longer watched, a dictation that ended
             }
         }

@@ -74,6 +74,42 @@ extension TerminalInteraction {
     }
 }
 
+extension TerminalInteraction {
+    var asksDuringReply: Bool { isInteractive && loop.watchingReply.read { $0 } }
+
+    /// An agent's form, asked by the watch of the reply field by field in the input line.
+    func fill(_ question: QuestionConversation) async -> QuestionOutcome? {
+        guard asksDuringReply else { return nil }
+        return await withCheckedContinuation { continuation in
+            loop.inbox.post(.form(ReplyForm(question, continuation: continuation)))
+        }
+    }
+
+    func tell(_ line: String) {
+        loop.inbox.post(.tell(line))
+    }
+}
+
+/// An agent's form being asked in the shell: the conversation (used on the shell's thread
+/// only) and its outcome, given once; nil when it could not be asked after all.
+public final class ReplyForm: @unchecked Sendable {
+    var conversation: QuestionConversation
+    private let lock = Lock()
+    private var continuation: CheckedContinuation<QuestionOutcome?, Never>?
+
+    init(_ conversation: QuestionConversation, continuation: CheckedContinuation<QuestionOutcome?, Never>) {
+        self.conversation = conversation
+        self.continuation = continuation
+    }
+
+    func answer(_ outcome: QuestionOutcome?) {
+        lock.withLock {
+            defer { continuation = nil }
+            return continuation
+        }?.resume(returning: outcome)
+    }
+}
+
 /// A reply's question to the user with its one-key options, answered once: an option, or nil
 /// when dismissed (Enter, Ctrl-C, the watch ending).
 public final class ReplyQuestion: @unchecked Sendable {

@@ -33,25 +33,36 @@ public enum TestMCPServers {
         return time
     }
 
-    private static let sdkStart = Task { try await startSDKServer() }
+    private static let sdkStart = Task { try await startSDKServer(root + "/Tests/Fixtures/mcp/sse_server.py") { sdkPID = $0 } }
 
     /// The Streamable HTTP endpoint of the MCP Python SDK's own server, answering with SSE
     /// (Tests/Fixtures/mcp/sse_server.py: one tool, `add`).
     public static func sdkServerURL() async throws -> String { try await sdkStart.value }
 
-    private static func startSDKServer() async throws -> String {
-        let python = root + "/.local/venv/bin/python"
+    private static func startSDKServer(_ script: String, arguments: [String] = [],
+                                        started: (pid_t) -> Void) async throws -> String {
         guard FileManager.default.isExecutableFile(atPath: python) else { throw Failure.missing(python) }
-        let process = try ChildProcess([python, root + "/Tests/Fixtures/mcp/sse_server.py"],
-                                       environment: ProcessInfo.processInfo.environment)
-        sdkPID = process.pid
-        atexit { if sdkPID > 0 { kill(sdkPID, SIGTERM) } }
+        let process = try ChildProcess([python, script] + arguments, environment: ProcessInfo.processInfo.environment)
+        started(process.pid)
+        atexit {
+            if sdkPID > 0 { kill(sdkPID, SIGTERM) }
+            if elicitPID > 0 { kill(elicitPID, SIGTERM) }
+        }
         try await process.waitFor(stdout: "\n")
         guard let line = process.stdout.split(separator: "\n").first, line.hasPrefix("port "), let port = Int(line.dropFirst(5)) else {
             throw Failure.start("stdout \(process.stdout), stderr \(process.stderr)")
         }
         return "http://127.0.0.1:\(port)/mcp"
     }
+
+    public static var python: String { root + "/.local/venv/bin/python" }
+    /// The server whose tools ask the user (MCP elicitation): stdio by default, `http` for Streamable HTTP.
+    public static var elicitFixture: String { root + "/Tests/Fixtures/mcp/elicit_server.py" }
+
+    private static let elicitStart = Task { try await startSDKServer(elicitFixture, arguments: ["http"]) { elicitPID = $0 } }
+
+    /// The Streamable HTTP endpoint of Tests/Fixtures/mcp/elicit_server.py.
+    public static func elicitServerURL() async throws -> String { try await elicitStart.value }
 
     private static let proxyStart = Task { try await startProxy() }
 
@@ -79,3 +90,4 @@ public enum TestMCPServers {
 
 private nonisolated(unsafe) var proxyPID: pid_t = 0
 private nonisolated(unsafe) var sdkPID: pid_t = 0
+private nonisolated(unsafe) var elicitPID: pid_t = 0

@@ -18,4 +18,15 @@ public enum ToolLoopServer {
         }
     }
 
+    /// Calls `function` with no arguments, then answers with the tool's result as it was told
+    /// it (`the tool said: …`), so a test reads what the tool returned from the reply.
+    public static func calling(_ function: String) throws -> TestOpenAIServer {
+        try TestOpenAIServer(api: .chat) { body in
+            let last = body["messages"]?.array?.last
+            if last?["role"]?.string == "tool" {
+                return [.text("the tool said: " + (last?["content"]?.string ?? "")), .usage(prompt: 9, completion: 4), .done]
+            }
+            return [.toolCall(id: "call_1", name: function, arguments: ["{}"]), .finish("tool_calls"), .done]
+        }
+    }
 }

@@ -46,6 +46,14 @@ public protocol Interaction: Sendable {
     /// One of `options` (single characters, lowercase), or nil when the question was
     /// dismissed (Ctrl-C, end of input). Asking before a tool call runs.
     func choose(_ prompt: String, options: [Character]) async -> Character?
+    /// An agent's form asked field by field; nil when nobody could be asked (the reply is not
+    /// watched at a terminal), for the caller to decline it and say so.
+    func fill(_ question: QuestionConversation) async -> QuestionOutcome?
+    /// Whether a reply's task can ask someone now (a person watches the reply at a terminal).
+    var asksDuringReply: Bool { get }
+    /// A line for the person watching a reply, shown at once (the page to open that a server
+    /// asked for), while the reply's task goes on.
+    func tell(_ line: String)
 }
 
 extension Interaction {
@@ -54,6 +62,13 @@ extension Interaction {
         guard let answer = await ask(prompt, secret: false)?.trimmingSpaces.lowercased().first else { return nil }
         return options.contains(answer) ? answer : nil
     }
+
+    /// By default nobody fills forms: the question is declined.
+    public func fill(_ question: QuestionConversation) async -> QuestionOutcome? { nil }
+
+    public var asksDuringReply: Bool { isInteractive }
+
+    public func tell(_ line: String) {}
 }
 
 public struct NonInteractive: Interaction {

@@ -143,6 +143,7 @@ final class CurlTransfer: @unchecked Sendable {
                 return HarkError.timeout(host: request.displayHost, phase: "waiting for the first byte",
                                          seconds: request.timeouts.firstByte)
             }
+            if channel.quietExpected { lastActivity = now }
             if sawFirstByte, now > lastActivity, Double(now - lastActivity) / 1e9 > request.timeouts.idle {
                 return HarkError.timeout(host: request.displayHost, phase: "with no data", seconds: request.timeouts.idle)
             }

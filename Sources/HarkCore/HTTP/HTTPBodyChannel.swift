@@ -13,6 +13,7 @@ final class HTTPBodyChannel: @unchecked Sendable {
     private var failure: Error?
     private var waiter: CheckedContinuation<HTTPEvent?, Error>?
     private(set) var cancelled = false
+    private var quiet = false
     private let limit: Int
     private var cancelHandler: (@Sendable () -> Void)?
     /// Body buffers the consumer has read, for the transfer to fill again: allocating one per
@@ -97,6 +98,13 @@ final class HTTPBodyChannel: @unchecked Sendable {
         if let waiter {
             if let error { waiter.resume(throwing: error) } else { waiter.resume(returning: nil) }
         }
+    }
+
+    /// Whether a silence is expected now (the server waits for our answer to its question): the
+    /// idle timeout does not count it.
+    var quietExpected: Bool {
+        get { condition.withLock { quiet } }
+        set { condition.withLock { quiet = newValue } }
     }
 
     func cancel() {

@@ -105,6 +105,10 @@ public struct HTTPStream: AsyncSequence, Sendable {
 
     public func cancel() { channel.cancel() }
 
+    /// The server is expected to be silent for a while (it waits for the user's answer to
+    /// its question): the idle timeout holds until this is set false again.
+    public func expectQuiet(_ quiet: Bool) { channel.quietExpected = quiet }
+
     /// The next event if it has already arrived, else nil without waiting.
     func nextIfReady() -> HTTPEvent? { channel.nextIfReady() }
 

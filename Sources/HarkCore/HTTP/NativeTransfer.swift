@@ -175,9 +175,14 @@ final class NativeTransfer: @unchecked Sendable {
 
     /// Waits until the socket is ready, the deadline passes (an error naming the phase), or the
     /// consumer cancels (CancellationError).
+    /// While the consumer expects the server to be silent (`HTTPStream.expectQuiet`), the
+    /// idle deadline moves with the clock, checked every quarter second.
     private func wait(_ socket: Int32, for events: Int16, until deadline: Double, phase: Phase) throws -> Bool {
+        var deadline = deadline
         while true {
             if channel.cancelled { throw CancellationError() }
+            let quiet = phase == .idle && channel.quietExpected
+            if quiet { deadline = max(deadline, Self.now() + request.timeouts.idle) }
             let remaining = deadline - Self.now()
             if remaining <= 0 {
                 switch phase {
@@ -188,7 +193,7 @@ final class NativeTransfer: @unchecked Sendable {
                 }
             }
             var fds = [pollfd(fd: socket, events: events, revents: 0), pollfd(fd: wakePipe[0], events: Int16(POLLIN), revents: 0)]
-            let ready = poll(&fds, 2, Int32(min(remaining * 1000 + 1, 60_000)))
+            let ready = poll(&fds, 2, Int32(min(remaining * 1000 + 1, quiet ? 250 : 60_000)))
             if ready < 0 && errno != EINTR { throw HarkError.io("poll failed: \(String(cString: strerror(errno)))") }
             if fds[1].revents != 0 || channel.cancelled { throw CancellationError() }
             if fds[0].revents != 0 { return true }

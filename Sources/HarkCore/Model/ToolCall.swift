@@ -35,12 +35,15 @@ public struct ToolResult: Sendable, Equatable {
     public var outcome: Outcome
     public var text: String
     public var round: Int
+    /// What the tool asked the user while it ran (MCP elicitation), in order.
+    public var questions: [AskedQuestion] = []
 
-    public init(call: ToolCall, outcome: Outcome, text: String, round: Int) {
+    public init(call: ToolCall, outcome: Outcome, text: String, round: Int, questions: [AskedQuestion] = []) {
         self.call = call
         self.outcome = outcome
         self.text = text
         self.round = round
+        self.questions = questions
     }
 
     /// The record kept in the history (`messages.tool_call`), read back to replay the call.
@@ -49,6 +52,7 @@ public struct ToolResult: Sendable, Equatable {
                                       "outcome": .string(outcome.rawValue), "text": .string(text), "round": .number(Double(round))]
         if let server = call.server { object["server"] = .string(server) }
         if let tool = call.tool { object["tool"] = .string(tool) }
+        if !questions.isEmpty { object["questions"] = .array(questions.map(\.json)) }
         return .object(object)
     }
 
@@ -57,12 +61,16 @@ public struct ToolResult: Sendable, Equatable {
         self.init(call: ToolCall(id: id, name: name, arguments: json["arguments"]?.string ?? "{}",
                                  server: json["server"]?.string, tool: json["tool"]?.string),
                   outcome: json["outcome"]?.string.flatMap(Outcome.init(rawValue:)) ?? .ok,
-                  text: json["text"]?.string ?? "", round: json["round"]?.int ?? 1)
+                  text: json["text"]?.string ?? "", round: json["round"]?.int ?? 1,
+                  questions: (json["questions"]?.array ?? []).compactMap(AskedQuestion.init(json:)))
     }
 
     /// How the exchange reads in the history, search and exports: the call, then its result.
     public var summary: String {
-        let head = call.displayName + " " + call.arguments
+        var head = call.displayName + " " + call.arguments
+        for asked in questions {
+            head += "\n? " + asked.message + " → " + asked.action + (asked.answers.map { " " + $0.encoded() } ?? "")
+        }
         switch outcome {
         case .ok: return head + "\n→ " + text
         case .error: return head + "\n→ error: " + text

@@ -221,6 +221,18 @@ public final class ReplyView {
         column = rows.last.map { TextWidth.of($0.plainText) } ?? 0
     }
 
+    /// A question's lines (an agent's form): hints in parentheses dim, the rest plain.
+    public func questionLines(_ lines: [String]) {
+        guard format == .terminal else { return }
+        clearSpinner()
+        for text in lines { line(text, text.hasPrefix("(") ? .dim : .plain) }
+    }
+
+    /// The terminal's line mode echoed the answer and its Enter: the cursor is at a line's start.
+    public func answeredByTerminal() {
+        column = 0
+    }
+
     public func answered(_ answer: String) {
         out(answer + "\n")
         column = 0

@@ -8,6 +8,8 @@ public final class ToolHost: @unchecked Sendable {
     private let http: HTTPClient
     private let environment: [String: String]
     private let state = Locked(State())
+    /// Where the servers' questions are answered (`--answer`, the terminal, or declined).
+    public let questions: QuestionDesk
 
     private struct State {
         var configs: [MCPServerConfig] = []
@@ -22,6 +24,7 @@ public final class ToolHost: @unchecked Sendable {
     public init(http: HTTPClient, environment: [String: String], config: [MCPServerConfig]) {
         self.http = http
         self.environment = environment
+        questions = QuestionDesk(environment: environment)
         state.update { $0.configs = config }
     }
 
@@ -113,6 +116,12 @@ public final class ToolHost: @unchecked Sendable {
         if !Set(sessionAllows).isDisjoint(with: names) { return "allowed by the session's allow" }
         if thisRun.contains(server + "." + tool) { return "always, this run" }
         return nil
+    }
+
+    /// A question a server asks during a call: what it comes to, and lines to tell the user.
+    func answer(_ question: Question) async -> (QuestionOutcome, [String]) {
+        let interaction = state.read { $0.interaction() }
+        return await questions.answer(question, interaction: interaction, today: FormDate.local(Date()))
     }
 
     // MARK: Approval

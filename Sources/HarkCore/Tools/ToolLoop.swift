@@ -131,8 +131,11 @@ public final class ToolLoop: @unchecked Sendable {
     /// A shown call: approved (or not), run, and its result as the model is told.
     private func run(_ call: ToolCall) async throws -> ToolResult {
         let round = rounds.count + 1
+        let asked = Locked<(questions: [AskedQuestion], notices: [String])>(([], []))
         func result(_ outcome: ToolResult.Outcome, _ text: String) -> ToolResult {
-            let made = ToolResult(call: call, outcome: outcome, text: Self.clipped(text), round: round)
+            let (questions, notices) = asked.read { $0 }
+            pending += notices.map(ReplyEvent.notice)
+            let made = ToolResult(call: call, outcome: outcome, text: Self.clipped(text), round: round, questions: questions)
             results.append(made)
             return made
         }
@@ -158,12 +161,39 @@ public final class ToolLoop: @unchecked Sendable {
         }
         try Task.checkCancellation()
         do {
-            let (text, isError) = try await server.call(tool, arguments: arguments)
+            let (text, isError) = try await server.call(tool, arguments: arguments, asker: asker(for: call, keeping: asked))
             return result(isError ? .error : .ok, text)
         } catch is CancellationError {
             throw CancellationError()
         } catch {
             return result(.error, error.userMessage)
+        }
+    }
+
+    /// Answers what the call's server asks while it runs, keeping each question (answers
+    /// masked) for the history and the lines for the user.
+    private func asker(for call: ToolCall, keeping asked: Locked<(questions: [AskedQuestion], notices: [String])>) -> MCPServer.Asker {
+        let host = self.host
+        return { question in
+            switch question {
+            case .failure(let unsupported):
+                asked.update {
+                    $0.notices.append("\(call.displayName) asked something hark cannot ask (\(unsupported.message)): declined")
+                    $0.questions.append(AskedQuestion(message: unsupported.message, mode: "form", action: "decline", answers: nil))
+                }
+                return .decline
+            case .success(let question):
+                let (outcome, lines) = await host.answer(question)
+                var answers: JSON?
+                if case .accept(let values) = outcome, !question.fields.isEmpty { answers = question.masked(values) }
+                let mode = question.fields.isEmpty ? "url" : "form"
+                asked.update {
+                    $0.notices += lines
+                    $0.questions.append(AskedQuestion(message: MessageLine.make(question.message, limit: 300), mode: mode,
+                                                      action: outcome.action, answers: answers))
+                }
+                return outcome
+            }
         }
     }
 

@@ -59,9 +59,9 @@ public enum JSONRPCMessage: Sendable, Equatable {
     public static let methodNotFound = -32601
     public static let invalidParams = -32602
 
-    /// What hark answers a request from a server: `ping` with an empty result (spec
-    /// basic/utilities/ping), anything else as not found, as hark declares no client
-    /// capabilities (roots, sampling, elicitation).
+    /// What hark answers a request from a server that needs nobody: `ping` with an empty
+    /// result (spec basic/utilities/ping), anything else as not found (hark declares neither
+    /// roots nor sampling; `elicitation/create` goes to the user, see MCPElicitation).
     public static func answer(id: JSON, method: String) -> JSONRPCMessage {
         if method == "ping" { return .response(id: id, result: .object([:])) }
         return .error(id: id, code: methodNotFound, message: "Method not found", data: .string(method))

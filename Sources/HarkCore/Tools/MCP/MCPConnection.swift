@@ -3,7 +3,8 @@ import Glibc
 import Dispatch
 
 /// A live JSON-RPC connection to one MCP server, over stdio or Streamable HTTP: requests
-/// answered by id, notifications, and the server's own requests answered (`ping`).
+/// answered by id, notifications, and the server's own requests answered (`ping` at once,
+/// the others by `MCPRequestHandler`: a question for the user).
 protocol MCPConnection: AnyObject, Sendable {
     /// The result of a request, or `MCPError` for the server's JSON-RPC error. Cancelling the
     /// calling task sends `notifications/cancelled` (spec basic/utilities/cancellation).
@@ -18,6 +19,10 @@ protocol MCPConnection: AnyObject, Sendable {
     /// Set once the server has gone (stdio: it exited); a new connection is needed.
     var isClosed: Bool { get }
 }
+
+/// Answers a request the server sent (`elicitation/create`): given its id, method and params,
+/// the response to send back. It may take as long as the user takes.
+typealias MCPRequestHandler = @Sendable (_ id: JSON, _ method: String, _ params: JSON?) async -> JSONRPCMessage
 
 /// A JSON-RPC error the server answered with.
 struct MCPError: Error, Sendable, Equatable {
@@ -34,6 +39,10 @@ final class PendingRequests: @unchecked Sendable {
     private var nextID = 1
     private var waiting: [Int: CheckedContinuation<JSONRPCMessage, Error>] = [:]
     private var ended: Error?
+    /// Questions to the user under way, and when the last one ended: a request waiting for its
+    /// answer does not time out while the user is asked something on its behalf.
+    private var holds = 0
+    private var lastRelease: UInt64 = 0
 
     func makeID() -> Int {
         lock.withLock {
@@ -62,12 +71,37 @@ final class PendingRequests: @unchecked Sendable {
                     resume(id, with: .failure(error))
                     return
                 }
-                DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self] in
-                    self?.resume(id, with: .failure(HarkError.timeout(host: host, phase: "an answer", seconds: timeout)))
-                }
+                expire(id, after: timeout, timeout: timeout, host: host)
             }
         } onCancel: {
             if self.resume(id, with: .failure(CancellationError())) { onCancel(id) }
+        }
+    }
+
+    /// Fails request `id` with a timeout after `delay`, unless a question held the clock
+    /// meanwhile: then the whole timeout counts again from the question's end.
+    private func expire(_ id: Int, after delay: Double, timeout: Double, host: String) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in
+            guard let self else { return }
+            let more: Double? = lock.withLock {
+                guard waiting[id] != nil else { return nil }
+                if holds > 0 { return timeout }
+                let since = Double(DispatchTime.now().uptimeNanoseconds &- lastRelease) / 1e9
+                return lastRelease > 0 && since < timeout ? timeout - since : 0
+            }
+            guard let more else { return }
+            if more > 0 { return expire(id, after: more, timeout: timeout, host: host) }
+            resume(id, with: .failure(HarkError.timeout(host: host, phase: "an answer", seconds: timeout)))
+        }
+    }
+
+    /// While the user answers a server's question, its requests wait without a timeout.
+    func hold() { lock.withLock { holds += 1 } }
+
+    func release() {
+        lock.withLock {
+            holds -= 1
+            lastRelease = DispatchTime.now().uptimeNanoseconds
         }
     }
 

@@ -33,6 +33,13 @@ public final class MCPServer: @unchecked Sendable {
     private let http: HTTPClient
     private let environment: [String: String]
     private let state = Locked(Running())
+    /// Who answers the server's questions (`elicitation/create`) for the calls under way, by a
+    /// number of their own: the latest call's asks (stdio does not say which call a question
+    /// belongs to, and calls of one reply run one at a time).
+    private let askers = Locked<(next: Int, waiting: [Int: Asker])>((0, [:]))
+
+    /// Answers one question a server asks during a call: the question, or why hark cannot ask it.
+    public typealias Asker = @Sendable (Result<Question, QuestionSchema.Unsupported>) async -> QuestionOutcome
 
     private struct Running {
         var connection: MCPConnection?
@@ -143,25 +150,30 @@ public final class MCPServer: @unchecked Sendable {
             // The tools changed (spec server/tools, list changed): read them again next time.
             if method == "notifications/tools/list_changed" { self?.state.update { $0.tools = nil } }
         }
+        let onRequest: MCPRequestHandler = { [weak self] id, method, params in
+            guard let self else { return JSONRPCMessage.answer(id: id, method: method) }
+            return await answer(id: id, method: method, params: params)
+        }
         if let url = config["url"] {
             let auth: AuthSpec?
             do { auth = try config["auth"].map(AuthSpec.init(parsing:)) } catch {
                 throw HarkError.usage("[mcp \(name)] auth: \(error.userMessage)")
             }
             return StreamableHTTPConnection(name: name, url: url, http: http, auth: AuthHeaderCache(auth, session: "mcp " + name),
-                                            insecure: false, onNotification: onNotification)
+                                            insecure: false, onNotification: onNotification, onRequest: onRequest)
         }
         var environment = self.environment
         for (key, value) in try config.environment() { environment[key] = value }
         let arguments = try config.arguments()
         guard !arguments.isEmpty else { throw HarkError.usage("[mcp \(name)] command is empty") }
         return try StdioConnection(name: name, arguments: arguments, environment: environment,
-                                   directory: config["cwd"]?.expandingTildeInPath, onNotification: onNotification)
+                                   directory: config["cwd"]?.expandingTildeInPath, onNotification: onNotification,
+                                   onRequest: onRequest)
     }
 
     /// The handshake: hark's offer, the server's answer checked, then `initialized`.
     private func initialize(_ connection: MCPConnection) async throws -> String {
-        let params: JSON = ["protocolVersion": .string(Self.protocolVersion), "capabilities": [:],
+        let params: JSON = ["protocolVersion": .string(Self.protocolVersion), "capabilities": ["elicitation": MCPElicitation.capability],
                             "clientInfo": ["name": "hark", "version": .string(HarkVersion.string)]]
         var result: JSON
         do {
@@ -205,9 +217,30 @@ public final class MCPServer: @unchecked Sendable {
         return tools
     }
 
+    /// A request of the server's: a question goes to the asker of the call under way (with
+    /// none, it is declined: nobody asked for the server's work); others are not found.
+    private func answer(id: JSON, method: String, params: JSON?) async -> JSONRPCMessage {
+        guard method == MCPElicitation.method else { return JSONRPCMessage.answer(id: id, method: method) }
+        let question = MCPElicitation.question(params, server: name)
+        guard let asker = askers.read({ $0.waiting.max { $0.key < $1.key }?.value }) else {
+            return .response(id: id, result: MCPElicitation.result(.decline, mode: .form([])))
+        }
+        let outcome = await asker(question)
+        let mode = (try? question.get().kind) ?? .form([])
+        return .response(id: id, result: MCPElicitation.result(outcome, mode: mode))
+    }
+
     /// Runs one tool. The server's answer becomes text for the model: its content joined, an
-    /// error marked as such (`isError`, or a JSON-RPC error such as an unknown tool).
-    public func call(_ tool: String, arguments: JSON) async throws -> (text: String, isError: Bool) {
+    /// error marked as such (`isError`, or a JSON-RPC error such as an unknown tool). What the
+    /// server asks meanwhile goes to `asker`.
+    public func call(_ tool: String, arguments: JSON, asker: Asker? = nil) async throws -> (text: String, isError: Bool) {
+        let number = askers.update { askers -> Int? in
+            guard let asker else { return nil }
+            askers.next += 1
+            askers.waiting[askers.next] = asker
+            return askers.next
+        }
+        defer { if let number { _ = askers.update { $0.waiting.removeValue(forKey: number) } } }
         let ready = try await ready()
         let params: JSON = ["name": .string(tool), "arguments": arguments]
         let result: JSON
@@ -217,7 +250,7 @@ public final class MCPServer: @unchecked Sendable {
             return (error.line, true)
         } catch is StreamableHTTPConnection.SessionExpired {
             state.update { $0.connection = nil; $0.tools = nil }
-            return try await call(tool, arguments: arguments)
+            return try await call(tool, arguments: arguments, asker: asker)
         }
         return (Self.text(of: result), result["isError"]?.bool == true)
     }

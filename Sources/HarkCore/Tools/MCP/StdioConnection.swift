@@ -20,6 +20,7 @@ final class StdioConnection: MCPConnection, @unchecked Sendable {
     private let state = Locked(State())
     /// Told of the server's notifications (`notifications/tools/list_changed`).
     private let onNotification: @Sendable (String) -> Void
+    private let onRequest: MCPRequestHandler
 
     private struct State {
         var stderrTail: [UInt8] = []
@@ -28,9 +29,10 @@ final class StdioConnection: MCPConnection, @unchecked Sendable {
     }
 
     init(name: String, arguments: [String], environment: [String: String], directory: String?,
-         onNotification: @escaping @Sendable (String) -> Void) throws {
+         onNotification: @escaping @Sendable (String) -> Void, onRequest: @escaping MCPRequestHandler) throws {
         self.name = name
         self.onNotification = onNotification
+        self.onRequest = onRequest
         let stdin = try Subprocess.pipe()
         let stdout = try Subprocess.pipe()
         let stderr = try Subprocess.pipe()
@@ -157,8 +159,17 @@ final class StdioConnection: MCPConnection, @unchecked Sendable {
             switch message {
             case .response, .error:
                 if let id = message.numericID { pending.resume(id, with: .success(message)) }
-            case .request(let id, let method, _):
+            case .request(let id, let method, _) where method == "ping":
                 try? write(JSONRPCMessage.answer(id: id, method: method))
+            case .request(let id, let method, let params):
+                // Answered off the reader: the user may take a while, and the server's other
+                // messages keep coming meanwhile.
+                pending.hold()
+                Task { [self] in
+                    let reply = await onRequest(id, method, params)
+                    pending.release()
+                    try? write(reply)
+                }
             case .notification(let method, _):
                 onNotification(method)
             }

@@ -22,6 +22,7 @@ final class StreamableHTTPConnection: MCPConnection, @unchecked Sendable {
     private let pending = PendingRequests()
     private let state = Locked(State())
     private let onNotification: @Sendable (String) -> Void
+    private let onRequest: MCPRequestHandler
 
     private struct State {
         var sessionID: String?
@@ -36,8 +37,9 @@ final class StreamableHTTPConnection: MCPConnection, @unchecked Sendable {
     struct SessionExpired: Error {}
 
     init(name: String, url: String, http: HTTPClient, auth: AuthHeaderCache, insecure: Bool,
-         onNotification: @escaping @Sendable (String) -> Void) {
+         onNotification: @escaping @Sendable (String) -> Void, onRequest: @escaping MCPRequestHandler) {
         self.name = name
+        self.onRequest = onRequest
         self.url = url
         self.http = http
         self.auth = auth
@@ -122,7 +124,7 @@ final class StreamableHTTPConnection: MCPConnection, @unchecked Sendable {
                 }
                 for sse in try events.feed(bytes) where !sse.data.isEmpty {
                     guard let json = try? JSON.parse(sse.data), let message = JSONRPCMessage(json) else { continue }
-                    if let reply = try await handle(message, answering: id) { answer = reply }
+                    if let reply = try await handle(message, answering: id, on: stream) { answer = reply }
                 }
                 if let answer { return answer }
             }
@@ -146,12 +148,20 @@ final class StreamableHTTPConnection: MCPConnection, @unchecked Sendable {
 
     /// A message of the stream: our answer, or the server's request (answered with a POST of
     /// its own) or notification.
-    private func handle(_ message: JSONRPCMessage, answering id: Int) async throws -> JSONRPCMessage? {
+    private func handle(_ message: JSONRPCMessage, answering id: Int, on stream: HTTPStream) async throws -> JSONRPCMessage? {
         switch message {
         case .response, .error:
             return message.numericID == id ? message : nil
-        case .request(let requestID, let method, _):
+        case .request(let requestID, let method, _) where method == "ping":
             try? await send(JSONRPCMessage.answer(id: requestID, method: method))
+            return nil
+        case .request(let requestID, let method, let params):
+            // The server's stream waits for this answer (its request is part of our call), and
+            // is silent until it has it: however long the user takes is no idle timeout.
+            stream.expectQuiet(true)
+            let reply = await onRequest(requestID, method, params)
+            stream.expectQuiet(false)
+            try? await send(reply)
             return nil
         case .notification(let method, _):
             onNotification(method)

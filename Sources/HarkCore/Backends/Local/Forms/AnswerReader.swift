@@ -36,7 +36,7 @@ public enum AnswerReader {
         switch field.type {
         case .text, .multiline: return PatternReader.candidates(in: text, field: field).map { .one(.text($0)) }
         case .email: return EmailReader.candidates(in: text).map { .one(.text($0)) }
-        case .number: return NumberReader.candidates(in: text, unit: field.unit)
+        case .number: return NumberReader.candidates(in: text, unit: field.unit, words: field.integer)
         case .date: return DateReader.candidates(in: text, today: today)
         case .choice: return ChoiceReader.candidates(in: text, choices: field.choices, synonyms: field.synonyms)
         case .yesno: return YesNoReader.candidates(in: text)

@@ -4,11 +4,25 @@
 enum NumberReader {
     static let currencySigns: Set<String> = ["€", "$", "£"]
 
-    static func candidates(in text: String, unit: String?) -> [AnswerReader.Candidate] {
+    /// `words`: whole numbers may be written as words (a count: `three of them`); amounts and
+    /// measures are left to digits.
+    static func candidates(in text: String, unit: String?, words readsWords: Bool = false) -> [AnswerReader.Candidate] {
         let units = aliases(for: unit)
         let tokens = text.split(whereSeparator: \.isWhitespace).map { String($0).trimmingEnds("(),;:!?\"'") }
         var found: [(readings: [Double], byUnit: Bool)] = []
+        let words = tokens.map { $0.lowercased().trimmingEnds(".") }
+        var skipped = 0
         for (index, raw) in tokens.enumerated() {
+            if skipped > 0 {
+                skipped -= 1
+                continue
+            }
+            if readsWords, let (value, length) = NumberWords.value(in: words, at: index) {
+                skipped = length - 1
+                let next = index + length < words.count ? words[index + length] : ""
+                if units.contains(next) || !otherUnits.contains(next) { found.append(([value], units.contains(next))) }
+                continue
+            }
             var token = raw
             if token.hasSuffix("."), token.dropLast().last?.isNumber == true || token.dropLast().last?.isLetter == true {
                 token.removeLast()

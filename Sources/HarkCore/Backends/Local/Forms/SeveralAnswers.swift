@@ -23,10 +23,14 @@ struct SeveralAnswers {
         let clauses = Self.clauses(text)
         guard clauses.count > 1 else { return }
         let others = conversation.openFields(besides: current)
+        // The one number still open takes a clause that is a number (`three of them`).
+        let soleNumber = current.type != .number && others.filter { $0.type == .number }.count == 1
         var taken: [Int: Claim] = [:]
         var takers: [String: Int] = [:]
         for (index, clause) in clauses.enumerated() {
-            let fitting = others.compactMap { field in Self.claim(clause, for: field, today: conversation.today) }
+            let fitting = others.compactMap { field in
+                Self.claim(clause, for: field, today: conversation.today, soleNumber: soleNumber)
+            }
             guard let best = Self.strongest(fitting) else { continue }
             // A field two clauses claim is left to the user: neither is taken.
             if let earlier = takers[best.field.id] {
@@ -76,7 +80,7 @@ struct SeveralAnswers {
     }
 
     /// The field's value in the clause, if the clause can only be meant for it.
-    static func claim(_ clause: String, for field: FormField, today: FormDate) -> Claim? {
+    static func claim(_ clause: String, for field: FormField, today: FormDate, soleNumber: Bool = false) -> Claim? {
         if let rest = withoutName(of: field, in: clause) {
             if case .value(let value, _) = AnswerReader.read(rest, for: field, today: today) {
                 return Claim(field: field, value: value)
@@ -96,6 +100,8 @@ struct SeveralAnswers {
             unmistakable = field.pattern != nil
         case .email:
             unmistakable = (field.id + " " + field.label).lowercased().contains("mail")
+        case .number:
+            unmistakable = soleNumber
         default:
             unmistakable = false
         }

@@ -120,6 +120,10 @@ import TestSupport
         (distance, "about 320 km", number(320)),
         (distance, "2.500 km", number(2500)),
         (distance, "on 3 March I drove 120 km", number(120)),
+        // Whole numbers may be words ("three of them"); amounts are digits ("twelve" above).
+        (distance, "twenty-one", number(21)),
+        (distance, "about forty five km", number(45)),
+        (distance, "three days ago", .refused),
         // Yes and no as people say them; a hedge is not an answer, both at once is asked.
         (receipts, "yep, every time", .value(.bool(true))),
         (receipts, "of course", .value(.bool(true))),
