@@ -56,8 +56,8 @@ public enum HistoryBackup {
                 try createPrivate(live)
             }
             let target = try Database(path: live)
-            try copy(from: incoming, into: target)
-            let verdict = try target.query("PRAGMA quick_check").first?[0].string
+            try copy(from: incoming, into: target, clock: clock)
+            let verdict = try target.scalar("PRAGMA quick_check").string
             guard verdict == "ok" else {
                 throw HarkError.storage("the restored history does not check out (\(verdict ?? "no answer"))"
                     + (kept.map { "; the one before is at \($0)" } ?? ""))
@@ -70,7 +70,7 @@ public enum HistoryBackup {
 
     /// Whether a file can be restored: undamaged, a hark history, none of its steps unknown.
     static func check(_ database: Database, name: String) throws {
-        let problems = try database.query("PRAGMA integrity_check").compactMap { $0[0].string }
+        let problems = try database.query("PRAGMA integrity_check").compactMap { $0["integrity_check"].string }
         guard problems == ["ok"] else {
             throw HarkError.storage("\(name) is damaged (integrity_check: \(problems.prefix(3).joined(separator: "; "))); "
                 + "nothing was changed")
