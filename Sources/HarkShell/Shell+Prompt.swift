@@ -23,7 +23,7 @@ extension Shell {
         let indicator = listenIndicator.map { styled($0 + " ", .accent) } ?? ""
         if !draft.isEmpty { return indicator + visible(ansi.start(.dim)) + "… " + visible(ANSI.reset) }
         var text = indicator
-        let unread = ((try? workspace.store.unreadCounts()) ?? [:]).filter { $0.key != workspace.currentSession && $0.value > 0 }
+        let unread = ((try? workspace.unreadCounts()) ?? [:]).filter { $0.key != workspace.currentSession && $0.value > 0 }
         if !unread.isEmpty {
             let counts = unread.keys.sorted().map { "\($0) \(unread[$0]!)" }.joined(separator: " · ")
             text += styled("[\(counts)] ", .warning)

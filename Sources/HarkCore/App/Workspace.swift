@@ -49,7 +49,7 @@ public final class Workspace: @unchecked Sendable {
         }
         warnings += NotifySettings.problems(in: config)
         self.state = Locked(State(config: config, warnings: warnings, current: config.defaultSession))
-        try self.store.ensureSession(config.defaultSession, kind: config.session(named: config.defaultSession)?.kind ?? "local")
+        try self.store.ensureSession(config.defaultSession, kind: config.session(named: config.defaultSession)?.kind ?? LocalBackend.name)
         directory.workspace = self
         // Asked before a tool runs, or by a reply: whoever answers this workspace's questions at that moment.
         tools.setInteraction { [weak self] in self?.interaction ?? NonInteractive() }
@@ -99,7 +99,7 @@ public final class Workspace: @unchecked Sendable {
     public var currentSession: String { state.read { $0.current } }
 
     public var currentConfig: SessionConfig {
-        state.read { $0.config.session(named: $0.current) } ?? SessionConfig(name: "local", kind: "local")
+        state.read { $0.config.session(named: $0.current) } ?? LocalBackend.builtInSession
     }
 
     public func session(named name: String) throws -> SessionConfig {
@@ -145,7 +145,7 @@ public final class Workspace: @unchecked Sendable {
         let session = try self.session(named: name)
         _ = try BackendRegistry.validate(session)
         guard let kind = BackendRegistry.kind(named: session.kind) else {
-            throw HarkError.usage("session \(name): unknown kind \(session.kind)")
+            throw HarkError.badSetting(session: name, problem: "unknown kind \(session.kind)")
         }
         let made = try kind.make(session: session, environment: environment)
         return state.update { state in

@@ -44,11 +44,11 @@ public struct SessionConfig: Sendable, Equatable {
             return inURL.map { .basic(user: $0.user, password: .literal($0.password)) }
         }
         guard inURL == nil else {
-            throw HarkError.usage("session \(name): the url holds a password and auth is set too; keep auth "
+            throw HarkError.badSetting(session: name, problem: "the url holds a password and auth is set too; keep auth "
                 + "and take user:password@ out of the url")
         }
         do { return try AuthSpec(parsing: text) } catch {
-            throw HarkError.usage("session \(name): \(error.userMessage)")
+            throw HarkError.badSetting(session: name, problem: error.userMessage)
         }
     }
 
@@ -75,7 +75,7 @@ public struct SessionConfig: Sendable, Equatable {
     }
 
     private func badValue(_ key: String, _ text: String, _ type: SettingType) -> HarkError {
-        .usage("session \(name): \(key) " + (type.problem(with: text) ?? "is not valid"))
+        .badSetting(session: name, problem: "\(key) " + (type.problem(with: text) ?? "is not valid"))
     }
 
     /// Keys whose values are credentials: they must be references unless the file is private.
@@ -113,8 +113,8 @@ public struct Config: Sendable, Equatable {
         self.global = global
         self.sessions = sessions
         self.mcpServers = mcpServers
-        if !sessions.contains(where: { $0.name == "local" }) {
-            self.sessions.insert(SessionConfig(name: "local", kind: "local"), at: 0)
+        if !sessions.contains(where: { $0.name == LocalBackend.builtInSession.name }) {
+            self.sessions.insert(LocalBackend.builtInSession, at: 0)
         }
     }
 
@@ -136,6 +136,6 @@ public struct Config: Sendable, Equatable {
     /// The session `hark` opens on: `default` in `[hark]`, else `local`.
     public var defaultSession: String {
         if let name = global["default"], session(named: name) != nil { return name }
-        return "local"
+        return LocalBackend.builtInSession.name
     }
 }

@@ -78,6 +78,15 @@ public final class HistoryStore: @unchecked Sendable {
         try wrap { try FullTextIndexer.pendingCount(database) }
     }
 
+    /// `hark index`: the history at `path` opened, what is not in the full-text index yet
+    /// indexed; returns how many texts that was.
+    public static func indexPending(path: String, givingWayToReplies: Bool) throws -> Int {
+        let store = try HistoryStore(path: path)
+        let pending = try store.unindexedCount()
+        try store.finishIndexing(givingWayToReplies: givingWayToReplies)
+        return pending
+    }
+
     /// Switching to WAL and the first migration can meet SQLITE_BUSY without the busy handler
     /// being consulted; a few short retries cover two processes starting together.
     @discardableResult

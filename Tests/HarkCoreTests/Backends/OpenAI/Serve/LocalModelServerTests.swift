@@ -115,7 +115,7 @@ import TestSupport
 
     @Test func whatServeNeedsIsSaidWhenMissing() throws {
         let home = TestHome()
-        #expect(throws: HarkError.usage("session s: serve needs llama.cpp's server: scripts/run.sh --with-model installs it "
+        #expect(throws: HarkError.badSetting(session: "s", problem: "serve needs llama.cpp's server: scripts/run.sh --with-model installs it "
             + "(the xllamacpp wheel, into .local/venv), or put llama-server on PATH")) {
             try ServedModel.resolve("smollm2", session: "s", paths: home.paths, contextSize: 1024, venv: nil, searchPath: "/nonexistent")
         }
