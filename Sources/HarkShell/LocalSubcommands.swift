@@ -64,7 +64,7 @@ extension HarkCommandLine {
         guard file.standardizingPath != paths.historyDatabase.standardizingPath else {
             throw HarkError.usage("\(file) is the history itself; name a backup made by hark backup")
         }
-        let kept = try HistoryBackup.restore(from: file, into: paths.historyDatabase, now: Date())
+        let kept = try HistoryBackup.restore(from: file, into: paths.historyDatabase)
         // An older backup is brought up to this hark's schema now, not by whoever opens it next.
         _ = try HistoryStore(path: paths.historyDatabase)
         terminal.write("restored the history from \(file)"

@@ -19,7 +19,7 @@ extension OutcomePresenter {
         let codeOnly = self.codeOnly
         let view = ReplyView(format: format, capabilities: terminal.capabilities,
                              markdown: BackendRegistry.repliesAreMarkdown(kind: job.kind), width: { terminal.size.columns },
-                             output: { text in
+                             clock: workspace.environment.clock, output: { text in
                                  if codeOnly { return }
                                  if let flow { flow.reply(text) } else { terminal.write(text) }
                              }, errorOutput: { terminal.writeError($0) })

@@ -8,12 +8,13 @@ public final class HistoryStore: @unchecked Sendable {
     public let database: Database
     /// Indexes stored text for search on a thread of its own (nil when opened read-only).
     public let indexer: FullTextIndexer!
-    private let now: @Sendable () -> Date
+    private let clock: HarkClock
+    private var now: @Sendable () -> Date { clock.now }
     let writerLocks: WriterLocks
     /// Said to the user once (by the command line): the data folder was made private.
     public private(set) var notices: [String] = []
 
-    public init(path: String, now: @escaping @Sendable () -> Date = Date.init) throws {
+    public init(path: String, clock: HarkClock = .system) throws {
         if let note = HistoryFiles.makePrivate(databasePath: path) { notices.append(note) }
         writerLocks = WriterLocks(databasePath: path)
         do {
@@ -22,14 +23,14 @@ public final class HistoryStore: @unchecked Sendable {
             // nothing may be sent. Reading it is for the read-only commands.
             if database.isReadOnly { throw HarkError.storage(HistoryFiles.readOnlyReason(path)) }
             indexer = FullTextIndexer(database: database)
-            self.now = now
+            self.clock = clock
             if let reason = try Migrations.newerSchema(database) {
                 throw HarkError.storage("\(path) was made by a newer hark (\(reason)); upgrade hark, "
                     + "or read it with hark history, search or export, which open it read-only")
             }
-            try Self.retryingBusy { try database.execute("PRAGMA journal_mode=WAL") }
+            try Self.retryingBusy(clock) { try database.execute("PRAGMA journal_mode=WAL") }
             try database.execute("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA wal_autocheckpoint=\(Self.checkpointPages)")
-            try Self.retryingBusy { try Migrations.migrate(database) }
+            try Self.retryingBusy(clock) { try Migrations.migrate(database, clock: clock) }
             try recoverInterruptedReplies()
             // What a killed process left unindexed is indexed now, in the background.
             if try FullTextIndexer.hasPending(database) { indexer.kick() }
@@ -38,9 +39,9 @@ public final class HistoryStore: @unchecked Sendable {
         }
     }
 
-    private init(database: Database, now: @escaping @Sendable () -> Date) {
+    private init(database: Database, clock: HarkClock) {
         self.database = database
-        self.now = now
+        self.clock = clock
         indexer = nil
         writerLocks = WriterLocks(databasePath: database.path)
     }
@@ -90,12 +91,12 @@ public final class HistoryStore: @unchecked Sendable {
     /// Switching to WAL and the first migration can meet SQLITE_BUSY without the busy handler
     /// being consulted; a few short retries cover two processes starting together.
     @discardableResult
-    private static func retryingBusy<T>(_ body: () throws -> T) throws -> T {
+    private static func retryingBusy<T>(_ clock: HarkClock, _ body: () throws -> T) throws -> T {
         var attempt = 0
         while true {
             do { return try body() } catch let error as SQLiteError where error.isBusy && attempt < 50 {
                 attempt += 1
-                usleep(20_000)
+                clock.pause(0.02)
             }
         }
     }

@@ -351,7 +351,7 @@ public enum Migrations {
                 guard done.int == 0 else { return }
                 try database.execute(step.sql)
                 try database.run("INSERT INTO schema_migrations(name, applied_at) VALUES (?, ?)",
-                                 .text(step.name), .real(Date().timeIntervalSince1970))
+                                 .text(step.name), .real(clock.now().timeIntervalSince1970))
                 appliedNow.append(step.name)
             }
         }
