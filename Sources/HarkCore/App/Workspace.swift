@@ -36,7 +36,7 @@ public final class Workspace: @unchecked Sendable {
         self.paths = paths
         let config = try ConfigFile.load(paths: paths)
         try BackendRegistry.checkValues(config)
-        let store = try store ?? HistoryStore(path: paths.historyDatabase)
+        let store = try store ?? HistoryStore(path: paths.historyDatabase, clock: clock)
         self.store = store
         let directory = SessionDirectory()
         let tools = ToolHost(http: http, environment: ProcessInfo.processInfo.environment, config: config.mcpServers)
@@ -165,12 +165,15 @@ public final class Workspace: @unchecked Sendable {
     public func runningJobs(session: String) -> [ReplyJob] { runningJobs.filter { $0.session == session } }
 
     /// `started`: the message or command line that starts it (its first line names it).
-    func makeJob(session: String, kind: String, thread: ChatThread, userMessageID: Int64?, started: String) -> ReplyJob {
+    /// `summaryOf`: a `/compact` reply, kept as the thread's summary; `interruptDetaches`:
+    /// Ctrl-C sends it to the background instead of stopping it.
+    func makeJob(session: String, kind: String, thread: ChatThread, userMessageID: Int64?, started: String,
+                 summaryOf: (throughMessageID: Int64, turns: Int)? = nil, interruptDetaches: Bool = false) -> ReplyJob {
         let label = Self.title(from: started)
         return state.update { state in
             defer { state.nextJobID += 1 }
             return ReplyJob(id: state.nextJobID, session: session, kind: kind, thread: thread, userMessageID: userMessageID,
-                            label: label)
+                            label: label, summaryOf: summaryOf, interruptDetaches: interruptDetaches, clock: environment.clock)
         }
     }
 
@@ -330,8 +333,8 @@ public final class Workspace: @unchecked Sendable {
     func recordIfNeeded(_ outcome: CommandOutcome, session name: String, command: String) throws -> CommandOutcome {
         if case .summary(let events, let thread, let throughMessageID, let turns) = outcome {
             let session = try self.session(named: name)
-            let job = makeJob(session: name, kind: session.kind, thread: thread, userMessageID: nil, started: command)
-            job.summaryOf = (throughMessageID, turns)
+            let job = makeJob(session: name, kind: session.kind, thread: thread, userMessageID: nil, started: command,
+                              summaryOf: (throughMessageID, turns))
             launch(job, events: events, backend: nil, model: nil)
             return .reply(job)
         }
@@ -345,8 +348,7 @@ public final class Workspace: @unchecked Sendable {
             userMessageID = try store.addMessage(threadID: thread.id, session: name, role: .user, text: recordAs)
         }
         let job = makeJob(session: name, kind: session.kind, thread: thread, userMessageID: userMessageID,
-                          started: recordAs ?? command)
-        job.interruptDetaches = detachOnInterrupt
+                          started: recordAs ?? command, interruptDetaches: detachOnInterrupt)
         launch(job, events: events, backend: nil, model: nil)
         return .reply(job)
     }
