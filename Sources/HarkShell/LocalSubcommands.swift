@@ -20,7 +20,7 @@ extension HarkCommandLine {
             }
             name = chosen
         } else {
-            name = workspace.currentConfig.kind == LocalBackend.name ? workspace.currentSession : LocalBackend.builtInSession.name
+            name = workspace.currentConfig.kind == LocalBackend.name ? workspace.currentSession : SessionConfig.builtIn.name
         }
         try workspace.switchSession(to: name)
         let code = OneShot(workspace: workspace, terminal: terminal, json: parsed.flag("--json")).run("/ask " + question)

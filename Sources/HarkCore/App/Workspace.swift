@@ -99,7 +99,7 @@ public final class Workspace: @unchecked Sendable {
     public var currentSession: String { state.read { $0.current } }
 
     public var currentConfig: SessionConfig {
-        state.read { $0.config.session(named: $0.current) } ?? LocalBackend.builtInSession
+        state.read { $0.config.session(named: $0.current) } ?? SessionConfig.builtIn
     }
 
     public func session(named name: String) throws -> SessionConfig {

@@ -3,6 +3,11 @@ import Glibc
 
 /// One `[session NAME]` block of the config.
 public struct SessionConfig: Sendable, Equatable {
+    /// The session every config has (added when the file has no block for it): the offline
+    /// one of kind `local` (LocalBackend), which `hark` opens on unless `default` names another.
+    /// The config's default, so it stands here, where the config files are read.
+    public static let builtIn = SessionConfig(name: "local", kind: "local")
+
     public var name: String
     public var kind: String
     /// Every key as written, except `kind`.
@@ -113,8 +118,8 @@ public struct Config: Sendable, Equatable {
         self.global = global
         self.sessions = sessions
         self.mcpServers = mcpServers
-        if !sessions.contains(where: { $0.name == LocalBackend.builtInSession.name }) {
-            self.sessions.insert(LocalBackend.builtInSession, at: 0)
+        if !sessions.contains(where: { $0.name == SessionConfig.builtIn.name }) {
+            self.sessions.insert(SessionConfig.builtIn, at: 0)
         }
     }
 
@@ -136,6 +141,6 @@ public struct Config: Sendable, Equatable {
     /// The session `hark` opens on: `default` in `[hark]`, else `local`.
     public var defaultSession: String {
         if let name = global["default"], session(named: name) != nil { return name }
-        return LocalBackend.builtInSession.name
+        return SessionConfig.builtIn.name
     }
 }

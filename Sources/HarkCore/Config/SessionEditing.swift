@@ -30,7 +30,7 @@ public enum SessionEditing {
         guard ConfigFile.isValidSessionName(name) else {
             throw HarkError.usage("session name \"\(MessageLine.name(name))\" may use letters, digits, _ . and - only")
         }
-        guard config.session(named: name) == nil || (name == LocalBackend.builtInSession.name && !sessionBlockExists(name, paths: paths)) else {
+        guard config.session(named: name) == nil || (name == SessionConfig.builtIn.name && !sessionBlockExists(name, paths: paths)) else {
             throw HarkError.usage("session \(name) exists already; use session edit \(name) KEY=VALUE")
         }
         var session = SessionConfig(name: name, kind: (options.value("--kind") ?? "").lowercased())

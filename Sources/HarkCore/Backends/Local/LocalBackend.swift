@@ -8,9 +8,6 @@ import Glibc
 /// template names a session to `submit` to.
 public final class LocalBackend: Backend, BackendKind {
     public static let name = "local"
-    /// The session of this kind every config has (added when the file has no block for it):
-    /// `hark` opens on it unless `default` names another.
-    public static let builtInSession = SessionConfig(name: "local", kind: name)
     public static let summary = "built in and offline: forms to fill in, your documents searched, notes to self"
     public static let settings: [SettingSpec] = [
         SettingSpec("llm", "a model's session (kind openai, e.g. a local llama.cpp) that reads form answers the rules "
