@@ -84,7 +84,7 @@ public struct HarkCommandLine {
             finishIndexing(workspace)
             return code
         }
-        workspace.store.indexer.deferPasses()
+        workspace.deferIndexing()
         let code = OneShot(workspace: workspace, terminal: terminal, json: options.json, speak: options.speak,
                            codeOnly: options.code).run(message, piped: piped)
         indexInBackground(workspace)
@@ -105,21 +105,21 @@ public struct HarkCommandLine {
     /// full-text index (a long reply's segments) is indexed by `hark index`, started here in
     /// the background. If that cannot start, this run indexes it before it exits, as a shell does.
     func indexInBackground(_ workspace: Workspace) {
-        guard workspace.store.indexer.hasDeferredWork else { return }
+        guard workspace.hasDeferredIndexing else { return }
         if (try? Subprocess.detach([Paths.executable, "index"])) == nil { finishIndexing(workspace) }
     }
 
     /// Waits for the replies of this run to be in the full-text index, so that the process
     /// leaves none unindexed (a failure is left to the next start, which indexes what is left).
     func finishIndexing(_ workspace: Workspace) {
-        try? workspace.store.finishIndexing()
+        try? workspace.finishIndexing()
     }
 
     /// The workspace, after saying what opening the history changed (a data folder others
     /// could open, made private).
     func openWorkspace() throws -> Workspace {
         let workspace = try Workspace(paths: Paths.fromEnvironment())
-        tell(workspace.store.notices)
+        tell(workspace.historyNotices)
         return workspace
     }
 
@@ -152,18 +152,11 @@ public struct HarkCommandLine {
         if options.json && options.code { throw HarkError.usage("give --json or --code, not both") }
         if options.newThread {
             if options.forkAt != nil { throw HarkError.usage("--fork-at forks an existing thread; leave out --new-thread") }
-            try workspace.store.setCurrentThread(session: session, threadID: nil)
+            try workspace.leaveThread(session: session)
         }
         if let reference = options.thread {
-            if let thread = try workspace.store.findThread(session: session, reference) {
-                try workspace.store.setCurrentThread(session: session, threadID: thread.id)
-            } else if options.forkAt != nil {
-                throw HarkError.unknownThread(reference)
-            } else {
-                let backend = try workspace.backend(for: session)
-                try workspace.store.createThread(session: session, title: reference,
-                                                 backendID: (backend as? RemoteThreads)?.newThreadID())
-            }
+            // --fork-at forks an existing thread; otherwise a name not found starts one.
+            try workspace.selectThread(reference, session: session, mustExist: options.forkAt != nil)
         }
         if let text = options.forkAt {
             guard let count = Int(text) else { throw HarkError.usage("--fork-at takes a message's place in the thread, e.g. 4") }

@@ -14,7 +14,7 @@ extension HarkCommandLine {
             let document = try workspace.openInboxItem(reference)
             if parsed.flag("--json") {
                 let id = Int64(reference.hasPrefix("#") ? String(reference.dropFirst()) : reference) ?? 0
-                if let message = try workspace.store.message(id: id) { terminal.write(Export.messageJSON(message).encoded() + "\n") }
+                if let message = try workspace.message(id: id) { terminal.write(Export.messageJSON(message).encoded() + "\n") }
             } else {
                 terminal.show(document)
             }

@@ -15,12 +15,12 @@ extension HarkCommandLine {
         let workspace = try openWorkspace()
         let name: String
         if let chosen = parsed.value("--session") {
-            guard try workspace.session(named: chosen).kind == "local" else {
+            guard try workspace.session(named: chosen).kind == LocalBackend.name else {
                 throw HarkError.usage("hark ask reads the documents of a local session; \(chosen) is not one")
             }
             name = chosen
         } else {
-            name = workspace.currentConfig.kind == "local" ? workspace.currentSession : "local"
+            name = workspace.currentConfig.kind == LocalBackend.name ? workspace.currentSession : SessionConfig.builtIn.name
         }
         try workspace.switchSession(to: name)
         let code = OneShot(workspace: workspace, terminal: terminal, json: parsed.flag("--json")).run("/ask " + question)
@@ -48,11 +48,10 @@ extension HarkCommandLine {
     /// background as it exits), or a killed one left, indexed now.
     func index(_ parsed: ParsedOptions) throws -> Int32 {
         guard parsed.words.isEmpty else { throw HarkError.usage("usage: hark index (it takes no arguments)") }
-        let store = try HistoryStore(path: Paths.fromEnvironment().historyDatabase)
-        let pending = try store.unindexedCount()
         // Started in the background by a one-shot run (output on /dev/null), it gives way to
         // the next run's reply; asked for at a terminal, it indexes now.
-        try store.finishIndexing(givingWayToReplies: isatty(STDOUT_FILENO) == 0)
+        let pending = try HistoryStore.indexPending(path: Paths.fromEnvironment().historyDatabase,
+                                                    givingWayToReplies: isatty(STDOUT_FILENO) == 0)
         terminal.write(pending == 0 ? "the search index is up to date\n"
             : "indexed \(pending) stored \(pending == 1 ? "text" : "texts") for search\n")
         return 0
@@ -65,7 +64,7 @@ extension HarkCommandLine {
         guard file.standardizingPath != paths.historyDatabase.standardizingPath else {
             throw HarkError.usage("\(file) is the history itself; name a backup made by hark backup")
         }
-        let kept = try HistoryBackup.restore(from: file, into: paths.historyDatabase, now: Date())
+        let kept = try HistoryBackup.restore(from: file, into: paths.historyDatabase)
         // An older backup is brought up to this hark's schema now, not by whoever opens it next.
         _ = try HistoryStore(path: paths.historyDatabase)
         terminal.write("restored the history from \(file)"

@@ -19,7 +19,7 @@ extension OutcomePresenter {
         let codeOnly = self.codeOnly
         let view = ReplyView(format: format, capabilities: terminal.capabilities,
                              markdown: BackendRegistry.repliesAreMarkdown(kind: job.kind), width: { terminal.size.columns },
-                             output: { text in
+                             clock: workspace.environment.clock, output: { text in
                                  if codeOnly { return }
                                  if let flow { flow.reply(text) } else { terminal.write(text) }
                              }, errorOutput: { terminal.writeError($0) })
@@ -48,7 +48,7 @@ extension OutcomePresenter {
         guard let outcome = watch.outcome else { return 0 }  // in the background
         endView(view, job, outcome)
         shell?.notifyEnded(job, watched: true, rang: false)
-        if let id = job.replyMessageID { try? workspace.store.markRead(session: job.session, upTo: id) }
+        if let id = job.replyMessageID { try? workspace.markRead(session: job.session, upTo: id) }
         return ended(job, outcome, speaking: speaker != nil && !watch.abandoned)
     }
 
@@ -93,7 +93,7 @@ extension OutcomePresenter {
     /// `--code`: the reply's code blocks, each followed by a line feed; 1 (as `hark search`
     /// without a hit) when it has none.
     private func printCode(_ job: ReplyJob) -> Int32 {
-        let text = job.replyMessageID.flatMap { try? workspace.store.message(id: $0) }?.text ?? job.text
+        let text = job.replyMessageID.flatMap { try? workspace.message(id: $0) }?.text ?? job.text
         let blocks = CodeBlocks.extract(from: text)
         guard !blocks.isEmpty else {
             terminal.writeError("hark: the reply has no code block\n")

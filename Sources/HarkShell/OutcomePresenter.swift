@@ -75,7 +75,7 @@ final class OutcomePresenter {
 
     /// What `!cmd` sent (the command's output), dim, its first lines: the user did not type it.
     private func showSent(_ job: ReplyJob) {
-        guard shell != nil, let id = job.userMessageID, let sent = try? workspace.store.message(id: id) else { return }
+        guard shell != nil, let id = job.userMessageID, let sent = try? workspace.message(id: id) else { return }
         let lines = sent.text.lineSlices()
         var shown = lines.prefix(Self.sentLines).map { StyledLine("│ " + $0, .dim) }
         if lines.count > Self.sentLines { shown.append(StyledLine("│ … \(lines.count - Self.sentLines) more lines", .dim)) }

@@ -28,7 +28,7 @@ extension Shell {
                 .replacingOccurrences(of: "\u{1}\u{1}", with: "")
         }
         var text = indicator
-        let unread = ((try? workspace.store.unreadCounts()) ?? [:]).filter { $0.key != workspace.currentSession && $0.value > 0 }
+        let unread = ((try? workspace.unreadCounts()) ?? [:]).filter { $0.key != workspace.currentSession && $0.value > 0 }
         if !unread.isEmpty {
             let counts = unread.keys.sorted().map { "\($0) \(unread[$0]!)" }.joined(separator: " · ")
             text += styled("[\(counts)] ", .warning)

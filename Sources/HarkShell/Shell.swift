@@ -160,7 +160,7 @@ public final class Shell {
         let session = workspace.currentSession
         guard session != historySession else { return }
         historySession = session
-        editor.setHistory((try? workspace.store.inputHistory(session: session)) ?? [])
+        editor.setHistory((try? workspace.inputHistory(session: session)) ?? [])
     }
 
     // MARK: Running lines
@@ -177,7 +177,7 @@ public final class Shell {
     /// Keeps the line in the input history, unless it holds a literal secret.
     func remember(_ line: String) {
         if InputRecording.mayRecord(line) {
-            try? workspace.store.addInputLine(session: workspace.currentSession, line: line)
+            try? workspace.recordInputLine(line)
             editor.addHistory(line)
         } else if !toldLineNotKept {
             toldLineNotKept = true

@@ -149,7 +149,7 @@ extension HarkCommandLine {
             terminal.write(workspace.config.sessionNames.joined(separator: "\n") + "\n")
             return 0
         }
-        let unread = try workspace.store.unreadCounts()
+        let unread = try workspace.unreadCounts()
         if json {
             for session in workspace.config.sessions {
                 var object: [String: JSON] = ["name": .string(session.name), "kind": .string(session.kind),

@@ -13,11 +13,11 @@ import TestSupport
     /// The notes of a history file, in order.
     static func notes(_ path: String) throws -> [String] {
         let database = try Database(path: path, readOnly: true)
-        return try database.query("SELECT text FROM messages WHERE role = 'user' ORDER BY id").compactMap { $0[0].string }
+        return try database.query("SELECT text FROM messages WHERE role = 'user' ORDER BY id").compactMap { $0["text"].string }
     }
 
     static func integrity(_ path: String) throws -> String? {
-        try Database(path: path, readOnly: true).query("PRAGMA integrity_check").first?[0].string
+        try Database(path: path, readOnly: true).scalar("PRAGMA integrity_check").string
     }
 
     static func mode(_ path: String) -> mode_t {

@@ -150,6 +150,10 @@ import TestSupport
             """))
         #expect(badValue.status == 3, "a value of the wrong type is a config error, found before anything is sent")
         #expect(badValue.stderr.hasSuffix(":4: session down: temperature must be a number, 0 or more, not \"warm\"\n"))
+        let noURL = try hark(["-s", "model", "hi"], home: TestHome(config: "[session model]\nkind = openai\n"))
+        #expect(noURL.status == 3, "a session the config leaves without a url is a config fault, not a usage error")
+        #expect(noURL.stderr.contains("hark: session model needs url (the API base"))
+        #expect(noURL.stdout.isEmpty)
     }
 
     @Test func authAndBackendErrorsHaveTheirOwnCodes() throws {

@@ -132,7 +132,7 @@ struct LocalFormTerminalTests {
         try terminal.press("C-d")
         #expect(try await terminal.waitForExit() == 0)
         let store = try HistoryStore(path: home.paths.historyDatabase)
-        let form = try #require(try JSON.parse(try #require(try store.database.query("SELECT answers FROM local_forms").first?[0].string)))
+        let form = try JSON.parse(try #require(try store.database.scalar("SELECT answers FROM local_forms").string))
         #expect(form == ["employee": "Ann Lee", "employee_id": "E01234", "purpose": "a customer workshop", "destination": "Lisbon",
                          "departed": .string(today.adding(days: -6).description), "returned": .string(today.adding(days: -3).description),
                          "transport": "own car", "distance": 320, "amount": 1250.5, "receipts": false,

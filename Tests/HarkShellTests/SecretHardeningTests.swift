@@ -188,7 +188,7 @@ import TestSupport
             #expect(run.output.contains("***"))
         }
         let store = try HistoryStore(path: home.paths.historyDatabase)
-        let errors = try store.database.query("SELECT error FROM messages WHERE error IS NOT NULL").compactMap { $0[0].string }
+        let errors = try store.database.query("SELECT error FROM messages WHERE error IS NOT NULL").compactMap { $0["error"].string }
         #expect(errors.count == 2)
         for error in errors { #expect(!error.contains(String(key.prefix(6))), "\(error)") }
         try Self.expectNowhere(String(key.prefix(6)), under: home)

@@ -2,7 +2,8 @@ import Foundation
 import HarkCore
 
 /// A clock for tests: `now` moves only when told (or by a wait), and waits return at once,
-/// recording how long the code asked to wait. Retries and cache expiry run in no time.
+/// recording how long the code asked to wait. Retries, cache expiry and a server's three
+/// minutes to start run in no time; durations (`uptime`) are measured on `now`.
 public final class TestClock: @unchecked Sendable {
     private let lock = NSLock()
     private var current: Date
@@ -29,6 +30,11 @@ public final class TestClock: @unchecked Sendable {
                 current = current.addingTimeInterval(seconds)
             }
             await Task.yield()
+        }, pause: { [self] seconds in
+            lock.withLock {
+                waits.append(seconds)
+                current = current.addingTimeInterval(seconds)
+            }
         })
     }
 }

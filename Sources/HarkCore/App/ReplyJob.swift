@@ -70,10 +70,17 @@ public final class ReplyJob: @unchecked Sendable {
     /// the history holds it.
     private let textLimit = 1 << 20
     /// Set for `/compact`: the reply is kept as the thread's summary, not as a message.
-    var summaryOf: (throughMessageID: Int64, turns: Int)?
+    let summaryOf: (throughMessageID: Int64, turns: Int)?
+    /// The reply's timings (first byte, stream) are measured on it.
+    private let clock: HarkClock
 
-    init(id: Int, session: String, kind: String, thread: ChatThread, userMessageID: Int64?, label: String) {
+    /// `interruptDetaches`: Ctrl-C lets it go on in the background from the start.
+    init(id: Int, session: String, kind: String, thread: ChatThread, userMessageID: Int64?, label: String,
+         summaryOf: (throughMessageID: Int64, turns: Int)? = nil, interruptDetaches: Bool = false, clock: HarkClock = .system) {
         self.id = id
+        self.clock = clock
+        self.summaryOf = summaryOf
+        detachable = interruptDetaches
         self.session = session
         self.kind = kind
         self.thread = thread
@@ -197,69 +204,16 @@ public final class ReplyJob: @unchecked Sendable {
 
     private func record(_ events: AsyncThrowingStream<ReplyEvent, Error>, store: HistoryStore,
                         model: String?) async -> ReplyOutcome {
-        var writer: ReplyWriter?
-        var backendMessageID: String?
-        var answeredBy = model
-        var promptEstimate: Int?
-        let sentAt = ContinuousClock.now
-        var firstByteAt: ContinuousClock.Instant?
-        let summaryOf = self.summaryOf
-        var notes: [String] = []
-        func openWriter() throws -> ReplyWriter {
-            if let writer { return writer }
-            let opened = try store.beginReply(threadID: thread.id, session: session, model: answeredBy)
-            writer = opened
-            lock.withLock { replyMessageID = opened.messageID }
-            return opened
-        }
+        let summary = summaryOf.map { SummaryRecord(store: store, threadID: thread.id, throughMessageID: $0.throughMessageID,
+                                                    turns: $0.turns) }
+        var reply = ReplyRecord(store: store, thread: thread, session: session, model: model, clock: clock,
+                                storesText: summary == nil) { [self] id in lock.withLock { replyMessageID = id } }
         var outcome: ReplyOutcome
         do {
             for try await event in events {
-                switch event {
-                case .text(let piece):
-                    if firstByteAt == nil { firstByteAt = .now }
-                    // Stored before it is shown: what the user saw is always in the history.
-                    if summaryOf == nil { try openWriter().append(piece) }
-                    lock.withLock {
-                        // Whole pieces while they fit: one 30 MB piece must not be copied here.
-                        if text.utf8.count + piece.utf8.count <= textLimit { text += piece }
-                        else if text.utf8.count < textLimit { text += Self.leading(piece, bytes: textLimit - text.utf8.count) }
-                    }
-                case .usage(let reported):
-                    lock.withLock { usage = reported }
-                case .backendMessageID(let id):
-                    backendMessageID = id
-                case .backendThreadID(let id):
-                    if id != thread.backendID { try store.setThreadBackendID(id: thread.id, backendID: id) }
-                case .model(let name):
-                    answeredBy = name
-                case .notice(let text):
-                    lock.withLock { lastNotice = text }
-                    notes.append(text.split(whereSeparator: \.isNewline).joined(separator: " "))
-                case .detachable:
-                    interruptDetaches = true
-                case .resumable(let point):
-                    lock.withLock { resumable = point }
-                case .toolCall:
-                    // What the model wrote before calling tools is a message of its own, so
-                    // the calls and their results follow it in the thread, as they happened.
-                    if let open = writer {
-                        try open.finish(status: .complete, usage: lock.withLock { usage }, model: answeredBy, notes: notes)
-                        writer = nil
-                        notes = []
-                    }
-                case .toolResult(let result):
-                    try store.addToolResult(result, threadID: thread.id, session: session)
-                case .promptEstimate(let tokens):
-                    promptEstimate = tokens
-                case .reasoning:
-                    if firstByteAt == nil { firstByteAt = .now }
-                case .status, .finished, .artifact:
-                    break
-                }
-                // The reason is the job's before its watcher sees the end: one that reads it
-                // right then (or a waiter it wakes) must find it.
-                if case .finished(let reason) = event { lock.withLock { finishReason = reason } }
+                // Stored before it is shown: what the user saw is always in the history.
+                try reply.apply(event, usage: lock.withLock { usage })
+                keep(event)
                 receive(event)
                 if case .finished = event { break }
             }
@@ -268,51 +222,49 @@ public final class ReplyJob: @unchecked Sendable {
             outcome = .stopped
         } catch let unshowable as UnshowableReply {
             // Stored, not shown: the text of something that is no text (a webhook's image).
-            do { try openWriter().append(unshowable.received) } catch {}
+            reply.keepUnshown(unshowable.received)
             outcome = .failed(unshowable.error, hadText: false)
         } catch HarkError.interrupted {
             // hark is ending (SIGTERM while a `cmd:` secret ran): stopped, not failed.
             outcome = .stopped
         } catch let error as HarkError {
-            outcome = lock.withLock { stopRequested } ? .stopped : .failed(error, hadText: writer != nil)
+            outcome = lock.withLock { stopRequested } ? .stopped : .failed(error, hadText: reply.hasText)
         } catch {
             outcome = lock.withLock { stopRequested }
-                ? .stopped : .failed(.backend(error.userMessage), hadText: writer != nil)
+                ? .stopped : .failed(.backend(error.userMessage), hadText: reply.hasText)
         }
         if Task.isCancelled && lock.withLock({ stopRequested }) { outcome = .stopped }
-        let timing = firstByteAt.map { first in
-            ReplyTiming(firstByteMilliseconds: Self.milliseconds(first - sentAt),
-                        streamMilliseconds: Self.milliseconds(ContinuousClock.now - first))
-        }
         do {
-            if let summaryOf {
-                // Kept only whole: a summary cut short would stand for turns it does not hold.
-                let summary = lock.withLock { text }.trimmed
-                if outcome == .complete, !summary.isEmpty {
-                    try store.addSummary(threadID: thread.id, ThreadSummary(text: summary, turns: summaryOf.turns,
-                                                                            throughMessageID: summaryOf.throughMessageID))
-                }
-                return outcome
+            if let summary {
+                try summary.close(outcome, text: lock.withLock { text })
+            } else {
+                try reply.close(outcome, usage: lock.withLock { usage }, userMessageID: userMessageID)
             }
-            var errorText: String?
-            if case .failed(let error, _) = outcome { errorText = error.message }
-            if writer == nil, case .failed = outcome { _ = try openWriter() }
-            // A reply with notes and no text (the workflow sent none) is kept for its notes.
-            if writer == nil, !notes.isEmpty { _ = try openWriter() }
-            try writer?.finish(status: outcome.status, error: errorText, usage: lock.withLock { usage },
-                               backendID: backendMessageID, model: answeredBy, notes: notes,
-                               promptEstimate: promptEstimate, timing: timing)
-            // No reply (a note to self): the message waited to be indexed with one.
-            if writer == nil, let userMessageID { try store.indexNow(messageID: userMessageID) }
         } catch {
-            outcome = .failed(error as? HarkError ?? .storage(error.userMessage), hadText: writer != nil)
+            outcome = .failed(error as? HarkError ?? .storage(error.userMessage), hadText: reply.hasText)
         }
         return outcome
     }
 
-    static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    /// What the job keeps of an event for those who read it while it runs: the text (up to
+    /// `textLimit`), the usage, the last notice, whether Ctrl-C detaches, where its work can be
+    /// found again, and why it ended (set before its watcher sees the end, so one that reads
+    /// it right then, or a waiter it wakes, finds it).
+    private func keep(_ event: ReplyEvent) {
+        switch event {
+        case .text(let piece):
+            lock.withLock {
+                // Whole pieces while they fit: one 30 MB piece must not be copied here.
+                if text.utf8.count + piece.utf8.count <= textLimit { text += piece }
+                else if text.utf8.count < textLimit { text += Self.leading(piece, bytes: textLimit - text.utf8.count) }
+            }
+        case .usage(let reported): lock.withLock { usage = reported }
+        case .notice(let text): lock.withLock { lastNotice = text }
+        case .detachable: interruptDetaches = true
+        case .resumable(let point): lock.withLock { resumable = point }
+        case .finished(let reason): lock.withLock { finishReason = reason }
+        default: break
+        }
     }
 
     /// Records the end and tells the watcher; returns whether anyone was watching.

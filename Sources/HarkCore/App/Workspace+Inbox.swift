@@ -31,7 +31,7 @@ extension Workspace {
             throw HarkError.usage("no reply #\(MessageLine.name(reference)) in the history; /inbox lists them by number")
         }
         try store.markMessageRead(id)
-        let session = config.session(named: message.session) ?? SessionConfig(name: message.session, kind: "local")
+        let session = config.session(named: message.session) ?? SessionConfig(name: message.session, kind: LocalBackend.name)
         return MessageFormatting.document([message], session: session)
     }
 

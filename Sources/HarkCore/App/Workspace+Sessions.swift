@@ -10,7 +10,7 @@ extension Workspace {
             if let count = unread[session.name], count > 0 { status.append("\(count) unread") }
             let running = runningJobs(session: session.name).count
             if running > 0 { status.append("\(running) running") }
-            let where_ = session.url.map { HTTPRequest.displayHost(of: $0) } ?? (session.kind == "local" ? "offline" : "")
+            let where_ = session.url.map { HTTPRequest.displayHost(of: $0) } ?? (session.kind == LocalBackend.name ? "offline" : "")
             return [marker, Span(session.name, .bold), Span(session.kind, .dim), Span(where_, .dim),
                     Span(status.joined(separator: ", "), .accent)]
         }

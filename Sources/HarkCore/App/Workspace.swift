@@ -36,7 +36,7 @@ public final class Workspace: @unchecked Sendable {
         self.paths = paths
         let config = try ConfigFile.load(paths: paths)
         try BackendRegistry.checkValues(config)
-        let store = try store ?? HistoryStore(path: paths.historyDatabase)
+        let store = try store ?? HistoryStore(path: paths.historyDatabase, clock: clock)
         self.store = store
         let directory = SessionDirectory()
         let tools = ToolHost(http: http, environment: ProcessInfo.processInfo.environment, config: config.mcpServers)
@@ -49,7 +49,7 @@ public final class Workspace: @unchecked Sendable {
         }
         warnings += NotifySettings.problems(in: config)
         self.state = Locked(State(config: config, warnings: warnings, current: config.defaultSession))
-        try self.store.ensureSession(config.defaultSession, kind: config.session(named: config.defaultSession)?.kind ?? "local")
+        try self.store.ensureSession(config.defaultSession, kind: config.session(named: config.defaultSession)?.kind ?? LocalBackend.name)
         directory.workspace = self
         // Asked before a tool runs, or by a reply: whoever answers this workspace's questions at that moment.
         tools.setInteraction { [weak self] in self?.interaction ?? NonInteractive() }
@@ -99,7 +99,7 @@ public final class Workspace: @unchecked Sendable {
     public var currentSession: String { state.read { $0.current } }
 
     public var currentConfig: SessionConfig {
-        state.read { $0.config.session(named: $0.current) } ?? SessionConfig(name: "local", kind: "local")
+        state.read { $0.config.session(named: $0.current) } ?? SessionConfig.builtIn
     }
 
     public func session(named name: String) throws -> SessionConfig {
@@ -145,7 +145,7 @@ public final class Workspace: @unchecked Sendable {
         let session = try self.session(named: name)
         _ = try BackendRegistry.validate(session)
         guard let kind = BackendRegistry.kind(named: session.kind) else {
-            throw HarkError.usage("session \(name): unknown kind \(session.kind)")
+            throw HarkError.badSetting(session: name, problem: "unknown kind \(session.kind)")
         }
         let made = try kind.make(session: session, environment: environment)
         return state.update { state in
@@ -165,12 +165,15 @@ public final class Workspace: @unchecked Sendable {
     public func runningJobs(session: String) -> [ReplyJob] { runningJobs.filter { $0.session == session } }
 
     /// `started`: the message or command line that starts it (its first line names it).
-    func makeJob(session: String, kind: String, thread: ChatThread, userMessageID: Int64?, started: String) -> ReplyJob {
+    /// `summaryOf`: a `/compact` reply, kept as the thread's summary; `interruptDetaches`:
+    /// Ctrl-C sends it to the background instead of stopping it.
+    func makeJob(session: String, kind: String, thread: ChatThread, userMessageID: Int64?, started: String,
+                 summaryOf: (throughMessageID: Int64, turns: Int)? = nil, interruptDetaches: Bool = false) -> ReplyJob {
         let label = Self.title(from: started)
         return state.update { state in
             defer { state.nextJobID += 1 }
             return ReplyJob(id: state.nextJobID, session: session, kind: kind, thread: thread, userMessageID: userMessageID,
-                            label: label)
+                            label: label, summaryOf: summaryOf, interruptDetaches: interruptDetaches, clock: environment.clock)
         }
     }
 
@@ -330,8 +333,8 @@ public final class Workspace: @unchecked Sendable {
     func recordIfNeeded(_ outcome: CommandOutcome, session name: String, command: String) throws -> CommandOutcome {
         if case .summary(let events, let thread, let throughMessageID, let turns) = outcome {
             let session = try self.session(named: name)
-            let job = makeJob(session: name, kind: session.kind, thread: thread, userMessageID: nil, started: command)
-            job.summaryOf = (throughMessageID, turns)
+            let job = makeJob(session: name, kind: session.kind, thread: thread, userMessageID: nil, started: command,
+                              summaryOf: (throughMessageID, turns))
             launch(job, events: events, backend: nil, model: nil)
             return .reply(job)
         }
@@ -345,8 +348,7 @@ public final class Workspace: @unchecked Sendable {
             userMessageID = try store.addMessage(threadID: thread.id, session: name, role: .user, text: recordAs)
         }
         let job = makeJob(session: name, kind: session.kind, thread: thread, userMessageID: userMessageID,
-                          started: recordAs ?? command)
-        job.interruptDetaches = detachOnInterrupt
+                          started: recordAs ?? command, interruptDetaches: detachOnInterrupt)
         launch(job, events: events, backend: nil, model: nil)
         return .reply(job)
     }

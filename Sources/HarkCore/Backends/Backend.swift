@@ -261,7 +261,7 @@ extension SessionConfig {
     /// The session's TLS checks from `insecure`, `ca` and `pin`, and its `proxy`.
     public func tls() throws -> TLSOptions {
         if let proxyAuth = self["proxy_auth"], case .basic = try? AuthSpec(parsing: proxyAuth) {} else if self["proxy_auth"] != nil {
-            throw HarkError.usage("session \(name): proxy_auth must be basic:USER:SECRET (SECRET as env:VAR, file:PATH or cmd:COMMAND)")
+            throw HarkError.badSetting(session: name, problem: "proxy_auth must be basic:USER:SECRET (SECRET as env:VAR, file:PATH or cmd:COMMAND)")
         }
         return try TLSOptions.parse(insecure: isInsecure, ca: self["ca"], pin: self["pin"], proxy: self["proxy"],
                                     proxyAuth: self["proxy_auth"], session: name)

@@ -24,11 +24,11 @@ public enum BackendRegistry {
     public static func validate(_ session: SessionConfig) throws -> [String] {
         guard let kind = kind(named: session.kind) else {
             let suggestion = Suggest.closest(to: session.kind, in: names)
-            throw HarkError.usage("session \(session.name): unknown kind \"\(session.kind)\""
+            throw HarkError.badSetting(session: session.name, problem: "unknown kind \"\(session.kind)\""
                 + (suggestion.map { "; did you mean \($0)?" } ?? "; kinds are " + names.joined(separator: ", ")))
         }
         for setting in kind.settings where setting.required && session[setting.key] == nil {
-            throw HarkError.usage("session \(session.name) needs \(setting.key) (\(setting.summary))")
+            throw HarkError.missingSetting(session: session.name, what: "\(setting.key) (\(setting.summary))")
         }
         let known = Set((kind.settings + CommonSettings.all).map(\.key))
         let unknown = session.values.keys.sorted().filter { !known.contains($0) }.map { key in

@@ -60,7 +60,8 @@ public struct StructuredQuery: Sendable {
 
     public func ask(_ prompt: String, format: ReplyFormat,
                     progress: @escaping @Sendable (ReplyEvent) async throws -> Void) async throws -> Outcome {
-        let now = Date()
+        // The thread exists only for this request; its dates are never shown or stored.
+        let now = Date(timeIntervalSince1970: 0)
         let thread = ChatThread(id: 0, session: session, title: format.name, backendID: nil, createdAt: now, updatedAt: now)
         let request = ChatRequest(text: prompt, thread: thread)
         let backend = self.backend

@@ -97,11 +97,15 @@ public struct CommandSpec: Sendable {
     /// lists the threads, `/thread NAME` opens one).
     public var bare: CommandHandler?
     public var run: CommandHandler
+    /// The command's arguments may hold a secret as typed (`/login USER PASSWORD`): a line
+    /// that gives it any is never kept in the input history (InputRecording).
+    public var secretArguments: Bool
 
     public init(_ name: String, _ arguments: [ArgumentSpec], _ summary: String, group: String = "",
                 options: [OptionSpec] = [], subcommands: [CommandSpec] = [], kinds: [String]? = nil, hint: String? = nil,
-                bare: CommandHandler? = nil, run: @escaping CommandHandler) {
+                secretArguments: Bool = false, bare: CommandHandler? = nil, run: @escaping CommandHandler) {
         self.name = name
+        self.secretArguments = secretArguments
         self.arguments = arguments
         self.summary = summary
         self.group = group

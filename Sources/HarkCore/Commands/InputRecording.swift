@@ -3,12 +3,15 @@
 /// must not enter the database nor come back on the screen. A secret given as a reference
 /// (`env:`, `file:`, `cmd:`) is fine: the line holds where it lives, not the value.
 ///
-/// Pure: it decides from the text alone, so the shell calls it wherever it records a line.
+/// Pure: it decides from the text and the command table alone, so the shell calls it wherever
+/// it records a line.
 public enum InputRecording {
     /// Said (once) when a line was not kept.
     public static let note = "not kept in the input history: the line holds a literal secret"
 
-    public static func mayRecord(_ line: String) -> Bool {
+    /// `commands`: a command whose spec says its arguments hold secrets (`/login USER
+    /// PASSWORD`) is kept only when typed without any.
+    public static func mayRecord(_ line: String, commands: CommandTable = .standard) -> Bool {
         // A URL with a password, anywhere in any line.
         let words = line.split(whereSeparator: { $0.isWhitespace }).map(String.init)
         if words.contains(where: { URLCredentials(in: $0) != nil }) { return false }
@@ -16,7 +19,8 @@ public enum InputRecording {
         // A command: its words as the command will read them (quotes removed), or, when they
         // do not split (an unterminated quote), as typed.
         let invocation = try? CommandInvocation.parse(line)
-        if invocation?.name == "login" || (invocation == nil && words.first == "/login") {
+        let name = invocation?.name ?? String(words.first?.dropFirst() ?? "")
+        if commands.specs.contains(where: { $0.name == name && $0.secretArguments }) {
             return words.count <= 1
         }
         let arguments = invocation?.arguments ?? Array(words.dropFirst())

@@ -3,6 +3,11 @@ import Glibc
 
 /// One `[session NAME]` block of the config.
 public struct SessionConfig: Sendable, Equatable {
+    /// The session every config has (added when the file has no block for it): the offline
+    /// one of kind `local` (LocalBackend), which `hark` opens on unless `default` names another.
+    /// The config's default, so it stands here, where the config files are read.
+    public static let builtIn = SessionConfig(name: "local", kind: "local")
+
     public var name: String
     public var kind: String
     /// Every key as written, except `kind`.
@@ -44,11 +49,11 @@ public struct SessionConfig: Sendable, Equatable {
             return inURL.map { .basic(user: $0.user, password: .literal($0.password)) }
         }
         guard inURL == nil else {
-            throw HarkError.usage("session \(name): the url holds a password and auth is set too; keep auth "
+            throw HarkError.badSetting(session: name, problem: "the url holds a password and auth is set too; keep auth "
                 + "and take user:password@ out of the url")
         }
         do { return try AuthSpec(parsing: text) } catch {
-            throw HarkError.usage("session \(name): \(error.userMessage)")
+            throw HarkError.badSetting(session: name, problem: error.userMessage)
         }
     }
 
@@ -75,7 +80,7 @@ public struct SessionConfig: Sendable, Equatable {
     }
 
     private func badValue(_ key: String, _ text: String, _ type: SettingType) -> HarkError {
-        .usage("session \(name): \(key) " + (type.problem(with: text) ?? "is not valid"))
+        .badSetting(session: name, problem: "\(key) " + (type.problem(with: text) ?? "is not valid"))
     }
 
     /// Keys whose values are credentials: they must be references unless the file is private.
@@ -113,8 +118,8 @@ public struct Config: Sendable, Equatable {
         self.global = global
         self.sessions = sessions
         self.mcpServers = mcpServers
-        if !sessions.contains(where: { $0.name == "local" }) {
-            self.sessions.insert(SessionConfig(name: "local", kind: "local"), at: 0)
+        if !sessions.contains(where: { $0.name == SessionConfig.builtIn.name }) {
+            self.sessions.insert(SessionConfig.builtIn, at: 0)
         }
     }
 
@@ -136,6 +141,6 @@ public struct Config: Sendable, Equatable {
     /// The session `hark` opens on: `default` in `[hark]`, else `local`.
     public var defaultSession: String {
         if let name = global["default"], session(named: name) != nil { return name }
-        return "local"
+        return SessionConfig.builtIn.name
     }
 }

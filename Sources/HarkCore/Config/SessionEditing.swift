@@ -30,7 +30,7 @@ public enum SessionEditing {
         guard ConfigFile.isValidSessionName(name) else {
             throw HarkError.usage("session name \"\(MessageLine.name(name))\" may use letters, digits, _ . and - only")
         }
-        guard config.session(named: name) == nil || (name == "local" && !sessionBlockExists("local", paths: paths)) else {
+        guard config.session(named: name) == nil || (name == SessionConfig.builtIn.name && !sessionBlockExists(name, paths: paths)) else {
             throw HarkError.usage("session \(name) exists already; use session edit \(name) KEY=VALUE")
         }
         var session = SessionConfig(name: name, kind: (options.value("--kind") ?? "").lowercased())
@@ -41,14 +41,27 @@ public enum SessionEditing {
             let (key, setting) = try assignment(text)
             if key == "kind" { session.kind = setting } else { session[key] = setting }
         }
-        _ = try session.auth()
-        let problems = try BackendRegistry.validate(session)
+        let problems = try asTyped {
+            _ = try session.auth()
+            return try BackendRegistry.validate(session)
+        }
         if let problem = problems.first { throw HarkError.usage(problem) }
         let text = currentText(paths)
         let updated = ConfigFile.adding(session, to: text)
         try ConfigFile.checkBeforeWriting(try ConfigFile.parse(updated, path: paths.configFile), path: paths.configFile)
         try ConfigFile.write(updated, to: paths.configFile)
         return session
+    }
+
+    /// Settings given on the command line: what is wrong with them is the command's fault
+    /// (exit 2), not a fault of the config file (exit 3), though the words are the same.
+    static func asTyped<T>(_ check: () throws -> T) throws -> T {
+        do { return try check() } catch let error as HarkError {
+            switch error {
+            case .badSetting, .missingSetting: throw HarkError.usage(error.message)
+            default: throw error
+            }
+        }
     }
 
     static func sessionBlockExists(_ name: String, paths: Paths) -> Bool {
@@ -87,8 +100,11 @@ public enum SessionEditing {
             changes.append((key, value.isEmpty ? nil : value))
             edited[key] = value.isEmpty ? nil : value
         }
-        _ = try edited.auth()
-        if let problem = try BackendRegistry.validate(edited).first { throw HarkError.usage(problem) }
+        let problems = try asTyped {
+            _ = try edited.auth()
+            return try BackendRegistry.validate(edited)
+        }
+        if let problem = problems.first { throw HarkError.usage(problem) }
         let updated = ConfigFile.setting(changes, session: session.name, kind: session.kind, in: currentText(paths))
         try ConfigFile.checkBeforeWriting(try ConfigFile.parse(updated, path: paths.configFile), path: paths.configFile)
         try ConfigFile.write(updated, to: paths.configFile)

@@ -52,11 +52,11 @@ public struct DocumentLibrary: Sendable {
 
     static let select = "SELECT id, path, name, format, size, modified, chunks, indexed_at FROM local_documents"
 
-    static func record(_ row: Row) -> DocumentRecord {
-        DocumentRecord(id: row[0].int64 ?? 0, path: row[1].string ?? "", name: row[2].string ?? "",
-                       format: DocumentFormat(rawValue: row[3].string ?? "") ?? .text, size: row[4].int ?? 0,
-                       modified: row[5].double ?? 0, chunks: row[6].int ?? 0,
-                       indexedAt: Date(timeIntervalSince1970: row[7].double ?? 0))
+    static func record(_ row: NamedRow) -> DocumentRecord {
+        DocumentRecord(id: row["id"].int64 ?? 0, path: row["path"].string ?? "", name: row["name"].string ?? "",
+                       format: DocumentFormat(rawValue: row["format"].string ?? "") ?? .text, size: row["size"].int ?? 0,
+                       modified: row["modified"].double ?? 0, chunks: row["chunks"].int ?? 0,
+                       indexedAt: Date(timeIntervalSince1970: row["indexed_at"].double ?? 0))
     }
 
     public func documents() throws -> [DocumentRecord] {
@@ -94,7 +94,7 @@ public struct DocumentLibrary: Sendable {
     func folders() throws -> [String] {
         try history.tables { database in
             try database.query("SELECT path FROM local_document_folders WHERE session = ? ORDER BY path", .text(session))
-                .compactMap { $0[0].string }
+                .compactMap { $0["path"].string }
         }
     }
 
@@ -303,12 +303,13 @@ public struct DocumentLibrary: Sendable {
                 // largest when inserted, and only older rows are deleted in between).
                 var first: Int64?
                 var count = 0
+                let returned = upsert.columnNames
                 for file in files {
                     upsert.reset()
                     try upsert.bind([.text(session), .text(file.path), .text(file.name), .text(file.format.rawValue),
                                      .integer(Int64(file.stamp.size)), .real(file.stamp.modified),
                                      .integer(Int64(file.chunks.count)), .real(time)])
-                    guard try upsert.step(), let id = upsert.row()[0].int64 else { continue }
+                    guard try upsert.step(), let id = upsert.row(names: returned)["id"].int64 else { continue }
                     while try upsert.step() {}
                     clear.reset()
                     try clear.bind([.integer(id)])

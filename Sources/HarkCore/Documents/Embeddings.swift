@@ -25,13 +25,13 @@ public struct VectorIndex: Sendable {
     /// many were made, or nil when the server offers no embeddings.
     public func fill(using provider: any EmbeddingProvider) async throws -> Int? {
         let model = provider.embeddingModel
-        let missing: [Row] = try history.tables { database in
+        let missing: [NamedRow] = try history.tables { database in
             try database.run("""
                 DELETE FROM local_chunk_vectors WHERE model != ?1 AND chunk_id IN
                     (SELECT c.id FROM local_chunks c JOIN local_documents d ON d.id = c.document_id WHERE d.session = ?2)
                 """, .text(model), .text(history.session))
             return try database.query("""
-                SELECT c.id, c.heading, c.text FROM local_chunks c JOIN local_documents d ON d.id = c.document_id
+                SELECT c.id AS id, c.heading AS heading, c.text AS text FROM local_chunks c JOIN local_documents d ON d.id = c.document_id
                 LEFT JOIN local_chunk_vectors v ON v.chunk_id = c.id
                 WHERE d.session = ? AND v.chunk_id IS NULL ORDER BY c.id
                 """, .text(history.session))
@@ -42,8 +42,8 @@ public struct VectorIndex: Sendable {
             try Task.checkCancellation()
             let rows = missing[start..<min(start + batch, missing.count)]
             let texts = rows.map { row in
-                let heading = row[1].string ?? ""
-                return (heading.isEmpty ? "" : heading + "\n") + (row[2].string ?? "")
+                let heading = row["heading"].string ?? ""
+                return (heading.isEmpty ? "" : heading + "\n") + (row["text"].string ?? "")
             }
             guard let vectors = try await provider.embeddings(texts) else { return made == 0 ? nil : made }
             guard vectors.count == rows.count else {
@@ -53,7 +53,7 @@ public struct VectorIndex: Sendable {
                 try database.transaction {
                     for (row, vector) in zip(rows, vectors) {
                         try database.run("INSERT OR REPLACE INTO local_chunk_vectors(chunk_id, model, vector) VALUES (?, ?, ?)",
-                                         row[0], .text(model), .blob(Self.encode(Self.normalised(vector))))
+                                         row["id"], .text(model), .blob(Self.encode(Self.normalised(vector))))
                     }
                 }
             }
@@ -79,14 +79,15 @@ public struct VectorIndex: Sendable {
         var best: [(id: Int64, similarity: Float)] = []
         try history.tables { database in
             let statement = try database.prepare("""
-                SELECT v.chunk_id, v.vector FROM local_chunk_vectors v JOIN local_chunks c ON c.id = v.chunk_id
+                SELECT v.chunk_id AS chunk_id, v.vector AS vector FROM local_chunk_vectors v JOIN local_chunks c ON c.id = v.chunk_id
                 JOIN local_documents d ON d.id = c.document_id WHERE d.session = ? AND v.model = ? ORDER BY v.chunk_id
                 """)
             try database.locked {
                 try statement.bind([.text(history.session), .text(model)])
+                let names = statement.columnNames
                 while try statement.step() {
-                    let row = statement.row()
-                    guard let id = row[0].int64, case .blob(let bytes) = row[1] else { continue }
+                    let row = statement.row(names: names)
+                    guard let id = row["chunk_id"].int64, case .blob(let bytes) = row["vector"] else { continue }
                     let similarity = Self.dot(target, bytes)
                     if best.count < limit || similarity > best[best.count - 1].similarity {
                         let at = best.firstIndex { $0.similarity < similarity } ?? best.count

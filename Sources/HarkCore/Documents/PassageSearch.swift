@@ -71,8 +71,8 @@ public struct PassageSearch: Sendable {
             // every match and look each up in the few). Other sessions' passages are filtered
             // afterwards, so a few more are read than shown.
             let documents = try database.query("""
-                SELECT c.id, d.name, c.line_start, c.line_end, c.heading,
-                       snippet(local_chunks_fts, 1, char(1), char(2), '…', 24), best.score
+                SELECT c.id AS id, d.name AS name, c.line_start AS line_start, c.line_end AS line_end, c.heading AS heading,
+                       snippet(local_chunks_fts, 1, char(1), char(2), '…', 24) AS snippet, best.score AS score
                 FROM (SELECT rowid AS id, bm25(local_chunks_fts, \(Self.weights)) AS score FROM local_chunks_fts
                       WHERE local_chunks_fts MATCH ?1 ORDER BY score LIMIT ?3) best
                 CROSS JOIN local_chunks_fts ON local_chunks_fts.rowid = best.id AND local_chunks_fts MATCH ?1
@@ -80,9 +80,9 @@ public struct PassageSearch: Sendable {
                 WHERE d.session = ?2 ORDER BY best.score
                 """, values: [.text(query), .text(history.session), .integer(Int64(limit * 3))])
                 .prefix(limit).map { row in
-                    Passage(chunkID: row[0].int64, source: row[1].string ?? "", lineStart: row[2].int ?? 0,
-                            lineEnd: row[3].int ?? 0, heading: row[4].string ?? "", snippet: row[5].string ?? "",
-                            score: row[6].double ?? 0)
+                    Passage(chunkID: row["id"].int64, source: row["name"].string ?? "", lineStart: row["line_start"].int ?? 0,
+                            lineEnd: row["line_end"].int ?? 0, heading: row["heading"].string ?? "",
+                            snippet: row["snippet"].string ?? "", score: row["score"].double ?? 0)
                 }
             return Array((Array(documents) + (try notes(query, limit: limit, in: database))).sorted { $0.score < $1.score }
                 .prefix(limit))
@@ -97,16 +97,16 @@ public struct PassageSearch: Sendable {
         guard some.int == 1 else { return [] }
         try history.finishIndexing()  // a message is indexed beside its thread
         return try database.query("""
-            SELECT m.id, m.created_at, snippet(messages_fts, 0, char(1), char(2), '…', 24), bm25(messages_fts),
-                   substr(m.text, 1, 2000)
+            SELECT m.created_at AS created_at, snippet(messages_fts, 0, char(1), char(2), '…', 24) AS snippet,
+                   bm25(messages_fts) AS score, substr(m.text, 1, 2000) AS text
             FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
             WHERE messages_fts MATCH ?1 AND m.session = ?2 AND m.role = 'user' AND substr(m.text, 1, 1) != '/'
               AND m.thread_id NOT IN (SELECT thread_id FROM local_forms)
             ORDER BY bm25(messages_fts) LIMIT ?3
             """, values: [.text(query), .text(history.session), .integer(Int64(limit))]).map { row in
-                let date = FormDate.local(Date(timeIntervalSince1970: row[1].double ?? 0))
+                let date = FormDate.local(Date(timeIntervalSince1970: row["created_at"].double ?? 0))
                 return Passage(chunkID: nil, source: "note of \(date)", lineStart: 0, lineEnd: 0, heading: "",
-                               snippet: row[2].string ?? "", score: row[3].double ?? 0, text: row[4].string)
+                               snippet: row["snippet"].string ?? "", score: row["score"].double ?? 0, text: row["text"].string)
             }
     }
 
@@ -117,7 +117,7 @@ public struct PassageSearch: Sendable {
             let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
             var texts: [Int64: String] = [:]
             for row in try database.query("SELECT id, text FROM local_chunks WHERE id IN (\(marks))", values: ids.map { .integer($0) }) {
-                if let id = row[0].int64 { texts[id] = row[1].string ?? "" }
+                if let id = row["id"].int64 { texts[id] = row["text"].string ?? "" }
             }
             return texts
         }
@@ -156,13 +156,15 @@ public struct PassageSearch: Sendable {
             let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
             var found: [Int64: Passage] = [:]
             for row in try database.query("""
-                SELECT c.id, d.name, c.line_start, c.line_end, c.heading, substr(c.text, 1, 200)
+                SELECT c.id AS id, d.name AS name, c.line_start AS line_start, c.line_end AS line_end, c.heading AS heading,
+                       substr(c.text, 1, 200) AS start
                 FROM local_chunks c JOIN local_documents d ON d.id = c.document_id WHERE c.id IN (\(marks))
                 """, values: ids.map { .integer($0) }) {
-                guard let id = row[0].int64 else { continue }
-                let start = (row[5].string ?? "").lineSlices(keepingEmpty: false).joined(separator: " ")
-                found[id] = Passage(chunkID: id, source: row[1].string ?? "", lineStart: row[2].int ?? 0, lineEnd: row[3].int ?? 0,
-                                    heading: row[4].string ?? "", snippet: start + "…", score: 0)
+                guard let id = row["id"].int64 else { continue }
+                let start = (row["start"].string ?? "").lineSlices(keepingEmpty: false).joined(separator: " ")
+                found[id] = Passage(chunkID: id, source: row["name"].string ?? "", lineStart: row["line_start"].int ?? 0,
+                                    lineEnd: row["line_end"].int ?? 0, heading: row["heading"].string ?? "",
+                                    snippet: start + "…", score: 0)
             }
             return found
         }

@@ -29,7 +29,7 @@ public final class AuthHeaderCache: @unchecked Sendable {
         } catch HarkError.secret(let reference, let reason) where session != nil {
             throw HarkError.secret(reference: "\(reference) of session \(session!)", reason: reason)
         } catch HarkError.usage(let text) where session != nil {
-            throw HarkError.usage("session \(session!): \(text)")
+            throw HarkError.badSetting(session: session!, problem: text)
         }
         lock.withLock { resolved = header }
         return [header]

@@ -15,7 +15,7 @@ public enum ProxySetting: Sendable, Equatable {
     /// Checks `proxy` as a user wrote it: `none`, or a proxy URL hark (through libcurl) can use.
     public static func parse(_ text: String?, session: String) throws -> ProxySetting {
         guard let text = text?.trimmingSpaces, !text.isEmpty else { return .environment }
-        if let problem = problem(with: text) { throw HarkError.usage("session \(session): proxy \(problem)") }
+        if let problem = problem(with: text) { throw HarkError.badSetting(session: session, problem: "proxy \(problem)") }
         if ["none", "off", "direct"].contains(text.lowercased()) { return .direct }
         return .through(text.contains("://") ? text : "http://" + text)
     }

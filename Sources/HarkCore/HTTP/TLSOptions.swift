@@ -38,14 +38,14 @@ public struct TLSOptions: Sendable, Equatable {
         if let ca = ca?.trimmingSpaces, !ca.isEmpty {
             let path = ca.expandingTildeInPath
             guard access(path, R_OK) == 0 else {
-                throw HarkError.usage("session \(session): ca = \(ca) is not a file hark can read; give the path of your CA bundle (PEM)")
+                throw HarkError.badSetting(session: session, problem: "ca = \(ca) is not a file hark can read; give the path of your CA bundle (PEM)")
             }
             options.caFile = path
         }
         if let pin = pin?.trimmingSpaces, !pin.isEmpty {
             let pins = pin.split(separator: ";").map { $0.trimmingSpaces }
             for one in pins where !isPin(one) {
-                throw HarkError.usage("session \(session): pin must be sha256// and the base64 SHA-256 of the server's public key, "
+                throw HarkError.badSetting(session: session, problem: "pin must be sha256// and the base64 SHA-256 of the server's public key, "
                     + "not \"\(one.prefix(60))\" (see docs/jenkins.md, TLS)")
             }
             options.pinnedKeys = pins.joined(separator: ";")

@@ -50,7 +50,7 @@ public final class Notifier: Sendable {
     let run: @Sendable ([String]) -> Void
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment,
-                write: (@Sendable (String) -> Void)?, now: @escaping @Sendable () -> Date = Date.init,
+                write: (@Sendable (String) -> Void)?, now: @escaping @Sendable () -> Date = HarkClock.system.now,
                 run: @escaping @Sendable ([String]) -> Void = Notifier.runDetached) {
         self.environment = environment
         self.write = write

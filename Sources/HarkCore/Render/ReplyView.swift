@@ -23,7 +23,9 @@ public final class ReplyView {
     private var sawFirstEvent = false
     private var spinnerVisible = false
     private var spinnerFrame = 0
-    private let started = Date()
+    /// Durations shown (the spinner's seconds) are read on this clock.
+    private let clock: HarkClock
+    private let started: Double
     private var usage: Usage?
     private var finishReason: String?
     private var wroteText = false
@@ -39,8 +41,10 @@ public final class ReplyView {
     /// own colours are kept). `width` is asked before each piece of text (a resized window
     /// applies from the next line).
     public init(format: Format, capabilities: TerminalCapabilities, markdown: Bool = true, width: @escaping () -> Int = { 80 },
-                output: @escaping (String) -> Void, errorOutput: @escaping (String) -> Void) {
+                clock: HarkClock = .system, output: @escaping (String) -> Void, errorOutput: @escaping (String) -> Void) {
         self.format = format
+        self.clock = clock
+        started = clock.uptime()
         self.output = output
         self.errorOutput = errorOutput
         self.width = width
@@ -69,7 +73,7 @@ public final class ReplyView {
         guard wantsSpinner else { return }
         let frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
         spinnerFrame = (spinnerFrame + 1) % frames.count
-        let elapsed = Date().timeIntervalSince(started)
+        let elapsed = clock.uptime() - started
         out("\r" + ansi.wrap(frames[spinnerFrame] + " " + String(cFormat: "%.1fs", elapsed), .dim) + "\u{1B}[K")
         spinnerVisible = true
     }

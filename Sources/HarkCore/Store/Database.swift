@@ -106,17 +106,18 @@ public final class Database: @unchecked Sendable {
         }
     }
 
-    /// All rows of a query.
-    public func query(_ sql: String, _ values: SQLValue...) throws -> [Row] {
+    /// All rows of a query, each read by its columns' names.
+    public func query(_ sql: String, _ values: SQLValue...) throws -> [NamedRow] {
         try query(sql, values: values)
     }
 
-    public func query(_ sql: String, values: [SQLValue]) throws -> [Row] {
+    public func query(_ sql: String, values: [SQLValue]) throws -> [NamedRow] {
         try locked {
             let statement = try Statement(database: self, sql: sql)
             try statement.bind(values)
-            var rows: [Row] = []
-            while try statement.step() { rows.append(statement.row()) }
+            let names = statement.columnNames
+            var rows: [NamedRow] = []
+            while try statement.step() { rows.append(statement.row(names: names)) }
             return rows
         }
     }
@@ -128,17 +129,18 @@ public final class Database: @unchecked Sendable {
             try statement.bind(values)
             let names = statement.columnNames
             var decoded: [Value] = []
-            while try statement.step() { decoded.append(decoder.decode(NamedRow(values: statement.row(), names: names))) }
+            while try statement.step() { decoded.append(decoder.decode(statement.row(names: names))) }
             return decoded
         }
     }
 
+    /// The one value a query selects (`SELECT count(*) …`), or null when it selects no row.
     public func scalar(_ sql: String, _ values: SQLValue...) throws -> SQLValue {
         try locked {
             let statement = try Statement(database: self, sql: sql)
             try statement.bind(values)
             guard try statement.step() else { return .null }
-            return statement.row()[0]
+            return statement.firstValue()
         }
     }
 

@@ -18,14 +18,14 @@ public enum HistoryBackup {
     /// Writes a consistent copy of the history at `source` into `destination` (a new file,
     /// renamed into place when complete, so it is never seen half written).
     @discardableResult
-    public static func backup(from source: String, to destination: String) throws -> Summary {
+    public static func backup(from source: String, to destination: String, clock: HarkClock = .system) throws -> Summary {
         guard FileWalk.stamp(source) != nil else { throw HarkError.usage("there is no history at \(source) to back up yet") }
         let temporary = destination + ".part-\(getpid())"
         try createPrivate(temporary)
         do {
             let from = try Database(path: source)
             let into = try Database(path: temporary)
-            try copy(from: from, into: into)
+            try copy(from: from, into: into, clock: clock)
             // One self-contained file: no -wal beside it to forget.
             try into.execute("PRAGMA journal_mode=DELETE")
             let summary = try self.summary(into, path: temporary)
@@ -41,23 +41,24 @@ public enum HistoryBackup {
     }
 
     /// Checks `file` (integrity_check, a hark history this hark knows) and copies it into the
-    /// history at `live`, after a backup of the current one beside it. Returns that backup's path.
-    public static func restore(from file: String, into live: String, now: Date) throws -> String? {
+    /// history at `live`, after a backup of the current one beside it (named by the clock's
+    /// date). Returns that backup's path.
+    public static func restore(from file: String, into live: String, clock: HarkClock = .system) throws -> String? {
         guard FileWalk.stamp(file) != nil else { throw HarkError.usage("no file at \(file)") }
         do {
             let incoming = try Database(path: file, readOnly: true)
             try check(incoming, name: file)
             var kept: String?
             if FileWalk.stamp(live) != nil {
-                let path = live + ".before-restore-" + stamp(now)
-                try backup(from: live, to: path)
+                let path = live + ".before-restore-" + stamp(clock.now())
+                try backup(from: live, to: path, clock: clock)
                 kept = path
             } else {
                 try createPrivate(live)
             }
             let target = try Database(path: live)
-            try copy(from: incoming, into: target)
-            let verdict = try target.query("PRAGMA quick_check").first?[0].string
+            try copy(from: incoming, into: target, clock: clock)
+            let verdict = try target.scalar("PRAGMA quick_check").string
             guard verdict == "ok" else {
                 throw HarkError.storage("the restored history does not check out (\(verdict ?? "no answer"))"
                     + (kept.map { "; the one before is at \($0)" } ?? ""))
@@ -70,7 +71,7 @@ public enum HistoryBackup {
 
     /// Whether a file can be restored: undamaged, a hark history, none of its steps unknown.
     static func check(_ database: Database, name: String) throws {
-        let problems = try database.query("PRAGMA integrity_check").compactMap { $0[0].string }
+        let problems = try database.query("PRAGMA integrity_check").compactMap { $0["integrity_check"].string }
         guard problems == ["ok"] else {
             throw HarkError.storage("\(name) is damaged (integrity_check: \(problems.prefix(3).joined(separator: "; "))); "
                 + "nothing was changed")
@@ -85,7 +86,7 @@ public enum HistoryBackup {
 
     /// All pages in one step: the source is read in one transaction, a snapshot however much
     /// is written meanwhile. Busy or locked (a writer committing, a checkpoint) is waited out.
-    static func copy(from source: Database, into destination: Database) throws {
+    static func copy(from source: Database, into destination: Database, clock: HarkClock) throws {
         try destination.locked {
             try source.locked {
                 guard let backup = sqlite3_backup_init(destination.handle, "main", source.handle, "main") else {
@@ -98,7 +99,7 @@ public enum HistoryBackup {
                     if code == SQLITE_BUSY || code == SQLITE_LOCKED {
                         waited += 1
                         if waited > 1_000 { break }
-                        usleep(10_000)
+                        clock.pause(0.01)
                     }
                 } while code == SQLITE_OK || code == SQLITE_BUSY || code == SQLITE_LOCKED
                 let finished = sqlite3_backup_finish(backup)

@@ -8,9 +8,9 @@ import Glibc
 extension HistoryStore {
     static let attachmentSelect = "SELECT path, name, size, mime, backend_id FROM attachments"
 
-    static func attachment(_ row: Row) -> Attachment {
-        Attachment(path: row[0].string ?? "", name: row[1].string ?? "", size: row[2].int ?? 0,
-                   mimeType: row[3].string ?? "application/octet-stream", backendID: row[4].string)
+    static func attachment(_ row: NamedRow) -> Attachment {
+        Attachment(path: row["path"].string ?? "", name: row["name"].string ?? "", size: row["size"].int ?? 0,
+                   mimeType: row["mime"].string ?? "application/octet-stream", backendID: row["backend_id"].string)
     }
 
     /// Adds a file to go with the session's next message.

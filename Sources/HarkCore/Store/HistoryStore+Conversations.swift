@@ -37,7 +37,7 @@ extension HistoryStore {
                 """, .text(session), .integer(threadID), .integer(messageID ?? Int64.max)).first
             let (turns, ids) = try turns(of: messages, threadID: threadID)
             return ThreadContext(summary: summary, turns: turns, messageIDs: ids, notLoaded: notLoaded,
-                                 estimator: TokenEstimator(calibratedBy: counted?[0].int, actual: counted?[1].int))
+                                 estimator: TokenEstimator(calibratedBy: counted?["prompt_estimate"].int, actual: counted?["prompt_tokens"].int))
         }
     }
 
@@ -50,7 +50,7 @@ extension HistoryStore {
                 SELECT text, turns, through_message FROM thread_notes
                 WHERE thread_id = ? AND kind = 'summary' AND through_message < ? ORDER BY id DESC LIMIT 1
                 """, .integer(threadID), .integer(messageID ?? Int64.max)).first.map { row in
-                ThreadSummary(text: row[0].string ?? "", turns: row[1].int ?? 0, throughMessageID: row[2].int64 ?? 0)
+                ThreadSummary(text: row["text"].string ?? "", turns: row["turns"].int ?? 0, throughMessageID: row["through_message"].int64 ?? 0)
             }
         }
     }
@@ -115,7 +115,7 @@ extension HistoryStore {
                 let ids = try database.query("""
                     SELECT id FROM messages WHERE thread_id = ? AND superseded_by IS NULL AND writer_pid IS NULL
                     ORDER BY id LIMIT ?
-                    """, .integer(thread.id), .integer(Int64(count ?? -1))).compactMap { $0[0].int64 }
+                    """, .integer(thread.id), .integer(Int64(count ?? -1))).compactMap { $0["id"].int64 }
                 let fork = try createThread(session: thread.session, title: title, backendID: backendID)
                 var copies: [Int64: Int64] = [:]
                 for id in ids {
@@ -137,11 +137,12 @@ extension HistoryStore {
                 for note in try database.query("""
                     SELECT kind, text, through_message, turns, created_at FROM thread_notes WHERE thread_id = ? ORDER BY id
                     """, .integer(thread.id)) {
-                    guard let through = note[2].int64, let copy = copies[through] else { continue }
+                    guard let through = note["through_message"].int64, let copy = copies[through] else { continue }
                     try database.run("""
                         INSERT INTO thread_notes(thread_id, kind, text, through_message, turns, created_at)
                         VALUES (?, ?, ?, ?, ?, ?)
-                        """, .integer(fork.id), note[0], note[1], .integer(copy), note[3], note[4])
+                        """, .integer(fork.id), note["kind"], note["text"], .integer(copy), note["turns"],
+                        note["created_at"])
                 }
                 if let last = copies.values.max() {
                     try database.run("UPDATE sessions SET last_seen_message = max(last_seen_message, ?) WHERE name = ?",

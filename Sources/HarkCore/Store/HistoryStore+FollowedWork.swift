@@ -97,7 +97,7 @@ extension HistoryStore {
     public func updates(workID: Int64) throws -> [String] {
         try wrap {
             try database.query("SELECT body FROM work_updates WHERE work_id = ? ORDER BY id", .integer(workID))
-                .compactMap { $0[0].string }
+                .compactMap { $0["body"].string }
         }
     }
 

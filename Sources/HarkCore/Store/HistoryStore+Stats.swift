@@ -32,33 +32,33 @@ extension HistoryStore {
 
     /// Sessions that have messages, by name.
     public func sessionsWithMessages() throws -> [String] {
-        try wrap { try database.query("SELECT DISTINCT session FROM messages ORDER BY session").compactMap { $0[0].string } }
+        try wrap { try database.query("SELECT DISTINCT session FROM messages ORDER BY session").compactMap { $0["session"].string } }
     }
 
     private func stats(filter: String, _ value: SQLValue) throws -> UsageStats {
         try wrap {
             var stats = UsageStats()
             if let row = try database.query("""
-                SELECT count(*), coalesce(sum(role = 'assistant'), 0), coalesce(sum(prompt_tokens), 0),
-                       coalesce(sum(completion_tokens), 0)
+                SELECT count(*) AS messages, coalesce(sum(role = 'assistant'), 0) AS replies,
+                       coalesce(sum(prompt_tokens), 0) AS prompt_tokens, coalesce(sum(completion_tokens), 0) AS completion_tokens
                 FROM messages WHERE \(filter)
                 """, value).first {
-                stats.messages = row[0].int ?? 0
-                stats.replies = row[1].int ?? 0
-                stats.promptTokens = row[2].int ?? 0
-                stats.completionTokens = row[3].int ?? 0
+                stats.messages = row["messages"].int ?? 0
+                stats.replies = row["replies"].int ?? 0
+                stats.promptTokens = row["prompt_tokens"].int ?? 0
+                stats.completionTokens = row["completion_tokens"].int ?? 0
             }
-            stats.lastPromptTokens = try database.query("""
+            stats.lastPromptTokens = try database.scalar("""
                 SELECT prompt_tokens FROM messages WHERE \(filter) AND prompt_tokens IS NOT NULL ORDER BY id DESC LIMIT 1
-                """, value).first?[0].int
+                """, value).int
             let timed = try database.query("""
                 SELECT first_byte_ms, stream_ms, completion_tokens FROM messages
                 WHERE \(filter) AND first_byte_ms IS NOT NULL ORDER BY id DESC LIMIT \(UsageStats.recent)
                 """, value)
-            stats.firstByteSeconds = Self.median(timed.compactMap { $0[0].int.map { Double($0) / 1000 } })
+            stats.firstByteSeconds = Self.median(timed.compactMap { $0["first_byte_ms"].int.map { Double($0) / 1000 } })
             stats.tokensPerSecond = Self.median(timed.compactMap { row in
-                ReplyTiming(firstByteMilliseconds: row[0].int ?? 0, streamMilliseconds: row[1].int ?? 0)
-                    .tokensPerSecond(row[2].int)
+                ReplyTiming(firstByteMilliseconds: row["first_byte_ms"].int ?? 0, streamMilliseconds: row["stream_ms"].int ?? 0)
+                    .tokensPerSecond(row["completion_tokens"].int)
             })
             return stats
         }

@@ -28,7 +28,7 @@ extension HistoryStore {
             var results: [Int64: ToolResult] = [:]
             for row in try database.query("SELECT id, tool_call FROM messages WHERE thread_id = ? AND role = 'tool'",
                                           .integer(threadID)) {
-                guard let id = row[0].int64, let text = row[1].string, let json = try? JSON.parse(text),
+                guard let id = row["id"].int64, let text = row["tool_call"].string, let json = try? JSON.parse(text),
                       let result = ToolResult(json: json) else { continue }
                 results[id] = result
             }

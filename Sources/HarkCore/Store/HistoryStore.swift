@@ -8,12 +8,13 @@ public final class HistoryStore: @unchecked Sendable {
     public let database: Database
     /// Indexes stored text for search on a thread of its own (nil when opened read-only).
     public let indexer: FullTextIndexer!
-    private let now: @Sendable () -> Date
+    private let clock: HarkClock
+    private var now: @Sendable () -> Date { clock.now }
     let writerLocks: WriterLocks
     /// Said to the user once (by the command line): the data folder was made private.
     public private(set) var notices: [String] = []
 
-    public init(path: String, now: @escaping @Sendable () -> Date = Date.init) throws {
+    public init(path: String, clock: HarkClock = .system) throws {
         if let note = HistoryFiles.makePrivate(databasePath: path) { notices.append(note) }
         writerLocks = WriterLocks(databasePath: path)
         do {
@@ -22,14 +23,14 @@ public final class HistoryStore: @unchecked Sendable {
             // nothing may be sent. Reading it is for the read-only commands.
             if database.isReadOnly { throw HarkError.storage(HistoryFiles.readOnlyReason(path)) }
             indexer = FullTextIndexer(database: database)
-            self.now = now
+            self.clock = clock
             if let reason = try Migrations.newerSchema(database) {
                 throw HarkError.storage("\(path) was made by a newer hark (\(reason)); upgrade hark, "
                     + "or read it with hark history, search or export, which open it read-only")
             }
-            try Self.retryingBusy { try database.execute("PRAGMA journal_mode=WAL") }
+            try Self.retryingBusy(clock) { try database.execute("PRAGMA journal_mode=WAL") }
             try database.execute("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA wal_autocheckpoint=\(Self.checkpointPages)")
-            try Self.retryingBusy { try Migrations.migrate(database) }
+            try Self.retryingBusy(clock) { try Migrations.migrate(database, clock: clock) }
             try recoverInterruptedReplies()
             // What a killed process left unindexed is indexed now, in the background.
             if try FullTextIndexer.hasPending(database) { indexer.kick() }
@@ -38,9 +39,9 @@ public final class HistoryStore: @unchecked Sendable {
         }
     }
 
-    private init(database: Database, now: @escaping @Sendable () -> Date) {
+    private init(database: Database, clock: HarkClock) {
         self.database = database
-        self.now = now
+        self.clock = clock
         indexer = nil
         writerLocks = WriterLocks(databasePath: database.path)
     }
@@ -58,10 +59,10 @@ public final class HistoryStore: @unchecked Sendable {
         Database.preparePageCache(pages: 120)
         guard let database = try? Database(path: path, readOnly: true),
               let rows = try? database.query("SELECT name FROM schema_migrations"),
-              Set(Migrations.all.map(\.name)).isSubset(of: rows.compactMap { $0[0].string })
+              Set(Migrations.all.map(\.name)).isSubset(of: rows.compactMap { $0["name"].string })
         else { return nil }
         if searching && (try? FullTextIndexer.hasPending(database)) != false && access(path, W_OK) == 0 { return nil }
-        return HistoryStore(database: database, now: Date.init)
+        return HistoryStore(database: database, clock: .system)
     }
 
     /// Waits until the indexer has indexed everything written so far: before a process ends,
@@ -78,15 +79,24 @@ public final class HistoryStore: @unchecked Sendable {
         try wrap { try FullTextIndexer.pendingCount(database) }
     }
 
+    /// `hark index`: the history at `path` opened, what is not in the full-text index yet
+    /// indexed; returns how many texts that was.
+    public static func indexPending(path: String, givingWayToReplies: Bool) throws -> Int {
+        let store = try HistoryStore(path: path)
+        let pending = try store.unindexedCount()
+        try store.finishIndexing(givingWayToReplies: givingWayToReplies)
+        return pending
+    }
+
     /// Switching to WAL and the first migration can meet SQLITE_BUSY without the busy handler
     /// being consulted; a few short retries cover two processes starting together.
     @discardableResult
-    private static func retryingBusy<T>(_ body: () throws -> T) throws -> T {
+    private static func retryingBusy<T>(_ clock: HarkClock, _ body: () throws -> T) throws -> T {
         var attempt = 0
         while true {
             do { return try body() } catch let error as SQLiteError where error.isBusy && attempt < 50 {
                 attempt += 1
-                usleep(20_000)
+                clock.pause(0.02)
             }
         }
     }
@@ -140,11 +150,11 @@ public final class HistoryStore: @unchecked Sendable {
         try wrap {
             var counts: [String: Int] = [:]
             for row in try database.query("""
-                SELECT m.session, count(*) FROM messages m JOIN sessions s ON s.name = m.session
+                SELECT m.session AS session, count(*) AS unread FROM messages m JOIN sessions s ON s.name = m.session
                 WHERE \(Self.unreadCondition)
                 GROUP BY m.session
                 """) {
-                if let name = row[0].string, let count = row[1].int { counts[name] = count }
+                if let name = row["session"].string, let count = row["unread"].int { counts[name] = count }
             }
             return counts
         }
@@ -153,11 +163,11 @@ public final class HistoryStore: @unchecked Sendable {
     /// The session whose oldest unread reply is the oldest of all.
     public func oldestUnreadSession() throws -> String? {
         try wrap {
-            try database.query("""
+            try database.scalar("""
                 SELECT m.session FROM messages m JOIN sessions s ON s.name = m.session
                 WHERE \(Self.unreadCondition)
                 ORDER BY m.id LIMIT 1
-                """).first?[0].string
+                """).string
         }
     }
 
@@ -431,17 +441,17 @@ public final class HistoryStore: @unchecked Sendable {
                     AND \(Self.lengthColumn) > 0
                 """
             let sizes = try database.query("""
-                SELECT m.id, \(Self.lengthColumn) FROM messages m
+                SELECT m.id AS id, \(Self.lengthColumn) AS length FROM messages m
                 WHERE \(eligible) AND m.id > ?4 AND m.id < ?2 ORDER BY m.id DESC LIMIT ?3
                 """, .integer(threadID), .integer(messageID ?? Int64.max), .integer(Int64(window.messages)),
                 .integer(after ?? 0))
             var chosen: [Int64] = []
             var total = 0
             for row in sizes {
-                let size = row[1].int ?? 0
+                let size = row["length"].int ?? 0
                 if let budget = window.bytes, total + size > budget { break }
                 total += size
-                chosen.append(row[0].int64 ?? 0)
+                chosen.append(row["id"].int64 ?? 0)
             }
             guard let oldest = chosen.last, let newest = chosen.first else { return [] }
             return try database.rows(Self.messages, "FROM messages m WHERE \(eligible) AND m.id BETWEEN ?2 AND ?3 ORDER BY m.id",
@@ -453,10 +463,10 @@ public final class HistoryStore: @unchecked Sendable {
     /// the older turns a window left out.
     func contextMessages(threadID: Int64, after: Int64, before: Int64) throws -> Int {
         try wrap {
-            try database.query("""
+            try database.scalar("""
                 SELECT count(*) FROM messages
                 WHERE thread_id = ? AND id > ? AND id < ? AND status != 'failed' AND superseded_by IS NULL
-                """, .integer(threadID), .integer(after), .integer(before)).first?[0].int ?? 0
+                """, .integer(threadID), .integer(after), .integer(before)).int ?? 0
         }
     }
 
@@ -553,7 +563,7 @@ public final class HistoryStore: @unchecked Sendable {
     public func inputHistory(session: String, limit: Int = 1000) throws -> [String] {
         try wrap {
             try database.query("SELECT line FROM input_history WHERE session = ? ORDER BY id DESC LIMIT ?",
-                               .text(session), .integer(Int64(limit))).compactMap { $0[0].string }.reversed()
+                               .text(session), .integer(Int64(limit))).compactMap { $0["line"].string }.reversed()
         }
     }
 
@@ -568,9 +578,9 @@ public final class HistoryStore: @unchecked Sendable {
         guard !rows.isEmpty else { return }
         let inspector = writerLocks.inspector()
         for row in rows {
-            guard let id = row[0].int64, let pid = row[1].int64.map({ pid_t($0) }) else { continue }
+            guard let id = row["id"].int64, let pid = row["writer_pid"].int64.map({ pid_t($0) }) else { continue }
             let alive: Bool
-            if row[2].int == 1, let held = inspector?.isHeld(id) {
+            if row["writer_lock"].int == 1, let held = inspector?.isHeld(id) {
                 alive = held
             } else {
                 alive = pid != own && (kill(pid, 0) == 0 || errno == EPERM)

@@ -323,7 +323,7 @@ public enum Migrations {
         }
         guard let rows = try? database.query("SELECT name FROM schema_migrations") else { return nil }
         let known = Set(steps.map(\.name))
-        if let unknown = rows.compactMap({ $0[0].string }).sorted().first(where: { !known.contains($0) }) {
+        if let unknown = rows.compactMap({ $0["name"].string }).sorted().first(where: { !known.contains($0) }) {
             return "it records the step \(MessageLine.name(unknown)), which this hark does not know"
         }
         return nil
@@ -331,8 +331,9 @@ public enum Migrations {
 
     /// Applies every step not yet recorded. Returns the names applied now.
     @discardableResult
-    public static func migrate(_ database: Database, steps: [Migration] = Migrations.all) throws -> [String] {
-        let recorded: [Row]
+    public static func migrate(_ database: Database, steps: [Migration] = Migrations.all,
+                               clock: HarkClock = .system) throws -> [String] {
+        let recorded: [NamedRow]
         if let rows = try? database.query("SELECT name FROM schema_migrations") {
             recorded = rows
         } else {
@@ -341,7 +342,7 @@ public enum Migrations {
                 """)
             recorded = []
         }
-        let applied = Set(recorded.compactMap { $0[0].string })
+        let applied = Set(recorded.compactMap { $0["name"].string })
         var appliedNow: [String] = []
         for step in steps where !applied.contains(step.name) {
             try database.transaction {
@@ -350,7 +351,7 @@ public enum Migrations {
                 guard done.int == 0 else { return }
                 try database.execute(step.sql)
                 try database.run("INSERT INTO schema_migrations(name, applied_at) VALUES (?, ?)",
-                                 .text(step.name), .real(Date().timeIntervalSince1970))
+                                 .text(step.name), .real(clock.now().timeIntervalSince1970))
                 appliedNow.append(step.name)
             }
         }

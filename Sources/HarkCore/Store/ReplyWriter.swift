@@ -168,7 +168,7 @@ public final class ReplyWriter: @unchecked Sendable {
             var text: [UInt8] = []
             for row in try database.query("SELECT text FROM message_parts WHERE message_id = ? ORDER BY seq",
                                           .integer(messageID)) {
-                text.append(contentsOf: (row[0].string ?? "").utf8)
+                text.append(contentsOf: (row["text"].string ?? "").utf8)
             }
             var sink = try SegmentSink.resuming(messageID: messageID, database: database)
             try text.withUnsafeBufferPointer { all in
@@ -199,10 +199,11 @@ struct SegmentSink {
     /// For a reply that already has text (one a crashed writer left): after its last segment.
     static func resuming(messageID: Int64, database: Database) throws -> SegmentSink {
         let row = try database.query("""
-            SELECT m.text != '', (SELECT max(seq) FROM message_more WHERE message_id = m.id) FROM messages m WHERE m.id = ?
+            SELECT m.text != '' AS has_text, (SELECT max(seq) FROM message_more WHERE message_id = m.id) AS last_seq
+            FROM messages m WHERE m.id = ?
             """, .integer(messageID)).first
-        let hasFirst = row?[0].int == 1 || row?[1] != .null
-        return SegmentSink(messageID: messageID, next: hasFirst ? (row?[1].int64 ?? -1) + 2 : 0)
+        let hasFirst = row?["has_text"].int == 1 || row?["last_seq"] != .null
+        return SegmentSink(messageID: messageID, next: hasFirst ? (row?["last_seq"].int64 ?? -1) + 2 : 0)
     }
 
     mutating func write(_ bytes: UnsafeBufferPointer<UInt8>, database: Database) throws {

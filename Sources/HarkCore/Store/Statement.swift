@@ -48,8 +48,6 @@ extension SQLValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Exp
     public init(_ value: Double?) { self = value.map(SQLValue.real) ?? .null }
 }
 
-public typealias Row = [SQLValue]
-
 /// A prepared statement, finalized when released.
 public final class Statement {
     private let database: Database
@@ -123,12 +121,19 @@ public final class Statement {
         }
     }
 
-    public func row() -> Row {
+    /// The current row, its values read by the names `names` (the statement's `columnNames`,
+    /// read once for all its rows).
+    public func row(names: [String]) -> NamedRow {
         let count = sqlite3_column_count(handle)
-        var row: Row = []
-        row.reserveCapacity(Int(count))
-        for column in 0..<count { row.append(value(at: column)) }
-        return row
+        var values: [SQLValue] = []
+        values.reserveCapacity(Int(count))
+        for column in 0..<count { values.append(value(at: column)) }
+        return NamedRow(values: values, names: names)
+    }
+
+    /// The current row's first value: what `SELECT count(*) …` and the like return.
+    func firstValue() -> SQLValue {
+        sqlite3_column_count(handle) > 0 ? value(at: 0) : .null
     }
 
     /// The select list's column names (the `AS` name where there is one), in order.
@@ -153,10 +158,17 @@ public final class Statement {
     }
 }
 
-/// A row whose values are read by column name, as the select list names them.
+/// A row whose values are read by column name, as the select list names them. There is no
+/// reading by position: a column added to or moved in a select list cannot shift what the
+/// code reads.
 public struct NamedRow {
-    public let values: Row
-    let names: [String]
+    private let values: [SQLValue]
+    private let names: [String]
+
+    fileprivate init(values: [SQLValue], names: [String]) {
+        self.values = values
+        self.names = names
+    }
 
     /// The value of the column called `name`. A name the select list does not have is a
     /// programming error, found by the first test that runs the query.

@@ -14,6 +14,11 @@ public enum HarkError: Error, Sendable, Equatable {
     /// The config file is malformed or unsafe; `line` is 1-based when known.
     case config(path: String, line: Int?, reason: String)
     case secret(reference: String, reason: String)
+    /// A session's setting hark cannot use (a bad value, a file it names unreadable): a fault
+    /// of the config, not of the command typed, so it exits as other config faults do.
+    case badSetting(session: String, problem: String)
+    /// A setting the session cannot go without, with what it should hold.
+    case missingSetting(session: String, what: String)
     /// Could not reach the server at all (refused, DNS, TLS).
     case network(host: String, reason: String)
     case timeout(host: String, phase: String, seconds: Double)
@@ -43,7 +48,7 @@ public enum HarkError: Error, Sendable, Equatable {
     public var exitCode: ExitCode {
         switch self {
         case .usage, .badArguments, .unknownCommand, .commandNotForKind, .unknownSession, .unknownThread: return .usage
-        case .config, .secret: return .config
+        case .config, .secret, .badSetting, .missingSetting: return .config
         case .network, .timeout, .proxy: return .network
         case .unauthorized, .authentication: return .auth
         case .http, .protocolViolation, .backend: return .backend
@@ -78,6 +83,10 @@ public enum HarkError: Error, Sendable, Equatable {
             return "\(path)\(line.map { ":\($0)" } ?? ""): \(reason)"
         case .secret(let reference, let reason):
             return "secret \(reference): \(reason)"
+        case .badSetting(let session, let problem):
+            return "session \(session): \(problem)"
+        case .missingSetting(let session, let what):
+            return "session \(session) needs \(what)"
         case .network(let host, let reason):
             if reason == NetworkReason.brokeMidReply { return "the connection to \(host) broke mid-reply" }
             return "cannot reach \(host): \(reason)"

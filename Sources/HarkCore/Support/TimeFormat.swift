@@ -33,7 +33,7 @@ public enum TimeFormat {
     /// "14:05" today, "Mar 3 14:05" this year, else the full date.
     /// One local-time conversion of each date and one strftime: a search lists twenty of
     /// these, and five conversions and an NSString bridge apiece showed in its profile.
-    public static func short(_ date: Date, now: Date = Date()) -> String {
+    public static func short(_ date: Date, now: Date = HarkClock.system.now()) -> String {
         guard isKnown(date) else { return unknown }
         let when = localParts(date), today = localParts(now)
         if when.tm_year == today.tm_year && when.tm_yday == today.tm_yday { return format(date, "%H:%M") }

@@ -41,4 +41,18 @@ import Testing
     func linesWithReferencesOrNoSecretAreKept(_ line: String) {
         #expect(InputRecording.mayRecord(line))
     }
+
+    /// Whether a command's arguments are secret comes from its spec, not from its name: the
+    /// same line is kept or not as the command table says.
+    @Test func aCommandMarkedAsTakingSecretsIsKeptOnlyWithoutArguments() {
+        func table(secret: Bool) -> CommandTable {
+            CommandTable([CommandSpec("unlock", [.optional("PIN")], "unlock the vault", secretArguments: secret) { _ in .none }])
+        }
+        #expect(!InputRecording.mayRecord("/unlock 4711", commands: table(secret: true)))
+        #expect(!InputRecording.mayRecord("/unlock \"47 11", commands: table(secret: true)))
+        #expect(InputRecording.mayRecord("/unlock", commands: table(secret: true)))
+        #expect(InputRecording.mayRecord("/unlock 4711", commands: table(secret: false)))
+        // The standard table marks Nyla's /login.
+        #expect(CommandTable.standard.specs.contains { $0.name == "login" && $0.secretArguments })
+    }
 }

@@ -73,11 +73,11 @@ struct ProxyRouteTests {
         #expect(try ProxySetting.parse("none", session: "s") == .direct)
         #expect(try ProxySetting.parse("proxy.corp:3128", session: "s") == .through("http://proxy.corp:3128"))
         #expect(try ProxySetting.parse("socks5h://127.0.0.1:1080", session: "s") == .through("socks5h://127.0.0.1:1080"))
-        #expect(throws: HarkError.usage("session s: proxy must be none or a proxy URL such as http://proxy.example:3128 "
+        #expect(throws: HarkError.badSetting(session: "s", problem: "proxy must be none or a proxy URL such as http://proxy.example:3128 "
             + "(schemes: http, https, socks4, socks4a, socks5, socks5h), not \"ftp://x\"")) {
             try ProxySetting.parse("ftp://x", session: "s")
         }
-        #expect(throws: HarkError.usage("session s: proxy must not hold the proxy's password; "
+        #expect(throws: HarkError.badSetting(session: "s", problem: "proxy must not hold the proxy's password; "
             + "set proxy_auth = basic:USER:env:VAR (or file:/cmd:) instead")) {
             try ProxySetting.parse("http://ann:pw@proxy.corp:3128", session: "s")
         }

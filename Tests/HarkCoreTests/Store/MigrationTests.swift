@@ -9,7 +9,7 @@ import TestSupport
         let applied = try Migrations.migrate(database)
         #expect(applied == Migrations.all.map(\.name))
         #expect(try Migrations.migrate(database).isEmpty, "a second run applies nothing")
-        let tables = try database.query("SELECT name FROM sqlite_master WHERE type IN ('table','view')").compactMap { $0[0].string }
+        let tables = try database.query("SELECT name FROM sqlite_master WHERE type IN ('table','view')").compactMap { $0["name"].string }
         for table in ["sessions", "threads", "messages", "message_parts", "input_history", "attachments", "messages_fts",
                       "local_forms", "message_more", "message_more_fts", "local_documents", "local_document_folders", "local_chunks",
                       "local_chunks_fts", "local_chunk_vectors"] {

@@ -42,7 +42,7 @@ import TestSupport
         // rows; none is longer than the most a snippet reads.
         for row in try store.database.query("SELECT text FROM message_more WHERE message_id = ? ORDER BY seq",
                                             .integer(writer.messageID)).dropLast() {
-            let segment = row[0].string ?? ""
+            let segment = row["text"].string ?? ""
             #expect(segment.hasSuffix("\n") || segment.hasSuffix(" "))
             #expect(segment.utf8.count <= ReplySegments.maxBytes)
         }
@@ -207,7 +207,7 @@ import TestSupport
         var stored = [try store.database.scalar("SELECT text FROM messages WHERE id = ?", .integer(writer.messageID)).string ?? ""]
         for row in try store.database.query("SELECT text FROM message_more WHERE message_id = ? ORDER BY seq",
                                             .integer(writer.messageID)) {
-            stored.append(row[0].string ?? "")
+            stored.append(row["text"].string ?? "")
         }
         #expect(stored.count == expected.count)
         #expect(stored == expected)

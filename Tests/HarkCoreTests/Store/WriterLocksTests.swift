@@ -69,7 +69,7 @@ import TestSupport
                                    .integer(pid), .integer(writer.messageID))
         }
         let reopened = try HistoryStore(path: directory.file("history.db"))
-        let open = try reopened.database.query("SELECT text FROM message_parts").compactMap { $0[0].string }
+        let open = try reopened.database.query("SELECT text FROM message_parts").compactMap { $0["text"].string }
         #expect(open == ["live writer"])
     }
 

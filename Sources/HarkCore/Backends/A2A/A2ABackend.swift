@@ -35,7 +35,7 @@ public final class A2ABackend: Backend, BackendKind {
 
     init(session: SessionConfig, environment: BackendEnvironment) throws {
         guard let url = session.url?.lowercased(), url.hasPrefix("http://") || url.hasPrefix("https://") else {
-            throw HarkError.usage("session \(session.name): url must be the agent's http(s) address, e.g. https://agent.example.com")
+            throw HarkError.badSetting(session: session.name, problem: "url must be the agent's http(s) address, e.g. https://agent.example.com")
         }
         self.session = session
         client = try A2AClient(session: session, environment: environment)
@@ -43,7 +43,7 @@ public final class A2ABackend: Backend, BackendKind {
         pollInterval = try session.double("poll_interval") ?? 0.5
         pushURL = session["push_url"].flatMap { $0.trimmingSpaces.isEmpty ? nil : $0.trimmingSpaces }
         if let pushURL, !(pushURL.lowercased().hasPrefix("http://") || pushURL.lowercased().hasPrefix("https://")) {
-            throw HarkError.usage("session \(session.name): push_url must be an http(s) address, e.g. http://127.0.0.1:8765/")
+            throw HarkError.badSetting(session: session.name, problem: "push_url must be an http(s) address, e.g. http://127.0.0.1:8765/")
         }
         history = environment.history(of: session.name)
     }

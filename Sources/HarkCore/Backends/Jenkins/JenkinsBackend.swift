@@ -72,14 +72,14 @@ public final class JenkinsBackend: Backend, BackendKind, @unchecked Sendable {
         self.session = session
         sessions = environment.sessions ?? SessionDirectory()
         let interval = try session.double("poll_interval") ?? 1
-        guard interval >= 0 else { throw HarkError.usage("session \(session.name): poll_interval must be 0 or more seconds") }
+        guard interval >= 0 else { throw HarkError.badSetting(session: session.name, problem: "poll_interval must be 0 or more seconds") }
         pollInterval = interval
         clock = environment.clock
         guard let mode = JenkinsClient.CrumbMode(rawValue: (session["crumb"] ?? "auto").lowercased()) else {
-            throw HarkError.usage("session \(session.name): crumb must be auto, on or off")
+            throw HarkError.badSetting(session: session.name, problem: "crumb must be auto, on or off")
         }
         guard let url = session.url, url.hasPrefix("http://") || url.hasPrefix("https://") else {
-            throw HarkError.usage("session \(session.name): url must start with http:// or https://")
+            throw HarkError.badSetting(session: session.name, problem: "url must start with http:// or https://")
         }
         let client = JenkinsClient(root: url, http: environment.http, auth: try session.authHeaders(),
                                    timeouts: try session.timeouts(), tls: try session.tls(), crumbMode: mode)

@@ -13,7 +13,7 @@ final class JenkinsCache: @unchecked Sendable {
     private var jobList: (jobs: [JobSummary], at: Date)?
     private var details: [JobPath: (job: JobDetails, at: Date)] = [:]
 
-    init(now: @escaping @Sendable () -> Date = Date.init) {
+    init(now: @escaping @Sendable () -> Date = HarkClock.system.now) {
         self.now = now
     }
 

@@ -53,7 +53,7 @@ public final class LocalBackend: Backend, BackendKind {
         let timeout = try session.double("llm_timeout") ?? FormModelReader.defaultTimeLimit
         llmTimeLimit = timeout > 0 ? timeout : nil
         if llm == session.name {
-            throw HarkError.usage("session \(session.name): llm must name another session, one of kind openai")
+            throw HarkError.badSetting(session: session.name, problem: "llm must name another session, one of kind openai")
         }
     }
 

@@ -54,22 +54,22 @@ public final class MonicaBackend: Backend, BackendKind {
         self.session = session
         let url = session.url ?? ""
         guard url.hasPrefix("https://") || url.hasPrefix("http://") else {
-            throw HarkError.usage("session \(session.name): url must be Monica's address, e.g. https://monica.example.com")
+            throw HarkError.badSetting(session: session.name, problem: "url must be Monica's address, e.g. https://monica.example.com")
         }
         pageSize = try session.int("page_size") ?? 15
         guard (1...100).contains(pageSize) else {
-            throw HarkError.usage("session \(session.name): page_size must be 1 to 100 (Monica's limit)")
+            throw HarkError.badSetting(session: session.name, problem: "page_size must be 1 to 100 (Monica's limit)")
         }
         sort = session["sort"]
         if let sort, !["created_at", "-created_at", "updated_at", "-updated_at"].contains(sort) {
-            throw HarkError.usage("session \(session.name): sort must be created_at, -created_at, updated_at or -updated_at")
+            throw HarkError.badSetting(session: session.name, problem: "sort must be created_at, -created_at, updated_at or -updated_at")
         }
         var policy = RetryPolicy.monica
         policy.tries = try session.int("tries") ?? policy.tries
         policy.firstDelay = try session.double("retry_delay") ?? policy.firstDelay
         policy.maxWait = try session.double("max_wait") ?? policy.maxWait
         guard policy.tries >= 1, policy.firstDelay >= 0, policy.maxWait >= 0 else {
-            throw HarkError.usage("session \(session.name): tries must be at least 1, retry_delay and max_wait not negative")
+            throw HarkError.badSetting(session: session.name, problem: "tries must be at least 1, retry_delay and max_wait not negative")
         }
         cacheLifetime = max(0, try session.double("cache") ?? 300)
         // Monica answers quickly or not at all: shorter waits than a chat reply's defaults,

@@ -26,7 +26,7 @@ public final class NylaBackend: Backend, BackendKind {
 
     public static let commands: [CommandSpec] = [
         CommandSpec("login", [.optional("USER")], "log in to the gateway (the password is asked without echo)", group: "nyla",
-                    run: nyla(NylaBackend.loginCommand)),
+                    secretArguments: true, run: nyla(NylaBackend.loginCommand)),
         CommandSpec("logout", "log out and forget the gateway's cookies", group: "nyla", run: nyla(NylaBackend.logoutCommand)),
         CommandSpec("instances", "list your mandates, features and instances", group: "nyla",
                     run: nyla(NylaBackend.instancesCommand)),
@@ -79,7 +79,7 @@ public final class NylaBackend: Backend, BackendKind {
         history = environment.history(of: session.name)
         self.environment = environment.environment
         guard let url = session.url, url.lowercased().hasPrefix("http://") || url.lowercased().hasPrefix("https://") else {
-            throw HarkError.usage("session \(session.name): url must be the gateway's http(s) address, e.g. https://nyla.example.com")
+            throw HarkError.badSetting(session: session.name, problem: "url must be the gateway's http(s) address, e.g. https://nyla.example.com")
         }
         state = NylaSessionState.shared(paths: environment.paths, session: session.name, gateway: url)
         client = try NylaClient(session: session, environment: environment, state: state)
@@ -87,7 +87,7 @@ public final class NylaBackend: Backend, BackendKind {
         mandateSetting = session["mandate"]
         if let feature = session["feature"] {
             guard let parsed = NylaFeature(rawValue: feature.lowercased()) else {
-                throw HarkError.usage("session \(session.name): feature must be workspace or chatbot, not \"\(feature)\"")
+                throw HarkError.badSetting(session: session.name, problem: "feature must be workspace or chatbot, not \"\(feature)\"")
             }
             featureSetting = parsed
         } else {
@@ -95,7 +95,7 @@ public final class NylaBackend: Backend, BackendKind {
         }
         let language = session["language"] ?? Self.language(from: environment.environment["LANG"])
         guard ["de", "en", "fr"].contains(language) else {
-            throw HarkError.usage("session \(session.name): language must be de, en or fr, not \"\(language)\"")
+            throw HarkError.badSetting(session: session.name, problem: "language must be de, en or fr, not \"\(language)\"")
         }
         options = NylaWire.StreamOptions(dataSourceIDs: Self.list(session["data_sources"]), language: language,
                                          providers: Self.list(session["providers"]))

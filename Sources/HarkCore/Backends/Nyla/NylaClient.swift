@@ -75,10 +75,10 @@ final class NylaClient: @unchecked Sendable {
         }
     }
 
-    var isLoggedIn: Bool { usesToken || state.read { $0.login?.established == true && $0.login?.jar.hasLiveCookie() == true } }
+    var isLoggedIn: Bool { usesToken || state.read { $0.login?.established == true && $0.login?.jar.hasLiveCookie(now: clock.now()) == true } }
 
     /// A saved login whose cookies have all expired.
-    var loginExpired: Bool { state.read { $0.login?.established == true && $0.login?.jar.hasLiveCookie() == false } }
+    var loginExpired: Bool { state.read { $0.login?.established == true && $0.login?.jar.hasLiveCookie(now: clock.now()) == false } }
 
     /// Logs in again with the session's stored password; false when it has none. Set by the
     /// backend, which knows the settings; used once when the gateway ends a login mid-run.
@@ -100,7 +100,7 @@ final class NylaClient: @unchecked Sendable {
         }
         headers += try auth.headers()
         let (cookie, csrf) = state.read { values in
-            (values.login?.jar.header(path: path, secureChannel: secureChannel), values.login?.csrf ?? values.tokenCSRF)
+            (values.login?.jar.header(path: path, secureChannel: secureChannel, now: clock.now()), values.login?.csrf ?? values.tokenCSRF)
         }
         if let cookie { headers.append(("Cookie", cookie)) }
         if !["GET", "HEAD", "OPTIONS"].contains(method) { headers.append((NylaWire.csrfHeader, csrf)) }
@@ -197,7 +197,7 @@ final class NylaClient: @unchecked Sendable {
     private func absorbCookies(_ head: HTTPResponseHead, path: String) {
         guard let header = head.header("set-cookie") else { return }
         let toSave: NylaLogin? = state.update { values in
-            guard var login = values.login, login.jar.absorb(header, requestPath: path) else { return nil }
+            guard var login = values.login, login.jar.absorb(header, requestPath: path, now: clock.now()) else { return nil }
             values.login = login
             return login.established ? login : nil
         }

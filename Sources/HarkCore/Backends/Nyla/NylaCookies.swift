@@ -25,14 +25,14 @@ public struct CookieJar: Sendable, Equatable {
 
     /// Whether any cookie is still valid: a saved login whose cookies have all expired sends
     /// none, and the gateway answers 401.
-    public func hasLiveCookie(now: Date = Date()) -> Bool {
+    public func hasLiveCookie(now: Date) -> Bool {
         cookies.contains { cookie in cookie.expires.map { $0 > now.timeIntervalSince1970 } ?? true }
     }
 
     /// Takes every cookie of a response's `set-cookie` header (values joined by "\n").
     /// Returns true when the jar changed.
     @discardableResult
-    public mutating func absorb(_ header: String, requestPath: String, now: Date = Date()) -> Bool {
+    public mutating func absorb(_ header: String, requestPath: String, now: Date) -> Bool {
         let before = cookies
         for line in header.split(separator: "\n") {
             guard let cookie = Self.parse(String(line), requestPath: requestPath, now: now) else { continue }
@@ -49,7 +49,7 @@ public struct CookieJar: Sendable, Equatable {
     }
 
     /// The `Cookie` header for a request, or nil when no cookie applies. Longer paths first.
-    public func header(path: String, secureChannel: Bool, now: Date = Date()) -> String? {
+    public func header(path: String, secureChannel: Bool, now: Date) -> String? {
         let matching = cookies.filter { cookie in
             (cookie.expires.map { $0 > now.timeIntervalSince1970 } ?? true)
                 && (!cookie.secure || secureChannel) && Self.pathMatches(path, cookie.path)

@@ -22,11 +22,11 @@ public struct ContextSettings: Sendable, Equatable {
     public init(_ session: SessionConfig) throws {
         maxTurns = try session.int("context_messages")
         if let maxTurns, maxTurns < 0 {
-            throw HarkError.usage("session \(session.name): context_messages is a count of messages, 0 or more")
+            throw HarkError.badSetting(session: session.name, problem: "context_messages is a count of messages, 0 or more")
         }
         guard let text = session["context"]?.trimmingSpaces.lowercased(), !text.isEmpty, text != "auto" else { return }
         guard let tokens = Self.tokens(text) else {
-            throw HarkError.usage("session \(session.name): context is the model's window in tokens (8192, 8k) or auto, "
+            throw HarkError.badSetting(session: session.name, problem: "context is the model's window in tokens (8192, 8k) or auto, "
                 + "not \(MessageLine.quote(text, 20))")
         }
         if tokens < Self.smallestWindow {

@@ -38,7 +38,7 @@ enum ModelAPIs {
         guard let name, !name.isEmpty else { return ChatCompletionsAPI() }
         if let api = all.first(where: { $0.name == name.lowercased() }) { return api }
         let suggestion = Suggest.closest(to: name, in: names)
-        throw HarkError.usage("session \(session): api must be \(names.joined(separator: ", "))"
+        throw HarkError.badSetting(session: session, problem: "api must be \(names.joined(separator: ", "))"
             + (suggestion.map { "; did you mean \($0)?" } ?? ""))
     }
 

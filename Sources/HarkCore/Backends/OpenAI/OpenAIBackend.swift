@@ -93,7 +93,7 @@ public final class OpenAIBackend: Backend, BackendKind {
             server = nil
             fixedBase = ModelAPIs.base(of: url)
         } else {
-            throw HarkError.usage("session \(session.name) needs url (the API base, e.g. http://127.0.0.1:8080/v1) "
+            throw HarkError.missingSetting(session: session.name, what: "url (the API base, e.g. http://127.0.0.1:8080/v1) "
                 + "or serve (a .gguf file hark runs with llama.cpp's server)")
         }
         history = environment.history(of: session.name)
@@ -138,7 +138,7 @@ public final class OpenAIBackend: Backend, BackendKind {
         guard value.hasPrefix("@") else { return value }
         let path = paths.resolve(String(value.dropFirst()))
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw HarkError.usage("session \(session): cannot read the system prompt \(path)")
+            throw HarkError.badSetting(session: session, problem: "cannot read the system prompt \(path)")
         }
         return PromptFile.body(of: String(decoding: data, as: UTF8.self))
     }

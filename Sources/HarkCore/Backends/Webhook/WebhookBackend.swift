@@ -53,11 +53,11 @@ public final class WebhookBackend: Backend, BackendKind, RemoteThreads {
         history = environment.history(of: session.name)
         let reserved: Set<String> = ["action", "metadata"]
         guard inputKey != sessionKey, !reserved.contains(inputKey), !reserved.contains(sessionKey) else {
-            throw HarkError.usage("session \(session.name): input_key and session_key must differ and not be action or metadata")
+            throw HarkError.badSetting(session: session.name, problem: "input_key and session_key must differ and not be action or metadata")
         }
         if let text = session["metadata"] {
             guard let json = try? JSON.parse(text), json.object != nil else {
-                throw HarkError.usage("session \(session.name): metadata must be a JSON object, e.g. {\"team\":\"support\"}")
+                throw HarkError.badSetting(session: session.name, problem: "metadata must be a JSON object, e.g. {\"team\":\"support\"}")
             }
             metadata = json
         } else {

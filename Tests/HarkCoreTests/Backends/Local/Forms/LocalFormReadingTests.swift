@@ -96,7 +96,7 @@ import TestSupport
         await transcript.type("remember to ask Bob for the badge")
         let note = try #require(try workspace.store.lastMessage(session: "local", role: .user))
         #expect(try workspace.store.thread(id: note.threadID)?.title == "remember to ask Bob for the badge")
-        let form = try #require(try workspace.store.database.query("SELECT thread_id FROM local_forms").first?[0].int64)
+        let form = try #require(try workspace.store.database.scalar("SELECT thread_id FROM local_forms").int64)
         #expect(note.threadID != form)
         #expect(try workspace.backend(for: "local").promptBadge() == nil)
     }

@@ -82,16 +82,16 @@ import TestSupport
             """)
         // Both attempts carried the same answers and the form's uid as the n8n session.
         let record = try #require(try workspace.store.database.query("SELECT uid, stage, submitted_to FROM local_forms").first)
-        #expect(record[1].string == "submitted")
-        #expect(record[2].string == "helpdesk")
+        #expect(record["stage"].string == "submitted")
+        #expect(record["submitted_to"].string == "helpdesk")
         let bodies = server.http.requests.compactMap { try? JSON.parse($0.body) }
         #expect(bodies.count == 2)
         for body in bodies {
             #expect(body["action"]?.string == "sendMessage")
-            #expect(body["sessionId"]?.string == record[0].string)
+            #expect(body["sessionId"]?.string == record["uid"].string)
             let payload = try JSON.parse(body["chatInput"]?.string ?? "")
             #expect(payload["form"]?.string == "ticket")
-            #expect(payload["form_id"]?.string == record[0].string)
+            #expect(payload["form_id"]?.string == record["uid"].string)
             #expect(payload["submitted_at"]?.string == TimeFormat.iso8601(clock.now))
             #expect(payload["answers"] == ["topic": "login", "details": "cannot sign in since Monday", "urgent": false])
         }
@@ -208,7 +208,7 @@ import TestSupport
         #expect(prompts[0].contains("The question was \"When did you meet?\""))
         // What the model sent beyond the field asked for is ignored: the relationship already
         // answered, and the follow-up date (before today, which the field would refuse anyway).
-        let answers = try JSON.parse(try #require(try workspace.store.database.query("SELECT answers FROM local_forms").first?[0].string))
+        let answers = try JSON.parse(try #require(try workspace.store.database.scalar("SELECT answers FROM local_forms").string))
         #expect(answers == ["name": "Ann Lee", "email": "ann@x.org", "phone": nil, "company": "ACME, I think",
                             "relationship": "partner", "met_on": "2025-12-30", "follow_up": true])
     }

@@ -114,8 +114,8 @@ import TestSupport
 
             """)
         let row = try #require(try transcript.workspace.store.database.query("SELECT stage, answers FROM local_forms").first)
-        #expect(row[0].string == "cancelled")
-        #expect(try JSON.parse(row[1].string ?? "") == ["name": "back", "notes": "x"])
+        #expect(row["stage"].string == "cancelled")
+        #expect(try JSON.parse(row["answers"].string ?? "") == ["name": "back", "notes": "x"])
     }
 
     @Test func deletingAFormsThreadDropsTheFormAndHelpAndInfoTellAboutForms() async throws {

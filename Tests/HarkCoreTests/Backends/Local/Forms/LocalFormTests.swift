@@ -132,11 +132,11 @@ import TestSupport
         // The progress row: done, the answers typed, the hidden field's answer kept aside.
         let row = try #require(try workspace.store.database.query(
             "SELECT stage, current_field, answers, template, completed_at FROM local_forms").first)
-        #expect(row[0].string == "done")
-        #expect(row[1] == .null)
-        #expect(row[3].string == "bug-report")
-        #expect(row[4].double == clock.now.timeIntervalSince1970)
-        let answers = try JSON.parse(row[2].string ?? "")
+        #expect(row["stage"].string == "done")
+        #expect(row["current_field"] == .null)
+        #expect(row["template"].string == "bug-report")
+        #expect(row["completed_at"].double == clock.now.timeIntervalSince1970)
+        let answers = try JSON.parse(row["answers"].string ?? "")
         #expect(answers["reproducible"] == .bool(false))
         #expect(answers["severity"]?.string == "critical")
         #expect(answers["expected"] == .null)

@@ -64,6 +64,29 @@ import TestSupport
         try await ProcessExit.waitForExit(running.server, seconds: 60)
     }
 
+    /// The wait for a server to load its model is three minutes of the HTTP client's clock, so
+    /// a test clock runs it out at once. llama.cpp's own server is given a model that never
+    /// finishes loading (a FIFO nobody writes): its /health answers 503 "Loading model"
+    /// throughout (tools/server/README.md in ggml-org/llama.cpp), as while a large model loads
+    /// from a slow disk, until hark gives up and stops it.
+    @Test func aServerThatNeverGetsReadyIsGivenUpAfterThreeMinutesOfTheClock() async throws {
+        let fixtures = VoiceTestAssets.root + "/Tests/Fixtures/llama"
+        let home = TestHome()
+        try FileManager.default.createDirectory(atPath: home.paths.dataDirectory, withIntermediateDirectories: true)
+        let fifo = home.paths.dataDirectory + "/never-loads.gguf"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let model = try ServedModel.resolve(fifo, session: "slow", paths: home.paths, contextSize: 1024, threads: 1, venv: nil,
+                                            searchPath: fixtures)
+        let clock = TestClock()
+        let server = LocalModelServer(session: "slow", model: model, paths: home.paths, http: HTTPClient(clock: clock.clock))
+        await #expect(throws: HarkError.backend("llama.cpp's server for slow was not ready after 3 minutes; see \(server.logPath)")) {
+            _ = try await server.base()
+        }
+        let waited = clock.sleeps.reduce(0, +)
+        #expect(waited >= LocalModelServer.readinessLimit && waited < LocalModelServer.readinessLimit + 1)
+        #expect(Self.pidFile(home) == nil, "the server given up is stopped")
+    }
+
     /// kill -9 leaves hark no chance to stop anything: the server stops all the same, as the
     /// pipe it reads ends with hark.
     @Test func aKilledHarkLeavesNoServerRunning() async throws {
@@ -120,7 +143,7 @@ import TestSupport
 
     @Test func whatServeNeedsIsSaidWhenMissing() throws {
         let home = TestHome()
-        #expect(throws: HarkError.usage("session s: serve needs llama.cpp's server: scripts/run.sh --with-model installs it "
+        #expect(throws: HarkError.badSetting(session: "s", problem: "serve needs llama.cpp's server: scripts/run.sh --with-model installs it "
             + "(the xllamacpp wheel, into .local/venv), or put llama-server on PATH")) {
             try ServedModel.resolve("smollm2", session: "s", paths: home.paths, contextSize: 1024, venv: nil, searchPath: "/nonexistent")
         }
