@@ -121,7 +121,7 @@ public final class ToolHost: @unchecked Sendable {
     /// A question a server asks during a call: what it comes to, and lines to tell the user.
     func answer(_ question: Question) async -> (QuestionOutcome, [String]) {
         let interaction = state.read { $0.interaction() }
-        return await questions.answer(question, interaction: interaction, today: FormDate.local(Date()))
+        return await questions.answer(question, interaction: interaction, today: FormDate.local(http.clock.now()))
     }
 
     // MARK: Approval

@@ -30,7 +30,7 @@ public enum VoiceDoctor {
         }
         // The default model, and each session's own where it has one.
         var seen = Set<String>()
-        let defaults = (try? VoiceSettings.resolve(session: SessionConfig(name: "-", kind: "local"), config: config, paths: paths))
+        let defaults = (try? VoiceSettings.resolve(session: SessionConfig(name: "-", kind: LocalBackend.name), config: config, paths: paths))
             ?? VoiceSettings()
         part("vosk model") { try describeModel(defaults, paths: paths, seen: &seen) }
         for session in config.sessions where session["vosk_model"] != nil {
