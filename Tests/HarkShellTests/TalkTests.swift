@@ -65,7 +65,7 @@ struct TalkTests {
                 #expect(try await process.waitForExit() == 0, "\(process.stderr)")
             }
             #expect(sentTexts(server) == Array(expected.prefix(index + 1)), "\(process.stderr)")
-            #expect(monitor.loudest(from: spoken, to: Date()) > -45, "reply \(index + 1) was heard on the sink")
+            #expect(try await monitor.hears(above: -45, after: spoken), "reply \(index + 1) was heard on the sink")
         }
         #expect(process.stdout == expected.map { "You said \($0). That is all.\n" }.joined())
         #expect(expected.allSatisfy { process.stderr.contains("› \($0)\n") }, "\(process.stderr)")
@@ -138,7 +138,7 @@ struct TalkTests {
         }
         try await terminal.waitFor("the meter") { lastLine($0).hasPrefix("● ") && lastLine($0).hasSuffix(" listening") }
         // The listening tone played before the microphone opened (nothing else sounds by then).
-        #expect(monitor.loudest(from: started, to: Date()) > -30, "the listening cue")
+        #expect(try await monitor.hears(above: -30, after: started), "the listening cue")
         microphone.say(try MicrophoneFeed.korean(hello))
         // The words under the meter, the message sent, the reply printed while it is read aloud…
         try await terminal.waitFor("the words heard") { lastLine($0).hasPrefix("● ") && lastLine($0).hasSuffix(" \(hello)") }
@@ -148,7 +148,7 @@ struct TalkTests {
         let stopping = Date()
         try terminal.press("Escape")
         try await terminal.waitFor("the prompt") { $0.contains("stopped talking") && lastLine($0).hasSuffix("›") }
-        #expect(monitor.loudest(from: stopping, to: Date()) > -30, "the stopped cue")
+        #expect(try await monitor.hears(above: -30, after: stopping), "the stopped cue")
         #expect(sentTexts(server) == [hello])
         // The message is in the input history, as one typed.
         try terminal.press("Up")

@@ -78,7 +78,7 @@ public final class MicrophoneFeed: @unchecked Sendable {
 /// The levels of what the sound server plays, in 50 ms blocks with the time each was read,
 /// recorded from the null sink's monitor on a thread of its own until released.
 public final class SinkMonitor: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = NSCondition()
     private var recorded: [(time: Date, level: Double)] = []
     private var stopped = false
 
@@ -89,7 +89,10 @@ public final class SinkMonitor: @unchecked Sendable {
             while !lock.withLock({ stopped }) {
                 guard (try? block.withUnsafeMutableBufferPointer { try source.read(into: $0) }) != nil else { return }
                 let level = block.withUnsafeBufferPointer { PCM.level($0) }
-                lock.withLock { recorded.append((Date(), level)) }
+                lock.withLock {
+                    recorded.append((Date(), level))
+                    lock.broadcast()
+                }
             }
         }.start()
     }
@@ -98,9 +101,18 @@ public final class SinkMonitor: @unchecked Sendable {
 
     public func stop() { lock.withLock { stopped = true } }
 
-    /// The loudest block read between the two times, in dBFS (-100 when none was).
-    public func loudest(from start: Date, to end: Date) -> Double {
-        lock.withLock { recorded.filter { $0.time >= start && $0.time <= end }.map(\.level).max() ?? -100 }
+    /// Whether a block louder than `level` dBFS is read from `start` on, waiting for it up to
+    /// `seconds`: on a loaded machine the monitor reads what played some time after it played.
+    public func hears(above level: Double, after start: Date, within seconds: Double = 60) async throws -> Bool {
+        try await offThePool { [self] in
+            let deadline = Date().addingTimeInterval(seconds)
+            return lock.withLock {
+                while !recorded.contains(where: { $0.time >= start && $0.level > level }) {
+                    if stopped || !lock.wait(until: deadline) { return false }
+                }
+                return true
+            }
+        }
     }
 }
 
