@@ -6,7 +6,7 @@ import TestSupport
 /// A Jenkins session in the real binary and a real terminal: a parameter asked for (the
 /// password without echo), the console streamed as it is (no Markdown), Ctrl-C detaching,
 /// the notice at the prompt of another session, and a long log in the pager.
-@Suite(.enabled(if: TerminalDriver.isAvailable, "needs tmux; scripts/setup.sh --test installs it"), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: TerminalDriver.isAvailable, "needs tmux; scripts/setup.sh --test installs it"), .timeLimit(.minutes(3)))
 struct JenkinsShellTests {
     @Test func aBuildFollowedThenLeftToFinishInTheBackground() async throws {
         let server = try TestJenkinsServer()

@@ -55,9 +55,12 @@ struct TalkTests {
         microphone.say(cough)
         microphone.silence(seconds: 3)
         for (index, speech) in turns.enumerated() {
+            // From the turn's start: the reply plays after the speech (cues are off here, and the
+            // last reply ended before), and a test resumed late on a loaded machine may come back
+            // only after the reply has played.
+            let spoken = Date()
             microphone.say(speech)
             try await microphone.waitUntilSaid()
-            let spoken = Date()
             if index < turns.count - 1 {
                 // The reply has been read out when hark listens again.
                 try await process.waitFor(stderr: "listening…", count: index + 2)

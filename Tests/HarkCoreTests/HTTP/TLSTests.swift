@@ -6,7 +6,7 @@ import TestSupport
 /// `ca` and `pin` against a real TLS server on loopback (Python's ssl with a certificate made
 /// by openssl for this run): a Jenkins behind a private CA is refused until its CA bundle is
 /// given, and a pinned key that does not match is refused even then.
-@Suite(.timeLimit(.minutes(1))) struct TLSTests {
+@Suite(.timeLimit(.minutes(3))) struct TLSTests {
     /// A transcript with its private home, kept as long as the test uses it.
     final class Session: @unchecked Sendable {
         let home: TestHome

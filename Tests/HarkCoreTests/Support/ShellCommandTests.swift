@@ -9,7 +9,7 @@ import TestSupport
     /// until a task on the pool opens its FIFO: had the commands held the pool's threads, that
     /// task could never run and they would wait forever (the time limit cannot fire then
     /// either: it needs the pool too; the run hangs).
-    @Test(.timeLimit(.minutes(1))) func bangCommandsLeaveTheConcurrencyPoolFree() async throws {
+    @Test(.timeLimit(.minutes(3))) func bangCommandsLeaveTheConcurrencyPoolFree() async throws {
         let home = TestHome(config: "[session notes]\nkind = local\n")
         let workspace = try home.workspace()
         try workspace.switchSession(to: "notes")

@@ -5,7 +5,7 @@ import TestSupport
 
 /// The build follower's waits are the workspace's clock's, and a consumer that goes away
 /// stops it: it polls Jenkins no more.
-@Suite(.timeLimit(.minutes(1))) struct BuildFollowerTests {
+@Suite(.timeLimit(.minutes(3))) struct BuildFollowerTests {
     /// A clock whose waits last until the waiting task is cancelled, which it tells.
     final class HeldClock: Sendable {
         let cancelled = Gate()

@@ -40,7 +40,7 @@ enum JenkinsFixture {
     }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct JenkinsBuildTests {
+@Suite(.timeLimit(.minutes(3))) struct JenkinsBuildTests {
     @Test func aBuildWaitsInTheQueueThenStreamsItsConsoleToTheResult() async throws {
         let server = try TestJenkinsServer()
         server.addJob("app", parameters: [.string("BRANCH", default: "main"), .choice("TARGET", ["staging", "production"]),
@@ -97,7 +97,7 @@ enum JenkinsFixture {
     }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct JenkinsBackgroundTests {
+@Suite(.timeLimit(.minutes(3))) struct JenkinsBackgroundTests {
     static func queuePolls(_ id: Int) -> @Sendable ([TestJenkinsServer.Served]) -> Bool {
         { answers in answers.contains { $0.path.hasSuffix("/queue/item/\(id)/api/json") } }
     }

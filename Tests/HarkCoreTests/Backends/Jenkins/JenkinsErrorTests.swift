@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 @testable import HarkCore
 
-@Suite(.timeLimit(.minutes(1))) struct JenkinsErrorTests {
+@Suite(.timeLimit(.minutes(3))) struct JenkinsErrorTests {
     @Test func eachFailureIsOneClearLine() async throws {
         let server = try TestJenkinsServer()
         server.addJob("app")

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 @testable import HarkCore
 
-@Suite(.timeLimit(.minutes(1))) struct JenkinsJobsTests {
+@Suite(.timeLimit(.minutes(3))) struct JenkinsJobsTests {
     static func server() throws -> TestJenkinsServer {
         let server = try TestJenkinsServer(contextPath: "/jenkins")
         server.addJob("app", description: "Builds <b>the app</b>\nfrom a branch.",

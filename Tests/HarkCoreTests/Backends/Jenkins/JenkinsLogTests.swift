@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 @testable import HarkCore
 
-@Suite(.timeLimit(.minutes(1))) struct JenkinsLogTests {
+@Suite(.timeLimit(.minutes(3))) struct JenkinsLogTests {
     @Test func aFinishedBuildsConsoleIsPagedWholeEvenGzipped() async throws {
         let server = try TestJenkinsServer()
         server.addJob("app")

@@ -6,7 +6,7 @@ import TestSupport
 /// What users of a Jenkins client expect beyond starting builds: a Pipeline's stages while the
 /// console streams, its input steps answered from hark, archived files, test results and
 /// favourite jobs.
-@Suite(.timeLimit(.minutes(1))) struct JenkinsPipelineTests {
+@Suite(.timeLimit(.minutes(3))) struct JenkinsPipelineTests {
     static func describedAs(_ stages: String) -> @Sendable ([TestJenkinsServer.Served]) -> Bool {
         { answers in answers.contains { $0.stages == stages } }
     }

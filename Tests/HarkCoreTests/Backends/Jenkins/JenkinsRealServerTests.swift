@@ -6,7 +6,7 @@ import TestSupport
 /// Jenkins as its source behaves where our first fixture did not: console notes in the plain
 /// console, parameter defaults as they are exported, folders and multibranch projects,
 /// branch names, permissions, colours, and a cancel that comes too late.
-@Suite(.timeLimit(.minutes(1))) struct JenkinsRealServerTests {
+@Suite(.timeLimit(.minutes(3))) struct JenkinsRealServerTests {
     @Test func consoleNotesNeverReachTheScreenTheHistoryOrSearch() async throws {
         let server = try TestJenkinsServer()
         server.addPipeline("app")
