@@ -128,7 +128,7 @@ public final class TestOpenAIServer: @unchecked Sendable {
                 case .raw(let text):
                     response.write(text)
                 case .wait(let gate):
-                    gate.wait()
+                    gate.wait(seconds: 120)  // past the 90 s a test on a loaded machine may wait for what comes before
                 case .fail:
                     break
                 case .llamaError(let message):
