@@ -397,7 +397,7 @@ public final class TestN8NServer: @unchecked Sendable {
 
         /// Until a button of `execution` is pressed (false when none is within 30 s).
         func waitForPress(_ execution: String) -> Bool {
-            let deadline = Date().addingTimeInterval(30)
+            let deadline = Date().addingTimeInterval(120)  // a loaded test run may take its time to press
             changed.lock()
             defer { changed.unlock() }
             while presses[execution, default: []].isEmpty {
