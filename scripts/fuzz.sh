@@ -41,7 +41,7 @@ errors=("$core/Support/HarkError.swift" "$core/Support/MessageLine.swift" "$core
 # What a reply decoder target needs besides the decoder: its helpers, the ReplyDecoder protocol, the
 # response head, the events.
 decoder_sources=(Tests/Fuzz/Support/ReplyDecoderSupport.swift "$core/Backends/ReplyDecoder.swift" "${http_request[@]}"
-  "$core/Model/ReplyEvent.swift" "$core/Model/ResumePoint.swift" "$core/Inbox/NotificationText.swift" "$core/Model/ToolCall.swift" "$core/Model/Message.swift" "${json_sources[@]}" "${errors[@]}")
+  "$core/Model/ReplyEvent.swift" "$core/Model/ResumePoint.swift" "$core/Inbox/NotificationText.swift" "$core/Model/ToolCall.swift" "$core/Questions/AskedQuestion.swift" "$core/Model/Message.swift" "${json_sources[@]}" "${errors[@]}")
 
 # And what the model APIs' decoders share: the SSE parser and the JSON event stream.
 model_sources=("$core/Streaming/SSEParser.swift" "$core/Streaming/ByteSearch.swift" "$core/HTTP/ServerMessage.swift"
