@@ -307,7 +307,7 @@ def render():
     with Server() as server:
         _, env = home(server.port)
         pass_env = [f"{k}={v}" for k, v in env.items() if k.startswith(("XDG_", "TERM"))]
-        for kind in ("mdtext", "markdown", "bytes"):
+        for kind in ("mdtext", "code", "markdown", "bytes"):
             for name, binary in builds:
                 drained = json.loads(run([sys.executable, f"{HERE}/pty_run.py", "drain", "3", "--", "env", "-u", "NO_COLOR",
                                           *pass_env, binary, "-s", "bench", "--new-thread", f"{kind}={size}"]))
