@@ -67,11 +67,18 @@ extension A2ABackend {
         defer { record() }
         let params = A2AWire.sendParams(message: message, streaming: endpoint.card.streaming, tenant: endpoint.tenant,
                                         version: endpoint.version, push: push)
+        try await exchange(params, endpoint: endpoint, progress: progress, yield: forward)
+        try await answerForms(endpoint: endpoint, progress: progress, yield: forward)
+    }
+
+    /// One message's events until its task settles: streamed, or sent and polled.
+    func exchange(_ params: JSON, endpoint: A2AClient.Endpoint, progress: A2AReplyProgress,
+                  yield: (ReplyEvent) async throws -> Void) async throws {
         do {
             if endpoint.card.streaming {
-                try await stream(.stream, params: params, endpoint: endpoint, progress: progress, yield: forward)
+                try await stream(.stream, params: params, endpoint: endpoint, progress: progress, yield: yield)
             } else {
-                try await sendAndPoll(params: params, endpoint: endpoint, progress: progress, yield: forward)
+                try await sendAndPoll(params: params, endpoint: endpoint, progress: progress, yield: yield)
             }
         } catch let error as HarkError {
             if case .http(let status, _, _) = error, [404, 405, 410].contains(status) { state.forgetCard() }

@@ -1,0 +1,46 @@
+import FoundationEssentials
+
+extension A2ABackend {
+    /// The most forms one message answers in a row: an agent that asks again whatever it is
+    /// told (scripted answers it does not take) is left waiting for a person instead.
+    static let formRounds = 8
+
+    /// The run's question desk, shared with MCP's questions so that `--answer` reaches both,
+    /// asked through whoever answers the workspace's questions at that moment.
+    static func answerer(_ environment: BackendEnvironment) -> @Sendable (Question) async -> (QuestionOutcome, [String]) {
+        if let tools = environment.tools { return { await tools.answer($0) } }
+        let desk = QuestionDesk(environment: environment.environment)
+        let interactions = environment.interactions
+        let clock = environment.clock
+        return { await desk.answer($0, interaction: interactions.current, today: FormDate.local(clock.now())) }
+    }
+
+    /// While the task waits for a form (A2AForm): asks it, and sends the answers as a data
+    /// part in the same task (its taskId and contextId), the reply going on with what the
+    /// agent does next. Declined or dismissed, the task stays input-required and the next
+    /// message in the thread answers it in words.
+    func answerForms(endpoint: A2AClient.Endpoint, progress: A2AReplyProgress,
+                     yield: (ReplyEvent) async throws -> Void) async throws {
+        var rounds = 0
+        while let form = progress.takeForm() {
+            rounds += 1
+            let question = form.question(asker: session.name)
+            var (outcome, lines) = (QuestionOutcome.decline,
+                                    ["\(session.name) asked for its form \(Self.formRounds) times in a row; " + (question.refusal ?? "")])
+            if rounds <= Self.formRounds { (outcome, lines) = await answer(question) }
+            for line in lines { try await yield(.notice(line)) }
+            guard case .accept(let values) = outcome, let taskID = progress.taskID else {
+                try await yield(.status("input-required: your next message answers the agent"))
+                try await yield(.finished(reason: A2AWire.TaskState.inputRequired.rawValue))
+                return
+            }
+            try Task.checkCancellation()
+            let message = A2AWire.message(text: "", data: values, files: [], messageID: UUID().uuidString.lowercased(),
+                                          contextID: progress.contextID, taskID: taskID, version: endpoint.version)
+            progress.resumeAfterAnswer()
+            let params = A2AWire.sendParams(message: message, streaming: endpoint.card.streaming, tenant: endpoint.tenant,
+                                            version: endpoint.version)
+            try await exchange(params, endpoint: endpoint, progress: progress, yield: yield)
+        }
+    }
+}
