@@ -14,7 +14,8 @@ struct A2AFormShellTests {
 
     @Test(.enabled(if: TerminalDriver.isAvailable, "needs tmux")) func aFormIsAskedFieldByFieldAndAnApprovalWithOneKey() async throws {
         let agent = try await TestA2AAgent.shared()
-        let terminal = try Self.home(agent).terminal()
+        let home = Self.home(agent)
+        let terminal = try home.terminal()
         try await terminal.waitFor(text: "echo ›")
         try terminal.enter("form")
         try await terminal.waitFor(text: "echo asks: Who is coming, and how many tickets?")
@@ -26,7 +27,10 @@ struct A2AFormShellTests {
         try terminal.enter("three of them")
         try await terminal.waitFor(text: "Please check your answers:")
         try terminal.enter("yes")
-        try await terminal.waitFor(text: #"got the data part {"count": 3, "name": "Ann", "request_id": "request_id_4711"}"#)
+        try await terminal.waitFor(text: "· completed")
+        // The reply wraps at the terminal's width.
+        #expect(try terminal.screen().replacingOccurrences(of: "\n", with: " ")
+            .contains(#"got the data part {"count": 3, "name": "Ann", "request_id": "request_id_4711"}"#))
 
         try terminal.enter("approve")
         try await terminal.waitFor(text: "echo asks: Deploy v2.4.1 to production? [a]pprove / [d]eny")
@@ -38,7 +42,9 @@ struct A2AFormShellTests {
 
     @Test func aPipeDeclinesInOneLineAndTheTaskWaitsAndAnswerAnswers() async throws {
         let agent = try await TestA2AAgent.shared()
-        let declined = try await HarkRun.run(["form"], Self.home(agent).environment)
+        // Each run in a home of its own: the first leaves its thread's task waiting.
+        let home = Self.home(agent), other = Self.home(agent)
+        let declined = try await HarkRun.run(["form"], home.environment)
         #expect(declined.status == 0)
         #expect(declined.stderr == "hark: echo asked \"Who is coming, and how many tickets?\" and nobody is here to answer: declined; "
                 + "the task stays input-required (your next message answers it); give the answers with --answer name=… "
@@ -47,7 +53,7 @@ struct A2AFormShellTests {
         #expect(declined.stdout == "task \(task) needs an answer.")
         #expect(try await agent.taskState("echo", id: task) == "TASK_STATE_INPUT_REQUIRED")
 
-        let answered = try await HarkRun.run(["--answer", "name=Ann", "--answer", "count=3", "form"], Self.home(agent).environment)
+        let answered = try await HarkRun.run(["--answer", "name=Ann", "--answer", "count=3", "form"], other.environment)
         #expect(answered.status == 0, "\(answered.stderr)")
         #expect(answered.stderr.isEmpty)
         #expect(answered.stdout.contains(#"got the data part {"count": 3, "name": "Ann", "request_id": "request_id_4711"}"#))
