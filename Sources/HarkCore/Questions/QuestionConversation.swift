@@ -54,6 +54,9 @@ public struct QuestionConversation: Sendable {
         }
     }
 
+    /// The line shown when the question is dismissed with Ctrl-C or Ctrl-D.
+    public var dismissedLine: String { question.refusal.map { "Cancelled: \($0)." } ?? "Cancelled." }
+
     /// The field being asked, for the prompt (nil at the summary).
     public var currentField: FormField? { form.currentField }
 }

@@ -19,7 +19,9 @@ extension A2ABackend {
     /// part in the same task (its taskId and contextId), the reply going on with what the
     /// agent does next. Declined or dismissed, the task stays input-required and the next
     /// message in the thread answers it in words.
-    func answerForms(endpoint: A2AClient.Endpoint, progress: A2AReplyProgress,
+    /// Asked once the reply so far is out (`drained`), so that the question follows the
+    /// agent's words on the screen.
+    func answerForms(endpoint: A2AClient.Endpoint, progress: A2AReplyProgress, drained: () async -> Void,
                      yield: (ReplyEvent) async throws -> Void) async throws {
         var rounds = 0
         while let form = progress.takeForm() {
@@ -27,7 +29,10 @@ extension A2ABackend {
             let question = form.question(asker: session.name)
             var (outcome, lines) = (QuestionOutcome.decline,
                                     ["\(session.name) asked for its form \(Self.formRounds) times in a row; " + (question.refusal ?? "")])
-            if rounds <= Self.formRounds { (outcome, lines) = await answer(question) }
+            if rounds <= Self.formRounds {
+                await drained()
+                (outcome, lines) = await answer(question)
+            }
             for line in lines { try await yield(.notice(line)) }
             guard case .accept(let values) = outcome, let taskID = progress.taskID else {
                 try await yield(.status("input-required: your next message answers the agent"))
