@@ -24,8 +24,14 @@ extension A2ABackend {
     func answerForms(endpoint: A2AClient.Endpoint, progress: A2AReplyProgress, drained: () async -> Void,
                      yield: (ReplyEvent) async throws -> Void) async throws {
         var rounds = 0
-        while let form = progress.takeForm() {
+        while let parts = progress.takeForm() {
             rounds += 1
+            guard let form = A2AForm(parts: parts) else {
+                // Shaped like a form, with a field hark cannot ask: shown, and answered in words.
+                try await yield(.text("\n" + A2AReplyProgress.text(of: parts.filter(A2AReplyProgress.isForm))))
+                try await waitForWords(yield)
+                return
+            }
             let question = form.question(asker: session.name)
             var (outcome, lines) = (QuestionOutcome.decline,
                                     ["\(session.name) asked for its form \(Self.formRounds) times in a row; " + (question.refusal ?? "")])
@@ -35,8 +41,7 @@ extension A2ABackend {
             }
             for line in lines { try await yield(.notice(line)) }
             guard case .accept(let values) = outcome, let taskID = progress.taskID else {
-                try await yield(.status("input-required: your next message answers the agent"))
-                try await yield(.finished(reason: A2AWire.TaskState.inputRequired.rawValue))
+                try await waitForWords(yield)
                 return
             }
             try Task.checkCancellation()
@@ -47,5 +52,11 @@ extension A2ABackend {
                                             version: endpoint.version)
             try await exchange(params, endpoint: endpoint, progress: progress, yield: yield)
         }
+    }
+
+    /// The reply ends with the task input-required, as for a question in words.
+    private func waitForWords(_ yield: (ReplyEvent) async throws -> Void) async throws {
+        try await yield(.status("input-required: your next message answers the agent"))
+        try await yield(.finished(reason: A2AWire.TaskState.inputRequired.rawValue))
     }
 }

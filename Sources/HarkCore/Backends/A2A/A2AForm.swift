@@ -19,7 +19,7 @@ struct A2AForm: Sendable, Equatable {
         let said = parts.compactMap { part -> String? in if case .text(let text) = part { return text } else { return nil } }
             .joined().trimmed
         for part in parts {
-            guard case .data(let data) = part, let found = Self.schema(in: data),
+            guard case .data(let data) = part, let found = A2AFormShape.schema(in: data),
                   let fields = try? QuestionSchema.fields(of: found.schema) else { continue }
             self.fields = fields
             let message = found.wording ?? said
@@ -34,38 +34,5 @@ struct A2AForm: Sendable, Equatable {
         var question = Question(asker: asker, message: message, kind: .form(fields))
         question.refusal = "the task stays input-required (your next message answers it)"
         return question
-    }
-
-    /// The schema a data part holds, with the form's values as defaults, and its own words.
-    static func schema(in data: JSON) -> (schema: JSON, wording: String?)? {
-        if data["type"]?.string == "form", let form = data["form"], form["properties"]?.object != nil {
-            let wording = nonEmpty(data["instructions"]?.string) ?? nonEmpty(form["title"]?.string)
-            return (withDefaults(form, data["form_data"]?.object ?? [:]), wording)
-        }
-        guard data["properties"]?.object != nil, (data["type"]?.string ?? "object") == "object" else { return nil }
-        return (data, nonEmpty(data["title"]?.string) ?? nonEmpty(data["description"]?.string))
-    }
-
-    /// Each known value becomes its field's default; a `<transaction date>` placeholder says
-    /// the value is still to be asked.
-    static func withDefaults(_ schema: JSON, _ values: [String: JSON]) -> JSON {
-        guard var object = schema.object, var properties = schema["properties"]?.object else { return schema }
-        for (name, value) in values {
-            guard var property = properties[name]?.object, property["default"] == nil, !isPlaceholder(value) else { continue }
-            property["default"] = value
-            properties[name] = .object(property)
-        }
-        object["properties"] = .object(properties)
-        return .object(object)
-    }
-
-    static func isPlaceholder(_ value: JSON) -> Bool {
-        guard let text = value.string?.trimmed else { return value.isNull }
-        return text.isEmpty || (text.hasPrefix("<") && text.hasSuffix(">"))
-    }
-
-    private static func nonEmpty(_ text: String?) -> String? {
-        guard let text = text?.trimmed, !text.isEmpty else { return nil }
-        return text
     }
 }

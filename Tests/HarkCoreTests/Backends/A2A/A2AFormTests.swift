@@ -47,6 +47,9 @@ struct A2AFormTests {
         #expect(A2AForm(parts: [.data(try JSON.parse(#"{"type": "form", "form": {"fields": []}}"#))]) == nil)
         #expect(A2AForm(parts: [.data(try JSON.parse(#"{"properties": {"tags": {"type": "array"}}}"#))]) == nil)
         #expect(A2AForm(parts: [.text("Which city?")]) == nil)
+        // The reply holds back what is shaped like a form; the backend shows the array one as JSON.
+        #expect(A2AReplyProgress.isForm(.data(try JSON.parse(#"{"properties": {"tags": {"type": "array"}}}"#))))
+        #expect(!A2AReplyProgress.isForm(.data(try JSON.parse(#"{"flights": 1}"#))))
     }
 
     @Test func answersGoAsADataPartInTheTaskAndContext() {
