@@ -75,6 +75,7 @@ sources() {
       "$core/Support/Subprocess.swift $core/Support/PosixFile.swift $core/Support/PathName.swift $core/Config/Paths.swift" \
       "${json_sources[*]} ${errors[*]}" ;;
     a2a) echo "$core/Backends/A2A/A2AStreamDecoder.swift $core/Backends/A2A/A2AReplyProgress.swift $core/Backends/A2A/A2AWire.swift" \
+      "$core/Backends/A2A/A2AFormShape.swift" \
       "$core/Streaming/SSEParser.swift $core/Streaming/ByteSearch.swift $core/HTTP/ServerMessage.swift $core/Support/ByteCount.swift" \
       "${decoder_sources[*]}" ;;
     sanitizer) echo "$core/Render/TerminalSanitizer.swift $core/Render/TerminalSanitizer+WholeText.swift" \

@@ -98,7 +98,7 @@ final class ReplyWatch {
             switch signal {
             case SIGINT where form != nil:
                 // The terminal in its line mode turns Ctrl-C into SIGINT: it dismisses the form.
-                endForm(.cancel, ["Cancelled."])
+                endForm(.cancel, [form?.conversation.dismissedLine ?? "Cancelled."])
             case SIGINT:
                 interrupt()
             case SIGTERM, SIGHUP:
@@ -188,7 +188,7 @@ final class ReplyWatch {
     /// line mode sends it whole, Enter last. Ctrl-C and Ctrl-D dismiss the form; Ctrl-Z waits.
     private func formKey(_ key: UInt8, live: Bool) -> ReadDecision? {
         if key == 0x03 || (key == 0x04 && !live) {
-            endForm(.cancel, ["Cancelled."])
+            endForm(.cancel, [form?.conversation.dismissedLine ?? "Cancelled."])
             return .keepReading
         }
         switch key {

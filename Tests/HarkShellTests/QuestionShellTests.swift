@@ -46,6 +46,20 @@ struct QuestionShellTests {
         #expect(try await terminal.waitForExit() == 0)
     }
 
+    /// A form of one choice is an approval: one key, as a tool call's approval is.
+    @Test(.enabled(if: TerminalDriver.isAvailable, "needs tmux")) func aChoiceOfTwoTakesOneKey() async throws {
+        let model = try ToolLoopServer.calling("tickets__deploy")
+        let home = Self.home(model)
+        let terminal = try home.terminal()
+        try await terminal.waitFor(text: "llama ›")
+        try terminal.enter("deploy it")
+        try await terminal.waitFor(text: "mcp tickets asks: Deploy v2.4.1 to production? [a]pprove / [d]eny")
+        try terminal.type("d")
+        try await terminal.waitFor(text: #"the tool said: {"action": "accept", "content": {"decision": "deny"}}"#)
+        try terminal.press("C-d")
+        #expect(try await terminal.waitForExit() == 0)
+    }
+
     @Test(.enabled(if: TerminalDriver.isAvailable, "needs tmux")) func aURLQuestionShowsTheHostAndAsksConsent() async throws {
         let model = try ToolLoopServer.calling("tickets__connect")
         let home = Self.home(model)

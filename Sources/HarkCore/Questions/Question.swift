@@ -9,6 +9,9 @@ public struct Question: Sendable, Equatable {
     /// What the agent says it wants, as it wrote it (untrusted: sanitized where shown).
     public var message: String
     public var kind: Kind
+    /// What becomes of the asker's work when the question is declined or dismissed, where the
+    /// asker is not told (an A2A task stays input-required); nil: the asker hears it.
+    public var refusal: String?
 
     public enum Kind: Sendable, Equatable {
         case form([QuestionField])

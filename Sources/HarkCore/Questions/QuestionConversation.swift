@@ -32,12 +32,13 @@ public struct QuestionConversation: Sendable {
     public mutating func take(_ line: String) -> Step {
         let word = line.trimmed.lowercased().trimmingEnds(".!")
         if word == "decline" || word == "refuse" {
-            return .done(.decline, ["Declined: \(question.asker) is told you said no."])
+            return .done(.decline, ["Declined: " + (question.refusal ?? "\(question.asker) is told you said no") + "."])
         }
         var intent = form.intent(of: line)
         if word.isEmpty {
             guard form.progress.stage == .filling, let field = form.currentField else { return .ask(form.currentPrompt()) }
-            if field.required, form.progress.answers[field.id] == nil {
+            // A required field with a default takes it (`skip`), as an optional one is left out.
+            if field.required, form.progress.answers[field.id] == nil, field.defaultAnswer == nil {
                 return .ask(["\(field.label) needs an answer (or say cancel)."] + form.currentPrompt())
             }
             intent = .skip
@@ -47,11 +48,14 @@ public struct QuestionConversation: Sendable {
         case .done, .submitted:
             return .done(.accept(question.values(form.progress.answers)), ["Sent to \(question.asker)."])
         case .cancelled:
-            return .done(.cancel, ["Cancelled: \(question.asker) is told you dismissed it."])
+            return .done(.cancel, ["Cancelled: " + (question.refusal ?? "\(question.asker) is told you dismissed it") + "."])
         case .filling, .review:
             return .ask(lines)
         }
     }
+
+    /// The line shown when the question is dismissed with Ctrl-C or Ctrl-D.
+    public var dismissedLine: String { question.refusal.map { "Cancelled: \($0)." } ?? "Cancelled." }
 
     /// The field being asked, for the prompt (nil at the summary).
     public var currentField: FormField? { form.currentField }

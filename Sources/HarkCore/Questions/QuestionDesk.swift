@@ -33,11 +33,25 @@ public final class QuestionDesk: Sendable {
         if ScriptedAnswers.complete(question, &answers, today: today) {
             return (.accept(question.values(answers)), [])
         }
+        if interaction.asksDuringReply, answers.isEmpty, let choices = OneKeyChoices(question) {
+            return await choose(question, choices, interaction: interaction)
+        }
         let conversation = QuestionConversation(question: question, answered: answers, today: today)
         if interaction.asksDuringReply, let outcome = await interaction.fill(conversation) { return (outcome, []) }
-        let missing = question.fields.filter { answers[$0.field.id] == nil }.map(\.field.id)
+        let missing = question.fields.filter { answers[$0.field.id] == nil && $0.field.defaultAnswer == nil }.map(\.field.id)
         let flags = missing.map { "--answer \($0)=…" }.joined(separator: " ")
-        return (.decline, ["\(asked) and nobody is here to answer: declined; give the answers with \(flags) or --answers FILE.json"])
+        let after = question.refusal.map { "; " + $0 } ?? ""
+        return (.decline, ["\(asked) and nobody is here to answer: declined\(after); give the answers with \(flags) or --answers FILE.json"])
+    }
+
+    /// A question of one field with fixed choices (an approval) takes one key, as a tool
+    /// call's approval does; Enter, Ctrl-C or Ctrl-D dismiss it.
+    private func choose(_ question: Question, _ choices: OneKeyChoices, interaction: Interaction) async -> (QuestionOutcome, [String]) {
+        let prompt = "\(question.asker) asks: \(MessageLine.make(question.message, limit: 200)) \(choices.prompt) "
+        guard let key = await interaction.choose(prompt, options: choices.keys), let value = choices.value(for: key) else {
+            return (.cancel, question.refusal.map { ["dismissed; " + $0] } ?? [])
+        }
+        return (.accept(.object([choices.field: value])), ["you chose " + choices.label(for: key)])
     }
 
     /// URL mode: the host shown and consent asked; the page opened in the desktop's browser,

@@ -35,6 +35,12 @@ public enum ProducedStream {
         public func callAsFunction(_ element: Element) async throws {
             try await channel.send(element)
         }
+
+        /// Returns once the consumer has taken every element handed on and waits for the next
+        /// (or has gone): what came before is out before the producer asks the user something.
+        public func drained() async {
+            await channel.drained()
+        }
     }
 
     /// Owned by the stream: when the stream goes, the producer's task is cancelled.
@@ -72,6 +78,8 @@ public enum ProducedStream {
             var cancelled = false
             var consumer: CheckedContinuation<Element?, Error>?
             var producer: CheckedContinuation<Void, Error>?
+            /// A producer waiting for the consumer to take everything (`drained`).
+            var drainer: CheckedContinuation<Void, Never>?
 
             var count: Int { buffer.count - head }
 
@@ -88,7 +96,9 @@ public enum ProducedStream {
         }
 
         private enum SendStep { case handed(CheckedContinuation<Element?, Error>), buffered, full, cancelled }
-        private enum NextStep { case element(Element, CheckedContinuation<Void, Error>?), ended(Error?), wait }
+        private enum NextStep {
+            case element(Element, CheckedContinuation<Void, Error>?), ended(Error?), wait(CheckedContinuation<Void, Never>?)
+        }
 
         private let capacity: Int
         private let state = Locked(State())
@@ -144,7 +154,7 @@ public enum ProducedStream {
                     }
                     if state.cancelled { return .ended(nil) }
                     state.consumer = waiting
-                    return .wait
+                    return .wait(state.drainer.take())
                 }
                 switch step {
                 case .element(let element, let producer):
@@ -152,9 +162,20 @@ public enum ProducedStream {
                     waiting.resume(returning: element)
                 case .ended(let error):
                     if let error { waiting.resume(throwing: error) } else { waiting.resume(returning: nil) }
-                case .wait:
-                    break  // resumed by `send`, `finish` or `cancel`
+                case .wait(let drainer):
+                    drainer?.resume()  // resumed itself by `send`, `finish` or `cancel`
                 }
+            }
+        }
+
+        func drained() async {
+            await withCheckedContinuation { (waiting: CheckedContinuation<Void, Never>) in
+                let now: Bool = state.update { state in
+                    if state.cancelled || (state.count == 0 && state.consumer != nil) { return true }
+                    state.drainer = waiting
+                    return false
+                }
+                if now { waiting.resume() }
             }
         }
 
@@ -173,16 +194,17 @@ public enum ProducedStream {
 
         /// The consumer went: a waiting producer throws, a waiting consumer gets the end.
         func cancel() {
-            let (producer, consumer) = state.update { state in
+            let (producer, consumer, drainer) = state.update { state in
                 state.cancelled = true
                 defer {
                     state.producer = nil
                     state.consumer = nil
                 }
-                return (state.producer, state.consumer)
+                return (state.producer, state.consumer, state.drainer.take())
             }
             producer?.resume(throwing: CancellationError())
             consumer?.resume(returning: nil)
+            drainer?.resume()
         }
     }
 }

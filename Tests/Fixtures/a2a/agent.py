@@ -29,6 +29,7 @@ ends while hark is not running).
 """
 
 import asyncio
+import json
 import os
 import re
 import socket
@@ -42,6 +43,7 @@ from starlette.routing import Route
 
 from a2a.compat.v0_3.conversions import to_compat_agent_card
 from a2a.helpers import (
+    get_data_parts,
     new_data_part,
     new_raw_part,
     new_text_message,
@@ -88,8 +90,51 @@ memory: dict[str, list[str]] = {}
 stuck: set[str] = set()
 
 
+# Per task, the form it waits for an answer to ("form", "approve"); a task not here asked "Which city?".
+asked_forms: dict[str, str] = {}
+
+# The form shape of the A2A samples' reimbursement agent (a2aproject/a2a-samples,
+# samples/python/agents/adk_expense_reimbursement/agent.py `return_form`): a JSON schema under
+# "form", the values already known under "form_data" (placeholders in <> for the rest) and the
+# agent's instructions; its executor sends it as the DataPart of an input_required status.
+FORM = {
+    'type': 'form',
+    'form': {
+        'type': 'object',
+        'properties': {
+            'name': {'type': 'string', 'title': 'Name', 'description': 'Your name'},
+            'count': {'type': 'integer', 'title': 'Count', 'description': 'How many tickets', 'minimum': 1, 'maximum': 9},
+            'request_id': {'type': 'string', 'title': 'Request ID', 'description': 'Request id'},
+        },
+        'required': ['name', 'count', 'request_id'],
+    },
+    'form_data': {'name': '<your name>', 'count': '<how many tickets>', 'request_id': 'request_id_4711'},
+    'instructions': 'Who is coming, and how many tickets?',
+}
+
+# An approval as a bare JSON schema of one field with fixed choices.
+APPROVAL = {
+    'type': 'object',
+    'title': 'Deploy v2.4.1 to production?',
+    'properties': {
+        'decision': {'type': 'string', 'oneOf': [{'const': 'approve', 'title': 'Approve'},
+                                                 {'const': 'deny', 'title': 'Deny'}]},
+    },
+    'required': ['decision'],
+}
+
+
 def event_for(table: dict[str, asyncio.Event], task_id: str) -> asyncio.Event:
     return table.setdefault(task_id, asyncio.Event())
+
+
+def plain_numbers(value):
+    """protobuf's Value keeps every number as a double (a2a.helpers get_data_parts): 3.0 back to 3."""
+    if isinstance(value, dict):
+        return {key: plain_numbers(item) for key, item in value.items()}
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
 
 
 class Echo(AgentExecutor):
@@ -107,6 +152,11 @@ class Echo(AgentExecutor):
     memory   "N messages in this context"
     later    one chunk, then waits until hark resubscribes or POST /release, then completes
              with "finished later"
+    form     input-required with a form as a data part, in the A2A samples' shape (FORM); the
+             answer, sent to the same task, completes it with "task ID got the data part {…}"
+             (or "task ID got words: …" when it came as text)
+    approve  input-required with a bare JSON schema of one choice, approve or deny (APPROVAL);
+             answered as `form` is
     a message with files (hark's /attach) is answered "received NAME (N bytes)" for each
     anything else: echoed back word by word as one artifact (append, lastChunk)
     """
@@ -132,8 +182,14 @@ class Echo(AgentExecutor):
                 id=context.task_id, context_id=context.context_id,
                 status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED), history=[context.message]))
         elif context.current_task.status.state == TaskState.TASK_STATE_INPUT_REQUIRED:
-            # The answer to "Which city?" arrives in the same task.
-            await updater.add_artifact([new_text_part(f'Booked a flight to {text}.')], name='booking')
+            # The answer to the question arrives in the same task.
+            if asked_forms.pop(context.task_id, None) is None:
+                await updater.add_artifact([new_text_part(f'Booked a flight to {text}.')], name='booking')
+            else:
+                data = get_data_parts(context.message.parts)
+                got = (f'got the data part {json.dumps(plain_numbers(data[0]), sort_keys=True)}' if data
+                       else f'got words: {text}')
+                await updater.add_artifact([new_text_part(f'task {context.task_id} {got}')], name='answer')
             await updater.complete()
             return
         await updater.start_work(updater.new_agent_message([new_text_part('echoing…')]))
@@ -144,6 +200,12 @@ class Echo(AgentExecutor):
             await asyncio.Event().wait()  # until canceled
         elif command == 'ask':
             await updater.requires_input(updater.new_agent_message([new_text_part('Which city?')]))
+        elif command in ('form', 'approve'):
+            asked_forms[context.task_id] = command
+            await updater.requires_input(updater.new_agent_message([
+                new_text_part(f'task {context.task_id} needs an answer.'),
+                new_data_part(FORM if command == 'form' else APPROVAL),
+            ]))
         elif command == 'fail':
             await updater.failed(updater.new_agent_message([new_text_part('the flight API is down')]))
         elif command == 'reject':
@@ -332,7 +394,9 @@ def card(base, name, *, streaming=True, push=False, interfaces=None, schemes=Non
         default_input_modes=['text/plain'],
         default_output_modes=['text/plain', 'application/json'],
         skills=[AgentSkill(id='echo', name='Echo', description='says back what it hears',
-                           tags=['test'], examples=['hello there'])],
+                           tags=['test'], examples=['hello there']),
+                AgentSkill(id='form', name='Form', description='asks a form of a few fields as a data part, '
+                           'or an approval', tags=['test'], examples=['form', 'approve'])],
         security_schemes=schemes or {},
         security_requirements=[SecurityRequirement(schemes={requirement: StringList()})] if requirement else [],
     )

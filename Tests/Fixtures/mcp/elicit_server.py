@@ -11,6 +11,7 @@
 import json
 import socket
 import sys
+from typing import Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel, Field
@@ -23,13 +24,27 @@ class Registration(BaseModel):
     count: int = Field(description="How many tickets", ge=1, le=10)
 
 
-@app.tool()
-async def register(ctx: Context) -> str:
-    """Register for the event: asks for a name and a number of tickets."""
-    result = await ctx.elicit("Who is coming, and how many tickets?", Registration)
+def reached(result) -> str:
+    """What reached the tool: the action, and the answers when accepted."""
     if result.action == "accept":
         return json.dumps({"action": "accept", "content": result.data.model_dump()}, sort_keys=True)
     return json.dumps({"action": result.action})
+
+
+@app.tool()
+async def register(ctx: Context) -> str:
+    """Register for the event: asks for a name and a number of tickets."""
+    return reached(await ctx.elicit("Who is coming, and how many tickets?", Registration))
+
+
+class Approval(BaseModel):
+    decision: Literal["approve", "deny"] = Field(description="Deploy or not")
+
+
+@app.tool()
+async def deploy(ctx: Context) -> str:
+    """Deploy v2.4.1: asks to approve or deny (a form of one choice)."""
+    return reached(await ctx.elicit("Deploy v2.4.1 to production?", Approval))
 
 
 @app.tool()

@@ -22,6 +22,25 @@ import Testing
         #expect(seen == Array(1...10), "everything emitted before the error is handed out")
     }
 
+    /// `drained` returns once the consumer has handled everything emitted and waits for more:
+    /// a producer that asks the user something after its text asks it after the text is out.
+    @Test func drainedWaitsUntilTheConsumerHandledEverything() async throws {
+        let handled = Locked(0), handledAtDrain = Locked(-1)
+        let stream = ProducedStream.make(buffer: 8) { (emit: ProducedStream.Emitter<Int>) in
+            for number in 1...3 { try await emit(number) }
+            await emit.drained()
+            handledAtDrain.update { $0 = handled.read { $0 } }
+            try await emit(4)
+        }
+        var seen: [Int] = []
+        for try await number in stream {
+            seen.append(number)
+            handled.update { $0 += 1 }
+        }
+        #expect(seen == [1, 2, 3, 4])
+        #expect(handledAtDrain.read { $0 } == 3)
+    }
+
     /// With a buffer of 4 and nobody reading, the producer's fourth emit waits: three returned,
     /// the fourth is in, nothing more is made. (AsyncThrowingStream's own buffer let it make
     /// all 1,000 at once.)

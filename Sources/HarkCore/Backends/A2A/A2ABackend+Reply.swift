@@ -13,11 +13,13 @@ extension A2ABackend {
     /// resumed once with SubscribeToTask when the stream drops; else sent and polled.
     public func send(_ request: ChatRequest) -> AsyncThrowingStream<ReplyEvent, Error> {
         ProducedStream.make { [self] emit in
-            try await reply(to: request) { try await emit($0) }
+            try await reply(to: request, drained: { await emit.drained() }) { try await emit($0) }
         }
     }
 
-    private func reply(to request: ChatRequest, yield: @escaping @Sendable (ReplyEvent) async throws -> Void) async throws {
+    /// `drained`: returns once what was yielded is out, before a form is asked.
+    private func reply(to request: ChatRequest, drained: @escaping @Sendable () async -> Void,
+                       yield: @escaping @Sendable (ReplyEvent) async throws -> Void) async throws {
         let endpoint = try await client.endpoint()
         let context = request.thread.backendID
         let waitingTask = state.pendingTask(context: context)
@@ -67,11 +69,18 @@ extension A2ABackend {
         defer { record() }
         let params = A2AWire.sendParams(message: message, streaming: endpoint.card.streaming, tenant: endpoint.tenant,
                                         version: endpoint.version, push: push)
+        try await exchange(params, endpoint: endpoint, progress: progress, yield: forward)
+        try await answerForms(endpoint: endpoint, progress: progress, drained: drained, yield: forward)
+    }
+
+    /// One message's events until its task settles: streamed, or sent and polled.
+    func exchange(_ params: JSON, endpoint: A2AClient.Endpoint, progress: A2AReplyProgress,
+                  yield: (ReplyEvent) async throws -> Void) async throws {
         do {
             if endpoint.card.streaming {
-                try await stream(.stream, params: params, endpoint: endpoint, progress: progress, yield: forward)
+                try await stream(.stream, params: params, endpoint: endpoint, progress: progress, yield: yield)
             } else {
-                try await sendAndPoll(params: params, endpoint: endpoint, progress: progress, yield: forward)
+                try await sendAndPoll(params: params, endpoint: endpoint, progress: progress, yield: yield)
             }
         } catch let error as HarkError {
             if case .http(let status, _, _) = error, [404, 405, 410].contains(status) { state.forgetCard() }

@@ -32,6 +32,8 @@ public final class A2ABackend: Backend, BackendKind {
     /// Where push notifications go (`push_url`), and the history their tokens are kept in.
     let pushURL: String?
     let history: SessionHistory?
+    /// Where a form the agent asks is answered: `--answer`, the person watching, or declined.
+    let answer: @Sendable (Question) async -> (QuestionOutcome, [String])
 
     init(session: SessionConfig, environment: BackendEnvironment) throws {
         guard let url = session.url?.lowercased(), url.hasPrefix("http://") || url.hasPrefix("https://") else {
@@ -46,6 +48,7 @@ public final class A2ABackend: Backend, BackendKind {
             throw HarkError.badSetting(session: session.name, problem: "push_url must be an http(s) address, e.g. http://127.0.0.1:8765/")
         }
         history = environment.history(of: session.name)
+        answer = Self.answerer(environment)
     }
 
     public static func make(session: SessionConfig, environment: BackendEnvironment) throws -> any Backend {

@@ -35,6 +35,12 @@ public final class A2AReplyProgress: @unchecked Sendable {
     /// The text source (artifact id, or "" for messages) the last text came from.
     private var lastSource: String?
     private var files: [ReceivedFile] = []
+    /// The parts of an input-required status that asks a form (A2AFormShape), until the
+    /// backend takes them; the status that asked it, once answered, so that a snapshot
+    /// showing it again is not a new question.
+    private var form: [A2AWire.Part]?
+    private var formAsked: A2AWire.Message?
+    private var answered: A2AWire.Message?
     /// Says how a received file is listed ("file 3: …"); the backend numbers them.
     private let describeFile: @Sendable (ReceivedFile) -> String
 
@@ -50,6 +56,26 @@ public final class A2AReplyProgress: @unchecked Sendable {
     public var endState: A2AWire.TaskState? { lock.withLock { finalState } }
     public var isSettled: Bool { endState != nil }
     public var receivedFiles: [ReceivedFile] { lock.withLock { files } }
+
+    /// The parts of the form the task ended waiting for, taken once: the backend asks it, and
+    /// the reply says neither "input-required" nor that it finished until the backend knows
+    /// the answer.
+    func takeForm() -> [A2AWire.Part]? {
+        lock.withLock {
+            defer { form = nil }
+            return form
+        }
+    }
+
+    /// The form was answered in the same task: its next events belong to this reply.
+    func resumeAfterAnswer() {
+        lock.withLock {
+            answered = formAsked ?? answered
+            form = nil
+            finalState = nil
+            lastStatusLine = nil
+        }
+    }
 
     /// The events this one adds. Throws the task's failure (`failed`, with its message).
     public func apply(_ event: A2AWire.Event, into events: inout [ReplyEvent]) throws {
@@ -90,6 +116,16 @@ public final class A2AReplyProgress: @unchecked Sendable {
     // MARK: Status
 
     private func applyStatus(_ status: A2AWire.Status, into events: inout [ReplyEvent]) throws {
+        if status.state == .inputRequired, let message = status.message, message.parts.contains(where: Self.isForm) {
+            // A snapshot taken before the agent read the answer still shows the question.
+            guard message != answered else { return }
+            appendText(of: message.parts.filter { !Self.isForm($0) }, source: "", artifactID: nil, startIndex: 0, into: &events)
+            form = message.parts
+            formAsked = message
+            finalState = .inputRequired
+            return
+        }
+        if status.state != .inputRequired { answered = nil }
         let said = status.message.map { Self.text(of: $0.parts) } ?? ""
         switch status.state {
         case .submitted, .unknown:
@@ -103,6 +139,11 @@ public final class A2AReplyProgress: @unchecked Sendable {
         case .failed:
             try settle(.failed, message: said, into: &events)
         }
+    }
+
+    static func isForm(_ part: A2AWire.Part) -> Bool {
+        if case .data(let data) = part { return A2AFormShape.schema(in: data) != nil }
+        return false
     }
 
     private func statusLine(_ line: String, into events: inout [ReplyEvent]) {

@@ -64,10 +64,14 @@ public enum A2AWire {
     }
 
     /// The user's message: text, files as parts, the context (thread) and the task it answers.
-    public static func message(text: String, files: [OutgoingFile], messageID: String, contextID: String?,
+    /// `data`: a form's answers, sent as a data part (1.0 `{data}`, 0.3 `{kind: data, data}`) as
+    /// the A2A samples' demo client answers a form (demo/ui/components/form_render.py).
+    public static func message(text: String, data: JSON? = nil, files: [OutgoingFile], messageID: String, contextID: String?,
                                taskID: String?, version: Version) -> JSON {
         var parts: [JSON] = []
-        if !text.isEmpty || files.isEmpty {
+        if let data {
+            parts.append(version == .v1_0 ? ["data": data] : ["kind": "data", "data": data])
+        } else if !text.isEmpty || files.isEmpty {
             parts.append(version == .v1_0 ? ["text": .string(text)] : ["kind": "text", "text": .string(text)])
         }
         for file in files {
@@ -158,6 +162,8 @@ public enum A2AWire {
         public var parts: [Part]
         public var taskID: String?
         public var contextID: String?
+        /// `messageId`: tells a question asked again from the same one seen again in a snapshot.
+        public var messageID: String? = nil
     }
 
     public struct Artifact: Sendable, Equatable {
@@ -237,7 +243,8 @@ public enum A2AWire {
     }
 
     static func message(_ json: JSON) -> Message {
-        Message(parts: parts(json["parts"]), taskID: json["taskId"]?.string, contextID: json["contextId"]?.string)
+        Message(parts: parts(json["parts"]), taskID: json["taskId"]?.string, contextID: json["contextId"]?.string,
+                messageID: json["messageId"]?.string)
     }
 
     static func artifact(_ json: JSON?) throws -> Artifact {

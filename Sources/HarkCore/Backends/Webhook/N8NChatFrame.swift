@@ -97,28 +97,12 @@ struct N8NChoices: Sendable, Equatable {
         guard !buttons.isEmpty else { return nil }
         text = object["text"]?.string ?? ""
         blockUserInput = object["blockUserInput"]?.bool ?? false
-        let keys = Self.keys(for: buttons.map(\.0))
+        let keys = OneKeyChoices(labels: buttons.map(\.0)).keys
         self.buttons = zip(buttons, keys).map { Button(label: $0.0, link: $0.1, key: $1) }
     }
 
-    /// Each label's first letter when those differ ("✓ Approve", "✗ Decline": a, d), else 1, 2, 3…
-    static func keys(for labels: [String]) -> [Character] {
-        let letters = labels.map { label in label.first(where: \.isLetter).flatMap { $0.lowercased().first } }
-        if letters.allSatisfy({ $0 != nil && $0!.isASCII }), Set(letters).count == labels.count {
-            return letters.map { $0! }
-        }
-        return labels.indices.map { Character(String(($0 + 1) % 10)) }
-    }
-
     /// "✓ [a]pprove / ✗ [d]ecline" or "[1] Small / [2] Standard", as tool approvals ask.
-    var prompt: String {
-        buttons.map { button in
-            guard button.key.isLetter, let index = button.label.firstIndex(where: { $0.lowercased().first == button.key }) else {
-                return "[\(button.key)] \(button.label)"
-            }
-            return button.label[..<index] + "[\(button.key)]" + button.label[button.label.index(after: index)...]
-        }.joined(separator: " / ")
-    }
+    var prompt: String { OneKeyChoices(labels: buttons.map(\.label)).prompt }
 
     var labels: String {
         let names = buttons.map { $0.label.trimmingSpaces }

@@ -58,8 +58,8 @@ import Testing
     }
 
     @Test func labelsWithTheSameFirstLetterAreNumbered() {
-        #expect(N8NChoices.keys(for: ["Small", "Standard", "Large"]) == ["1", "2", "3"])
-        #expect(N8NChoices.keys(for: ["Yes", "No"]) == ["y", "n"])
-        #expect(N8NChoices.keys(for: ["42", "43"]) == ["1", "2"])
+        #expect(OneKeyChoices.keys(for: ["Small", "Standard", "Large"]) == ["1", "2", "3"])
+        #expect(OneKeyChoices.keys(for: ["Yes", "No"]) == ["y", "n"])
+        #expect(OneKeyChoices.keys(for: ["42", "43"]) == ["1", "2"])
     }
 }
