@@ -64,8 +64,8 @@ import TestSupport
         let server = Self.server("sdk", ["url": try await TestMCPServers.sdkServerURL(), "protocol": "2025-11-25"])
         defer { server.stop() }
         let tools = try await server.tools()
-        #expect(tools.map(\.name) == ["add"])
-        guard case .running(1, let info) = server.status else {
+        #expect(tools.map(\.name) == ["add", "forecast"])
+        guard case .running(2, let info) = server.status else {
             Issue.record("status \(server.status)")
             return
         }
@@ -120,8 +120,8 @@ extension MCPServerTests {
     @Test func theSDKsServerIsSpokenTo20260728WhenItSaysSo() async throws {
         let server = Self.server("sdk", ["url": try await TestMCPServers.sdkServerURL()])
         defer { server.stop() }
-        #expect(try await server.tools().map(\.name) == ["add"])
-        guard case .running(1, let info) = server.status else {
+        #expect(try await server.tools().map(\.name) == ["add", "forecast"])
+        guard case .running(2, let info) = server.status else {
             Issue.record("status \(server.status)")
             return
         }
@@ -132,6 +132,28 @@ extension MCPServerTests {
         let (unknown, failed) = try await server.call("nope", arguments: [:])
         #expect(failed)
         #expect(unknown.contains("nope"), "\(unknown)")
+        // An argument its schema marks `x-mcp-header` goes in `Mcp-Param-Region` too, as the
+        // server checks: plain, and base64 when it is not ASCII.
+        for region in ["Paris", "Zürich"] {
+            let (weather, refused) = try await server.call("forecast", arguments: ["region": .string(region)])
+            #expect(!refused, "\(weather)")
+            #expect(weather == "sunny in \(region)")
+        }
+    }
+
+    /// Header values as the SDK encodes them (mcp/shared/inbound.py `encode_header_value`,
+    /// `mcp_param_headers`).
+    @Test func headerValuesAndParameterHeaders() {
+        #expect(MCPEnvelope.headerValue("get_weather") == "get_weather")
+        #expect(MCPEnvelope.headerValue("Zürich") == "=?base64?WsO8cmljaA==?=")
+        #expect(MCPEnvelope.headerValue(" padded") == "=?base64?IHBhZGRlZA==?=")
+        let schema: JSON = ["type": "object", "properties": ["region": ["type": "string", "x-mcp-header": "Region"],
+                                                             "n": ["type": "integer", "x-mcp-header": "N"],
+                                                             "on": ["type": "boolean", "x-mcp-header": "On"],
+                                                             "plain": ["type": "string"]]]
+        let headers = MCPEnvelope.parameterHeaders(schema: schema, arguments: ["region": "Paris", "n": 3, "on": true, "plain": "x"])
+        #expect(Dictionary(uniqueKeysWithValues: headers.map { ($0.name, $0.value) })
+                == ["Mcp-Param-Region": "Paris", "Mcp-Param-N": "3", "Mcp-Param-On": "true"])
     }
 
     /// Pinned to 2026-07-28, a server of the handshake era (mcp-proxy on MCP SDK 1.30) is a
