@@ -130,20 +130,3 @@ import TestSupport
         #expect(await Transcript(workspace).type("/tools nope") .contains("no [mcp nope] in the config"))
     }
 }
-
-extension ToolLoopTests {
-    /// `/tools` says which revision each server speaks and how: the handshake's session, or
-    /// 2026-07-28 without one (the MCP Python SDK's server, which speaks both, chosen by hark's
-    /// `server/discover`; and the same server pinned to the handshake).
-    @Test func toolsShowsEachServersProtocolAndMode() async throws {
-        let url = try await TestMCPServers.elicitServerURL()
-        let home = TestHome(config: TestMCPServers.section("modern", "url = " + url)
-            + TestMCPServers.section("pinned", "url = " + url, "protocol = 2025-11-25"))
-        let workspace = try home.workspace()
-        defer { workspace.tools.endAll() }
-        let modern = await Transcript(workspace).type("/tools modern").split(separator: "\n").map(String.init)
-        #expect(modern.contains("  running hark-elicit, protocol 2026-07-28 (stateless), 2 tools"), "\(modern)")
-        let pinned = await Transcript(workspace).type("/tools pinned").split(separator: "\n").map(String.init)
-        #expect(pinned.contains("  running hark-elicit, protocol 2025-11-25 (session), 2 tools"), "\(pinned)")
-    }
-}
