@@ -97,4 +97,21 @@ extension MCPSessionEndTests {
         #expect(recorder.requests(in: "-") == ["server/discover", "tools/list", "tools/call"])
         #expect(recorder.sessions.isEmpty)
     }
+
+    /// A stopped one-shot's call to a stateless server is cancelled by closing its stream
+    /// (2026-07-28 has no notifications from the client): no `notifications/cancelled` goes out,
+    /// and hark exits as it does for any stopped call.
+    @Test func aStoppedCallToAStatelessServerEndsWithItsStream() async throws {
+        let recorder = try await TestMCPRecorder()
+        let model = try Self.model(waiting: 600)
+        let home = Self.home(model, recorder, mode: "auto")
+        let hark = try ChildProcess([BuiltProducts.hark, "what is it?"], environment: home.environment)
+        var exited = false
+        defer { if !exited { hark.signal(SIGKILL) } }
+        try await recorder.waitFor("tools/call", in: "-")
+        hark.signal(SIGINT)
+        #expect(try await hark.waitForExit() == 130, "\(hark.stderr)")
+        exited = true
+        #expect(recorder.requests(in: "-") == ["server/discover", "tools/list", "tools/call"])
+    }
 }
