@@ -8,6 +8,9 @@
 #   scripts/fuzz.sh all [RUNS]          every target in turn
 #   scripts/fuzz.sh --ci                each target briefly on the committed corpus; fails on a crash
 #                                       (skips, saying why, where the toolchain has no libFuzzer)
+#   scripts/fuzz.sh --build             build every target, run none (scripts/test.sh does this
+#                                       before the suite, so a source list missing a file fails
+#                                       at once rather than after 15 minutes of tests)
 #   scripts/fuzz.sh --merge TARGET      add the working corpus's new edges to Tests/Fuzz/corpus/TARGET
 #   scripts/fuzz.sh --coverage TARGET   line coverage of the committed corpus (llvm-cov)
 #
@@ -199,6 +202,7 @@ main() {
   case "${1:-}" in
     "") printf '%s\n' "${targets[@]}" ;;
     --ci) ci ;;
+    --build) if supported; then for target in "${targets[@]}"; do build "$target"; done; fi ;;
     --merge) merge "${2:?usage: fuzz.sh --merge TARGET}" ;;
     --coverage) coverage "${2:?usage: fuzz.sh --coverage TARGET}" ;;
     all) for target in "${targets[@]}"; do fuzz "$target" "${2:-10000000}"; done ;;

@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh --test
 if ! command -v swift >/dev/null; then export PATH="/opt/swift/usr/bin:$PATH"; fi
 swift build --build-tests
+# The fuzz targets are compiled from lists of sources; one missing a file is found before the suite.
+if [ $# -eq 0 ]; then scripts/fuzz.sh --build; fi
 # The test binary runs by itself rather than under `swift test`: swift test relays the binary's
 # output through a pipe and drops parts of it when there is much (one run here lost 157 of 387
 # result lines, the closing "Test run with N tests" line among them), and it first runs XCTest,

@@ -9,7 +9,8 @@ import TestSupport
 //                              bytes of text in chunks of 16 KB (little but text), "markdown=N"
 //                              N bytes of a Markdown reply (paragraphs, lists, a quote, a table,
 //                              code) in token-sized chunks, "mdtext=N" the same reply in chunks of
-//                              16 KB (the renderer's throughput), else "Hello!"
+//                              16 KB (the renderer's throughput), "code=N" one fenced Swift
+//                              block of N bytes in chunks of 16 KB (the highlighter's), else "Hello!"
 //   POST /webhook/bench/chat   n8n streaming NDJSON, sized the same way
 // Replies are generated once per size and written in large blocks, so the server is never
 // the bottleneck it would be with one write per event.
@@ -38,6 +39,30 @@ let markdownTokens = SampleReply.tokens(SampleReply.markdown + "\n")
 let markdownBlock: String = {
     var text = ""
     while text.utf8.count < 16_000 { text += SampleReply.markdown + "\n" }
+    return text
+}()
+
+/// About 16 KB of Swift (comments, strings with escapes and interpolation, numbers, keywords,
+/// types, attributes), for the highlighter's figure: one fenced block, never closed.
+let codeBlock: String = {
+    let lines = #"""
+        /// Retries a request while the policy allows it.
+        @discardableResult
+        public func send(_ request: Request, attempts: Int = 3) async throws -> Response {
+            var delay = 0.25 // seconds, doubled after each try
+            for attempt in 1...attempts {
+                let response = try await transport.perform(request, timeout: 30.0)
+                if response.status < 500 { return response }
+                print("try \(attempt) of \(attempts): HTTP \(response.status)\n")
+                try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
+                delay *= 2
+            }
+            throw HarkError.network("gave up after \(attempts) tries")
+        }
+
+        """#
+    var text = ""
+    while text.utf8.count < 16_000 { text += lines }
     return text
 }()
 
@@ -118,6 +143,9 @@ func completionPayload(_ body: JSON) -> [UInt8] {
     }
     if let size = requestedBytes(body, prefix: "mdtext=") {
         return cache.body("mdtext\(size)") { sse(bytes: size, piece: { _ in markdownBlock }) }
+    }
+    if let size = requestedBytes(body, prefix: "code=") {
+        return cache.body("code\(size)") { sse(bytes: size, piece: { $0 == 0 ? "```swift\n" + codeBlock : codeBlock }) }
     }
     if let size = requestedBytes(body, prefix: "line=") { return cache.body("line\(size)") { sseLine(bytes: size) } }
     if let size = requestedBytes(body, prefix: "text=") { return cache.body("text\(size)") { sse(bytes: size, piece: { _ in block }) } }

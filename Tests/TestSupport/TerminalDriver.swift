@@ -135,6 +135,11 @@ public final class TerminalDriver: @unchecked Sendable {
             if condition(screen) { return screen }
             try await Task.sleep(nanoseconds: 20_000_000)
         }
+        // One more look after the deadline: on a loaded run the sleep above can resume long
+        // after it was due, so the screen read before it is stale; report (or accept) what the
+        // terminal shows now, not what it showed a minute ago.
+        screen = try await offThePool { try self.screen() }
+        if condition(screen) { return screen }
         let panes = (try? tmux(["list-panes", "-a", "-F", "#{pane_dead} #{pane_dead_status} #{pane_current_command}"], capture: true)) ?? "?"
         throw Failure.timeout(what, screen: screen + "\n[panes: \(panes)]")
     }

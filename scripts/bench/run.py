@@ -307,7 +307,7 @@ def render():
     with Server() as server:
         _, env = home(server.port)
         pass_env = [f"{k}={v}" for k, v in env.items() if k.startswith(("XDG_", "TERM"))]
-        for kind in ("mdtext", "markdown", "bytes"):
+        for kind in ("mdtext", "code", "markdown", "bytes"):
             for name, binary in builds:
                 drained = json.loads(run([sys.executable, f"{HERE}/pty_run.py", "drain", "3", "--", "env", "-u", "NO_COLOR",
                                           *pass_env, binary, "-s", "bench", "--new-thread", f"{kind}={size}"]))
@@ -317,9 +317,10 @@ def render():
     results["render"] = figures
 
 def reply_bytes(env):
-    """The length of the newest reply in the bench home's history, in bytes."""
+    """The length of the newest reply in the bench home's history, in bytes: `length` (a long
+    reply's text is kept in parts, so the row's own text is only its first part)."""
     database = os.path.join(env["XDG_DATA_HOME"], "hark", "history.db")
-    return int(run(["sqlite3", database, "SELECT length(CAST(text AS BLOB)) FROM messages WHERE role = 'assistant' "
+    return int(run(["sqlite3", database, "SELECT coalesce(length, length(CAST(text AS BLOB))) FROM messages WHERE role = 'assistant' "
                                          "ORDER BY id DESC LIMIT 1"]).strip() or 0)
 
 def documents():

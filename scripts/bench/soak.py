@@ -13,7 +13,7 @@ n8n NDJSON), `py` (sse_server.py, llama.cpp's layout, one write per event; its s
 replies are the ones backgrounded and stopped), `oai` and `olla` (layouts_server.py: OpenAI's
 layout with 1 KiB events, Ollama's with its escapes). `context = 0`, so no request grows with
 its thread."""
-import json, os, pty, re, select, subprocess, sys, tempfile, time
+import json, os, pty, re, select, sqlite3, subprocess, sys, tempfile, time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 HERE = os.path.dirname(__file__)
@@ -56,6 +56,42 @@ class Screen:
         self.pending = self.pending[self.pending.index(text) + len(text):]
 
 
+def newest_reply(database):
+    """The id of the newest reply in the history and whether it is still being written."""
+    try:
+        with sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=5) as connection:
+            row = connection.execute("SELECT id, writer_pid IS NOT NULL FROM messages WHERE role = 'assistant' "
+                                     "ORDER BY id DESC LIMIT 1").fetchone()
+    except sqlite3.OperationalError:
+        return 0, False
+    return (row[0], bool(row[1])) if row else (0, False)
+
+
+def wait_for_reply_after(screen, database, before, seconds=60):
+    """Waits for a reply newer than `before` to be stored whole, then for the prompt drawn
+    after it. A prompt alone is not enough: the shell draws one below a streaming reply for
+    typing ahead, and a line typed there goes to the background. (A benchmark's wait: the
+    100 ms of quiet is a guess that the shell draws its prompt within it, fine for measuring
+    memory, not for a test.)"""
+    deadline = time.monotonic() + seconds
+    while True:
+        newest, writing = newest_reply(database)
+        if newest > before and not writing:
+            break
+        if time.monotonic() > deadline:
+            raise SystemExit(f"waited {seconds} s for a reply after #{before}")
+        screen.read(0.005)
+    # Then the prompt, last on the screen with nothing after it for 100 ms: the one drawn for
+    # typing ahead had the reply's text after it.
+    while True:
+        if screen.pending.endswith(PROMPT) and not select.select([screen.fd], [], [], 0.1)[0]:
+            break
+        if time.monotonic() > deadline:
+            raise SystemExit(f"waited {seconds} s for the prompt; the screen ends with {screen.pending[-400:]!r}")
+        screen.read(0.1)
+    screen.pending = b""
+
+
 def sample(pid):
     status = dict(line.split(":", 1) for line in open(f"/proc/{pid}/status").read().splitlines())
     kilobytes = lambda field: int(status[field].split()[0])
@@ -83,6 +119,7 @@ def main():
     pid, fd = pty.fork()
     if pid == 0:
         os.execve(HARK, [HARK], env)
+    database = f"{home}/data/hark/history.db"
     screen = Screen(fd)
     screen.wait(PROMPT)
     samples, backgrounded, stopped = [], 0, 0
@@ -92,7 +129,9 @@ def main():
             # A slow reply: sent to the background (3) or stopped (7) once its first event shows.
             os.write(fd, f"@py {SLOW}\r".encode())
             screen.wait(b"py \xe2\x80\xba")
-            screen.wait(b"e ")
+            # Its events are " s<stamp>e", with the cursor moves of the line to type between them.
+            screen.wait(b" s")
+            screen.wait(b"e")
             if turn % 10 == 3:
                 os.write(fd, b"\x1a")
                 screen.wait(b"in the background")
@@ -101,11 +140,13 @@ def main():
                 os.write(fd, b"\x03")
                 screen.wait(b"(stopped;")
                 stopped += 1
+            screen.wait(PROMPT)
         else:
             session = SESSIONS[turn % len(SESSIONS)]
+            before, _ = newest_reply(database)
             os.write(fd, f"@{session} {MESSAGES[session]}\r".encode())
             screen.wait(f"{session} \u203a".encode())
-        screen.wait(PROMPT)
+            wait_for_reply_after(screen, database, before)
         if turn % 100 == 0:
             # Samples with every backgrounded reply ended, so each shows the shell at rest.
             deadline = time.monotonic() + 60

@@ -82,6 +82,11 @@ public final class HistoryStore: @unchecked Sendable {
     /// `hark index`: the history at `path` opened, what is not in the full-text index yet
     /// indexed; returns how many texts that was.
     public static func indexPending(path: String, givingWayToReplies: Bool) throws -> Int {
+        // In the background, one `hark index` at a time; the others wait before opening the
+        // history (whose opening would start indexing) and then find little or nothing left.
+        let turn = WriterLocks(databasePath: path)
+        if givingWayToReplies { _ = turn.waitForIndexingTurn() }
+        defer { withExtendedLifetime(turn) {} }
         let store = try HistoryStore(path: path)
         let pending = try store.unindexedCount()
         try store.finishIndexing(givingWayToReplies: givingWayToReplies)

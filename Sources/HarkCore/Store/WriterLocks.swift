@@ -68,6 +68,18 @@ final class WriterLocks: @unchecked Sendable {
         }
     }
 
+    /// Waits (in the kernel, no polling) until no other background `hark index` holds byte 0
+    /// (no message has id 0), then holds it for as long as this object lives. Runs made back
+    /// to back each start one; several at once took turns at the write lock and the CPU the
+    /// next run's stream needed. False when the kernel cannot say (no lock file, a signal):
+    /// the caller indexes anyway, as before.
+    func waitForIndexingTurn() -> Bool {
+        lock.withLock {
+            if descriptor < 0 { descriptor = Self.open(path) }
+            return descriptor >= 0 && Self.apply(descriptor, command: Self.setLockWaiting, type: F_WRLCK, at: 0) == 0
+        }
+    }
+
     /// A descriptor for asking who holds which lock (its own open: a lock held through this
     /// process's writing descriptor then shows as held), or nil when there is no lock file.
     func inspector() -> Inspector? {

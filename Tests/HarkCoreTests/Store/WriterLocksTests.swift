@@ -81,4 +81,40 @@ import TestSupport
         #expect(stat(directory.file("history.db-writers"), &info) == 0)
         #expect(info.st_mode & 0o777 == 0o600)
     }
+
+    /// Back-to-back one-shot runs each start a background `hark index`: the second waits in
+    /// the kernel for the first to end instead of taking turns with it at the write lock.
+    @Test func aSecondIndexerWaitsForTheFirstToEnd() throws {
+        let path = directory.file("history.db")
+        var first: WriterLocks? = WriterLocks(databasePath: path)
+        #expect(first!.waitForIndexingTurn())
+        var info = stat()
+        #expect(stat(path + "-writers", &info) == 0)
+        let returned = DispatchSemaphore(value: 0)
+        let second = WriterLocks(databasePath: path)
+        nonisolated(unsafe) var secondGotItsTurn = false
+        Thread.detachNewThread {
+            secondGotItsTurn = second.waitForIndexingTurn()
+            returned.signal()
+        }
+        // The kernel lists a blocked request with "->" in /proc/locks (by the file's inode).
+        let waiting = try #require(waitForBlockedLock(inode: UInt64(info.st_ino)), "the second indexer never waited")
+        #expect(returned.wait(timeout: .now()) == .timedOut, "the second indexer went on while the first held its turn: \(waiting)")
+        first = nil
+        #expect(returned.wait(timeout: .now() + 60) == .success)
+        #expect(secondGotItsTurn)
+        #expect(first == nil)
+    }
+
+    private func waitForBlockedLock(inode: UInt64) -> String? {
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            let locks = (try? String(contentsOfFile: "/proc/locks", encoding: .utf8)) ?? ""
+            if let line = locks.split(separator: "\n").first(where: { $0.contains("->") && $0.contains(":\(inode) ") }) {
+                return String(line)
+            }
+            usleep(2_000)
+        }
+        return nil
+    }
 }
