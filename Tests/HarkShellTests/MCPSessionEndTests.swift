@@ -17,8 +17,11 @@ import TestSupport
         }
     }
 
-    static func home(_ model: TestOpenAIServer, _ recorder: TestMCPRecorder) -> TestHome {
-        TestHome(config: "[hark]\ndefault = llama\n\n" + TestMCPServers.section("rec", "url = " + recorder.url, "allow = wait")
+    /// The recorder's SDK speaks both eras: these tests hold hark to the handshake's session
+    /// (`protocol = 2025-11-25`) unless told otherwise.
+    static func home(_ model: TestOpenAIServer, _ recorder: TestMCPRecorder, mode: String = "2025-11-25") -> TestHome {
+        TestHome(config: "[hark]\ndefault = llama\n\n"
+            + TestMCPServers.section("rec", "url = " + recorder.url, "allow = wait", "protocol = \(mode)")
             + "[session llama]\nkind = openai\nurl = \(model.baseURL)\nmcp = rec\n")
     }
 
@@ -77,5 +80,38 @@ import TestSupport
         #expect(status == (how == "SIGTERM" ? 143 : 0))
         try await recorder.waitFor("DELETE", in: session, seconds: 10)
         #expect(recorder.requests(in: session).last == "DELETE")
+    }
+}
+
+extension MCPSessionEndTests {
+    /// Left to choose, hark speaks 2026-07-28 to the same server: `server/discover`, then each
+    /// request on its own, with no session to open or end (no `initialize`, no DELETE).
+    @Test func aStatelessServerGetsNoSessionToEnd() async throws {
+        let recorder = try await TestMCPRecorder()
+        let model = try Self.model(waiting: 0)
+        let home = Self.home(model, recorder, mode: "auto")
+        let run = try await HarkRun.run(["what is it?"], home.environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.hasPrefix("done"), "\(run.output)")
+        try await recorder.waitFor("tools/call", in: "-", seconds: 10)
+        #expect(recorder.requests(in: "-") == ["server/discover", "tools/list", "tools/call"])
+        #expect(recorder.sessions.isEmpty)
+    }
+
+    /// A stopped one-shot's call to a stateless server is cancelled by closing its stream
+    /// (2026-07-28 has no notifications from the client): no `notifications/cancelled` goes out,
+    /// and hark exits as it does for any stopped call.
+    @Test func aStoppedCallToAStatelessServerEndsWithItsStream() async throws {
+        let recorder = try await TestMCPRecorder()
+        let model = try Self.model(waiting: 600)
+        let home = Self.home(model, recorder, mode: "auto")
+        let hark = try ChildProcess([BuiltProducts.hark, "what is it?"], environment: home.environment)
+        var exited = false
+        defer { if !exited { hark.signal(SIGKILL) } }
+        try await recorder.waitFor("tools/call", in: "-")
+        hark.signal(SIGINT)
+        #expect(try await hark.waitForExit() == 130, "\(hark.stderr)")
+        exited = true
+        #expect(recorder.requests(in: "-") == ["server/discover", "tools/list", "tools/call"])
     }
 }

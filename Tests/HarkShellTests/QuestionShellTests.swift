@@ -6,18 +6,23 @@ import TestSupport
 /// An MCP server's questions in the real binary: asked field by field in the shell at a real
 /// terminal (tmux), declined in a pipe with one line on stderr, answered from `--answer` in
 /// scripts. The server is Tests/Fixtures/mcp/elicit_server.py (the MCP Python SDK's
-/// `ctx.elicit` and `ctx.elicit_url`); its tools return what reached them, which the model
-/// fixture repeats in its reply.
+/// resolver `Elicit` and `ctx.elicit_url`); its tools return what reached them, which the model
+/// fixture repeats in its reply. The form is asked over stdio (2025-11-25: `elicitation/create`
+/// during the call) and over Streamable HTTP, where hark speaks 2026-07-28 to the same server
+/// (the call's `input_required` result, then the call again with the answer): the same.
 struct QuestionShellTests {
-    static func home(_ model: TestOpenAIServer) -> TestHome {
-        TestHome(config: "[hark]\ndefault = llama\n\n"
-            + TestMCPServers.section("tickets", "command = \(TestMCPServers.python) \(TestMCPServers.elicitFixture)", "allow = *")
+    /// `stateless`: the server over Streamable HTTP, spoken to in 2026-07-28; else over stdio.
+    static func home(_ model: TestOpenAIServer, stateless: Bool = false) async throws -> TestHome {
+        let reach = stateless ? "url = " + (try await TestMCPServers.elicitServerURL())
+            : "command = \(TestMCPServers.python) \(TestMCPServers.elicitFixture)"
+        return TestHome(config: "[hark]\ndefault = llama\n\n" + TestMCPServers.section("tickets", reach, "allow = *")
             + "[session llama]\nkind = openai\nurl = \(model.baseURL)\nmcp = tickets\n")
     }
 
-    @Test(.enabled(if: TerminalDriver.isAvailable, "needs tmux")) func aFormIsAskedFieldByFieldInTheShell() async throws {
+    @Test(.enabled(if: TerminalDriver.isAvailable, "needs tmux"), arguments: [false, true])
+    func aFormIsAskedFieldByFieldInTheShell(stateless: Bool) async throws {
         let model = try ToolLoopServer.calling("tickets__register")
-        let home = Self.home(model)
+        let home = try await Self.home(model, stateless: stateless)
         let terminal = try home.terminal()
         try await terminal.waitFor(text: "llama ›")
         try terminal.enter("book me in")
@@ -47,9 +52,10 @@ struct QuestionShellTests {
     }
 
     /// A form of one choice is an approval: one key, as a tool call's approval is.
-    @Test(.enabled(if: TerminalDriver.isAvailable, "needs tmux")) func aChoiceOfTwoTakesOneKey() async throws {
+    @Test(.enabled(if: TerminalDriver.isAvailable, "needs tmux"), arguments: [false, true])
+    func aChoiceOfTwoTakesOneKey(stateless: Bool) async throws {
         let model = try ToolLoopServer.calling("tickets__deploy")
-        let home = Self.home(model)
+        let home = try await Self.home(model, stateless: stateless)
         let terminal = try home.terminal()
         try await terminal.waitFor(text: "llama ›")
         try terminal.enter("deploy it")
@@ -60,9 +66,10 @@ struct QuestionShellTests {
         #expect(try await terminal.waitForExit() == 0)
     }
 
-    @Test(.enabled(if: TerminalDriver.isAvailable, "needs tmux")) func aURLQuestionShowsTheHostAndAsksConsent() async throws {
+    @Test(.enabled(if: TerminalDriver.isAvailable, "needs tmux"), arguments: [false, true])
+    func aURLQuestionShowsTheHostAndAsksConsent(stateless: Bool) async throws {
         let model = try ToolLoopServer.calling("tickets__connect")
-        let home = Self.home(model)
+        let home = try await Self.home(model, stateless: stateless)
         let terminal = try home.terminal()
         try await terminal.waitFor(text: "llama ›")
         try terminal.enter("connect my account")
@@ -74,9 +81,9 @@ struct QuestionShellTests {
         #expect(try await terminal.waitForExit() == 0)
     }
 
-    @Test func aPipeDeclinesAndSaysSoAndAnswerAnswers() async throws {
+    @Test(arguments: [false, true]) func aPipeDeclinesAndSaysSoAndAnswerAnswers(stateless: Bool) async throws {
         let model = try ToolLoopServer.calling("tickets__register")
-        let home = Self.home(model)
+        let home = try await Self.home(model, stateless: stateless)
         let declined = try await HarkRun.run(["book me in"], home.environment)
         #expect(declined.status == 0)
         #expect(declined.stdout.contains(#"the tool said: {"action": "decline"}"#))

@@ -1,19 +1,34 @@
-# An MCP server whose tools ask the user through the client (spec 2025-11-25,
-# client/elicitation: `elicitation/create`), written with the MCP Python SDK in .local/venv:
-# form mode through `ctx.elicit` (mcp/server/elicitation.py, `elicit_with_validation`: the
-# schema rendered from a pydantic model, the answer validated against it) and URL mode through
-# `ctx.elicit_url` (same file, `elicit_url`). Each tool returns what reached it, as JSON, so
-# the tests read the client's answer from the tool's result.
+# An MCP server whose tools ask the user through the client, written with the MCP Python SDK
+# 2.3 in .local/venv, which serves both protocol eras; the client's first request decides:
+#
+# - 2025-11-25 and older (the `initialize` handshake; spec client/elicitation): each question
+#   is an `elicitation/create` request to the client in the middle of the call;
+# - 2026-07-28 (stateless: no handshake, `server/discover`, the envelope in each request's
+#   `_meta`): the call answers `{"resultType": "input_required", "inputRequests": {KEY:
+#   {"method": "elicitation/create", "params": …}}, "requestState": …}` and the client sends
+#   the call again with `inputResponses` {KEY: ElicitResult} and the `requestState` echoed.
+#
+# `register` asks through a resolver (mcp/server/mcpserver/resolve.py, `Resolve` and `Elicit`:
+# "The transport follows the negotiated protocol"), so the one tool serves both eras; the schema
+# is rendered from a pydantic model and the answer validated against it (mcp/server/
+# elicitation.py). `connect` asks in URL mode: `ctx.elicit_url` for the handshake era, and for
+# 2026-07-28 the hand-rolled flow resolve.py names (a tool returning `InputRequiredResult`, its
+# answer read from `ctx.input_responses`; mcp/server/mcpserver/context.py). Each tool returns
+# what reached it, as JSON, so the tests read the client's answer from the tool's result.
 #
 #   python elicit_server.py          stdio (mcp/server/stdio.py)
-#   python elicit_server.py http     Streamable HTTP (mcp/server/streamable_http.py, SSE
-#                                    answers), printing "port N" once it listens
+#   python elicit_server.py http     Streamable HTTP (mcp/server/streamable_http_manager.py:
+#                                    SSE answers with a session for the handshake era, one
+#                                    POST a request for 2026-07-28), printing "port N" once
+#                                    it listens
 import json
 import socket
 import sys
-from typing import Literal
+from typing import Annotated, Literal
 
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context, Elicit, ElicitationResult, MCPServer, Resolve
+from mcp_types import ElicitRequest, ElicitRequestURLParams, InputRequiredResult
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, Field
 
 app = MCPServer("hark-elicit")
@@ -31,27 +46,46 @@ def reached(result) -> str:
     return json.dumps({"action": result.action})
 
 
+def who_is_coming() -> Elicit[Registration]:
+    return Elicit("Who is coming, and how many tickets?", Registration)
+
+
 @app.tool()
-async def register(ctx: Context) -> str:
+async def register(answer: Annotated[ElicitationResult[Registration], Resolve(who_is_coming)]) -> str:
     """Register for the event: asks for a name and a number of tickets."""
-    return reached(await ctx.elicit("Who is coming, and how many tickets?", Registration))
+    return reached(answer)
 
 
 class Approval(BaseModel):
     decision: Literal["approve", "deny"] = Field(description="Deploy or not")
 
 
+def deploy_question() -> Elicit[Approval]:
+    return Elicit("Deploy v2.4.1 to production?", Approval)
+
+
 @app.tool()
-async def deploy(ctx: Context) -> str:
+async def deploy(answer: Annotated[ElicitationResult[Approval], Resolve(deploy_question)]) -> str:
     """Deploy v2.4.1: asks to approve or deny (a form of one choice)."""
-    return reached(await ctx.elicit("Deploy v2.4.1 to production?", Approval))
+    return reached(answer)
+
+
+CONNECT = ("Sign in to the example account", "https://accounts.example.org/connect?id=42", "e-42")
 
 
 @app.tool()
-async def connect(ctx: Context) -> str:
+async def connect(ctx: Context) -> str | InputRequiredResult:
     """Connect an account: sends the user to a page of the server's."""
-    result = await ctx.elicit_url("Sign in to the example account", "https://accounts.example.org/connect?id=42", "e-42")
-    return json.dumps({"action": result.action})
+    if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+        result = await ctx.elicit_url(*CONNECT)
+        return json.dumps({"action": result.action})
+    answer = (ctx.input_responses or {}).get("connect")
+    if answer is None:
+        message, url, elicitation = CONNECT
+        ask = ElicitRequest(params=ElicitRequestURLParams(message=message, url=url, elicitation_id=elicitation))
+        return InputRequiredResult(input_requests={"connect": ask}, request_state="connect")
+    action = answer.get("action") if isinstance(answer, dict) else getattr(answer, "action", None)
+    return json.dumps({"action": action})
 
 
 if len(sys.argv) > 1 and sys.argv[1] == "http":

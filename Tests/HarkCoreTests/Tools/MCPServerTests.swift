@@ -26,7 +26,9 @@ import TestSupport
             Issue.record("status \(server.status)")
             return
         }
-        #expect(info.hasPrefix("mcp-time 2026.10.19, protocol 2025-11-25"))
+        // Over HTTP hark asked `server/discover` first: mcp-proxy (MCP SDK 1.30) answered 400
+        // with a JSON-RPC error ("Bad Request: Missing session ID"), and hark fell back.
+        #expect(info == "mcp-time 2026.10.19, protocol 2025-11-25 (session)")
 
         let (text, isError) = try await server.call("get_current_time", arguments: ["timezone": "Europe/Paris"])
         #expect(!isError)
@@ -55,18 +57,19 @@ import TestSupport
         try await Self.checkTimeServer(server)
     }
 
-    /// The SDK's own HTTP server answers every request as an SSE stream and requires the
-    /// session id it gave with `initialize` on every later request (400 without it).
+    /// The SDK's own HTTP server, held to the handshake (`protocol = 2025-11-25`), answers
+    /// every request as an SSE stream and requires the session id it gave with `initialize` on
+    /// every later request (400 without it).
     @Test func theSDKsStreamableHTTPServerAnswersWithEventStreams() async throws {
-        let server = Self.server("sdk", ["url": try await TestMCPServers.sdkServerURL()])
+        let server = Self.server("sdk", ["url": try await TestMCPServers.sdkServerURL(), "protocol": "2025-11-25"])
         defer { server.stop() }
         let tools = try await server.tools()
-        #expect(tools.map(\.name) == ["add"])
-        guard case .running(1, let info) = server.status else {
+        #expect(tools.map(\.name) == ["add", "forecast"])
+        guard case .running(2, let info) = server.status else {
             Issue.record("status \(server.status)")
             return
         }
-        #expect(info == "hark-fixture, protocol 2025-11-25")
+        #expect(info == "hark-fixture, protocol 2025-11-25 (session)")
         let (text, isError) = try await server.call("add", arguments: ["a": 2, "b": 3])
         #expect(!isError)
         #expect(text == "5")
@@ -107,5 +110,71 @@ import TestSupport
             return
         }
         #expect(reason.contains("no such module"))
+    }
+}
+
+extension MCPServerTests {
+    /// The same SDK server left to choose (`protocol = auto`, the default): it answers
+    /// `server/discover` naming 2026-07-28, so hark speaks that, statelessly, and the tools
+    /// list and run the same.
+    @Test func theSDKsServerIsSpokenTo20260728WhenItSaysSo() async throws {
+        let server = Self.server("sdk", ["url": try await TestMCPServers.sdkServerURL()])
+        defer { server.stop() }
+        #expect(try await server.tools().map(\.name) == ["add", "forecast"])
+        guard case .running(2, let info) = server.status else {
+            Issue.record("status \(server.status)")
+            return
+        }
+        #expect(info == "hark-fixture, protocol 2026-07-28 (stateless)")
+        let (text, isError) = try await server.call("add", arguments: ["a": 2, "b": 3])
+        #expect(!isError)
+        #expect(text == "5")
+        let (unknown, failed) = try await server.call("nope", arguments: [:])
+        #expect(failed)
+        #expect(unknown.contains("nope"), "\(unknown)")
+        // An argument its schema marks `x-mcp-header` goes in `Mcp-Param-Region` too, as the
+        // server checks: plain, and base64 when it is not ASCII.
+        for region in ["Paris", "Zürich"] {
+            let (weather, refused) = try await server.call("forecast", arguments: ["region": .string(region)])
+            #expect(!refused, "\(weather)")
+            #expect(weather == "sunny in \(region)")
+        }
+    }
+
+    /// Header values as the SDK encodes them (mcp/shared/inbound.py `encode_header_value`,
+    /// `mcp_param_headers`).
+    @Test func headerValuesAndParameterHeaders() {
+        #expect(MCPEnvelope.headerValue("get_weather") == "get_weather")
+        #expect(MCPEnvelope.headerValue("Zürich") == "=?base64?WsO8cmljaA==?=")
+        #expect(MCPEnvelope.headerValue(" padded") == "=?base64?IHBhZGRlZA==?=")
+        let schema: JSON = ["type": "object", "properties": ["region": ["type": "string", "x-mcp-header": "Region"],
+                                                             "n": ["type": "integer", "x-mcp-header": "N"],
+                                                             "on": ["type": "boolean", "x-mcp-header": "On"],
+                                                             "plain": ["type": "string"]]]
+        let headers = MCPEnvelope.parameterHeaders(schema: schema, arguments: ["region": "Paris", "n": 3, "on": true, "plain": "x"])
+        #expect(Dictionary(uniqueKeysWithValues: headers.map { ($0.name, $0.value) })
+                == ["Mcp-Param-Region": "Paris", "Mcp-Param-N": "3", "Mcp-Param-On": "true"])
+    }
+
+    /// Pinned to 2026-07-28, a server of the handshake era (mcp-proxy on MCP SDK 1.30) is a
+    /// failure said in one line, not a fallback.
+    @Test func aServerPinnedTo20260728ThatDoesNotSpeakItFails() async throws {
+        let server = Self.server("time", ["url": try await TestMCPServers.proxiedTimeURL(), "protocol": "2026-07-28"])
+        defer { server.stop() }
+        let error = await #expect(throws: HarkError.self) { try await server.tools() }
+        let message = error?.userMessage ?? ""
+        #expect(message.hasPrefix("MCP server time failed: MCP server time speaks protocol other than 2026-07-28"), "\(message)")
+        #expect(!message.contains("\n"))
+    }
+
+    /// `protocol` takes auto, 2025-11-25 or 2026-07-28; anything else is the config's mistake.
+    @Test func theProtocolSettingIsChecked() throws {
+        let config = MCPServerConfig(name: "x", values: ["url": "http://127.0.0.1:1/mcp", "protocol": "2024"])
+        #expect(throws: HarkError.config(path: "c", line: nil,
+                                         reason: #"[mcp x] protocol must be auto, 2025-11-25, 2026-07-28, not "2024""#)) {
+            try config.check(path: "c")
+        }
+        #expect(MCPServerConfig(name: "x", values: ["command": "t", "protocol": "2026-07-28"]).protocolChoice == .handshake)
+        #expect(MCPServerConfig(name: "x", values: ["url": "http://h/mcp"]).protocolChoice == .auto)
     }
 }

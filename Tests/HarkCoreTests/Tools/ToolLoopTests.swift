@@ -123,7 +123,7 @@ import TestSupport
         let output = await Transcript(workspace).type("/tools")
         let lines = output.split(separator: "\n").map(String.init)
         #expect(lines[1].hasPrefix("time  stdio: ") && lines[1].hasSuffix("  · used by llama"))
-        #expect(lines[2] == "  running mcp-time 2026.10.19, protocol 2025-11-25, 2 tools")
+        #expect(lines[2] == "  running mcp-time 2026.10.19, protocol 2025-11-25 (session), 2 tools")
         #expect(lines[3].hasPrefix("  time.get_current_time  Get current time in a specific timezone") && lines[3].hasSuffix("asks"))
         #expect(lines[4].hasSuffix("allowed by the session's allow"))
         try workspace.switchSession(to: "local")

@@ -28,6 +28,7 @@ typealias MCPRequestHandler = @Sendable (_ id: JSON, _ method: String, _ params:
 struct MCPError: Error, Sendable, Equatable {
     var code: Int
     var message: String
+    var data: JSON? = nil
 
     var line: String { "MCP error \(code): \(MessageLine.make(message, limit: 300))" }
 }
@@ -131,7 +132,7 @@ extension JSONRPCMessage {
     func result() throws -> JSON {
         switch self {
         case .response(_, let result): return result
-        case .error(_, let code, let message, _): throw MCPError(code: code, message: message)
+        case .error(_, let code, let message, let data): throw MCPError(code: code, message: message, data: data)
         case .request, .notification: throw HarkError.protocolViolation("the MCP server sent a request where an answer was due")
         }
     }

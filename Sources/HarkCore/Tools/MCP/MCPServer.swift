@@ -26,22 +26,24 @@ public enum MCPServerState: Sendable, Equatable {
 
 /// One `[mcp NAME]` server while hark runs: started (or connected) the first time a session
 /// that names it needs its tools, kept for the life of the process, started again if it
-/// stopped. The `initialize` handshake (spec basic/lifecycle) offers protocol 2025-11-25 and
-/// accepts the older revisions a server may answer with; `notifications/initialized` follows.
+/// stopped. Over Streamable HTTP hark first asks `server/discover` and speaks the stateless
+/// 2026-07-28 (`MCPEnvelope`) to a server that says it speaks it; to any other, the
+/// `initialize` handshake (spec basic/lifecycle) offers protocol 2025-11-25 and accepts the
+/// older revisions a server may answer with; `notifications/initialized` follows.
 public final class MCPServer: @unchecked Sendable {
     public let config: MCPServerConfig
     private let http: HTTPClient
     private let environment: [String: String]
-    private let state = Locked(Running())
+    let state = Locked(Running())
     /// Who answers the server's questions (`elicitation/create`) for the calls under way, by a
     /// number of their own: the latest call's asks (stdio does not say which call a question
     /// belongs to, and calls of one reply run one at a time).
-    private let askers = Locked<(next: Int, waiting: [Int: Asker])>((0, [:]))
+    let askers = Locked<(next: Int, waiting: [Int: Asker])>((0, [:]))
 
     /// Answers one question a server asks during a call: the question, or why hark cannot ask it.
     public typealias Asker = @Sendable (Result<Question, QuestionSchema.Unsupported>) async -> QuestionOutcome
 
-    private struct Running {
+    struct Running {
         var connection: MCPConnection?
         var starting: Task<Ready, Error>?
         var tools: [MCPTool]?
@@ -49,16 +51,21 @@ public final class MCPServer: @unchecked Sendable {
         var failure: String?
     }
 
-    private struct Ready: Sendable {
+    struct Ready: Sendable {
         var connection: MCPConnection
         var tools: [MCPTool]
     }
 
-    /// The revision hark asks for, and those it accepts in answer (mcp_types/version.py of the
-    /// Python SDK 2.3 lists these as the ones reached through `initialize`; 2026-07-28 drops
-    /// the handshake and is not spoken here).
+    /// The revision hark asks for in the handshake, and those it accepts in answer
+    /// (mcp_types/version.py of the Python SDK 2.3: `HANDSHAKE_PROTOCOL_VERSIONS`); the
+    /// stateless revisions, reached without it (`MODERN_PROTOCOL_VERSIONS`).
     public static let protocolVersion = "2025-11-25"
     public static let acceptedVersions: Set<String> = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
+    public static let statelessVersions: Set<String> = [MCPEnvelope.version]
+
+    /// What hark says of itself, in the handshake or in every stateless request.
+    static var clientInfo: JSON { ["name": "hark", "version": .string(HarkVersion.string)] }
+    static let capabilities: JSON = ["elicitation": MCPElicitation.capability]
 
     init(config: MCPServerConfig, http: HTTPClient, environment: [String: String]) {
         self.config = config
@@ -89,7 +96,7 @@ public final class MCPServer: @unchecked Sendable {
         try await ready().tools
     }
 
-    private func ready() async throws -> Ready {
+    func ready() async throws -> Ready {
         let task: Task<Ready, Error> = state.update { state in
             if let starting = state.starting { return starting }
             if let connection = state.connection, !connection.isClosed {
@@ -132,8 +139,13 @@ public final class MCPServer: @unchecked Sendable {
     private func start() async throws -> Ready {
         let connection = try connect()
         do {
-            let info = try await initialize(connection)
-            state.update { $0.serverInfo = info }
+            var info: String? = nil
+            if let http = connection as? StreamableHTTPConnection, config.protocolChoice != .handshake {
+                info = try await discover(http)
+            }
+            if info == nil { info = try await initialize(connection) }
+            let described = info ?? ""
+            state.update { $0.serverInfo = described }
             let tools = try await listTools(connection)
             return Ready(connection: connection, tools: tools)
         } catch {
@@ -173,8 +185,8 @@ public final class MCPServer: @unchecked Sendable {
 
     /// The handshake: hark's offer, the server's answer checked, then `initialized`.
     private func initialize(_ connection: MCPConnection) async throws -> String {
-        let params: JSON = ["protocolVersion": .string(Self.protocolVersion), "capabilities": ["elicitation": MCPElicitation.capability],
-                            "clientInfo": ["name": "hark", "version": .string(HarkVersion.string)]]
+        let params: JSON = ["protocolVersion": .string(Self.protocolVersion), "capabilities": Self.capabilities,
+                            "clientInfo": Self.clientInfo]
         var result: JSON
         do {
             result = try await connection.request("initialize", params: params, timeout: 60)
@@ -193,7 +205,45 @@ public final class MCPServer: @unchecked Sendable {
         try await connection.notify("notifications/initialized", params: nil)
         let info = result["serverInfo"]
         let described = [info?["name"]?.string, info?["version"]?.string].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
-        return described.isEmpty ? "protocol \(version)" : "\(described), protocol \(version)"
+        return (described.isEmpty ? "" : described + ", ") + "protocol \(version) (session)"
+    }
+
+    /// The probe: `server/discover` in the 2026-07-28 envelope. A server that answers it
+    /// naming 2026-07-28 is spoken to so from now on, and its description returned; any other
+    /// answer (a JSON-RPC error, an HTTP error, a result without 2026-07-28) is an older
+    /// server's: nil, for the handshake. A network failure is no answer, and is thrown (the
+    /// SDK's `negotiate_auto`, mcp/client/_probe.py).
+    private func discover(_ connection: StreamableHTTPConnection) async throws -> String? {
+        let envelope = MCPEnvelope(version: MCPEnvelope.version, clientInfo: Self.clientInfo, capabilities: Self.capabilities)
+        let pinned = config.protocolChoice == .stateless
+        let result: JSON
+        do {
+            result = try await connection.discover(envelope, timeout: 60)
+        } catch let error as MCPError {
+            let supported = MCPEnvelope.supported(error.data)
+            if pinned || (error.code == MCPEnvelope.unsupportedVersion && !supported.isEmpty
+                          && !supported.contains(where: Self.acceptedVersions.contains)) {
+                throw HarkError.protocolViolation("MCP server \(name) speaks protocol "
+                    + (supported.isEmpty ? "other than 2026-07-28 (\(error.line))" : supported.map { MessageLine.name($0) }.joined(separator: ", "))
+                    + "; hark speaks " + (Self.acceptedVersions.union(Self.statelessVersions)).sorted().joined(separator: ", "))
+            }
+            return nil
+        } catch let error as HarkError where !pinned {
+            if case .http = error { return nil }
+            if case .protocolViolation = error { return nil }
+            throw error
+        }
+        let supported = MCPEnvelope.supported(result)
+        guard let version = supported.last(where: Self.statelessVersions.contains) else {
+            if pinned {
+                throw HarkError.protocolViolation("MCP server \(name) does not speak protocol 2026-07-28 (it names "
+                    + supported.map { MessageLine.name($0) }.joined(separator: ", ") + ")")
+            }
+            return nil
+        }
+        connection.adopt(MCPEnvelope(version: version, clientInfo: Self.clientInfo, capabilities: Self.capabilities))
+        let described = MCPEnvelope.serverInfo(result)
+        return (described.isEmpty ? "" : described + ", ") + "protocol \(version) (stateless)"
     }
 
     /// Every page of `tools/list`, following `nextCursor` (spec server/tools, pagination).
@@ -221,61 +271,17 @@ public final class MCPServer: @unchecked Sendable {
     /// none, it is declined: nobody asked for the server's work); others are not found.
     private func answer(id: JSON, method: String, params: JSON?) async -> JSONRPCMessage {
         guard method == MCPElicitation.method else { return JSONRPCMessage.answer(id: id, method: method) }
+        let asker = askers.read { $0.waiting.max { $0.key < $1.key }?.value }
+        return .response(id: id, result: await ask(params, asker: asker))
+    }
+
+    /// An `elicitation/create` asked of `asker` (declined with none): the `ElicitResult`.
+    func ask(_ params: JSON?, asker: Asker?) async -> JSON {
         let question = MCPElicitation.question(params, server: name)
-        guard let asker = askers.read({ $0.waiting.max { $0.key < $1.key }?.value }) else {
-            return .response(id: id, result: MCPElicitation.result(.decline, mode: .form([])))
-        }
+        guard let asker else { return MCPElicitation.result(.decline, mode: .form([])) }
         let outcome = await asker(question)
         let mode = (try? question.get().kind) ?? .form([])
-        return .response(id: id, result: MCPElicitation.result(outcome, mode: mode))
-    }
-
-    /// Runs one tool. The server's answer becomes text for the model: its content joined, an
-    /// error marked as such (`isError`, or a JSON-RPC error such as an unknown tool). What the
-    /// server asks meanwhile goes to `asker`.
-    public func call(_ tool: String, arguments: JSON, asker: Asker? = nil) async throws -> (text: String, isError: Bool) {
-        let number = askers.update { askers -> Int? in
-            guard let asker else { return nil }
-            askers.next += 1
-            askers.waiting[askers.next] = asker
-            return askers.next
-        }
-        defer { if let number { _ = askers.update { $0.waiting.removeValue(forKey: number) } } }
-        let ready = try await ready()
-        let params: JSON = ["name": .string(tool), "arguments": arguments]
-        let result: JSON
-        do {
-            result = try await ready.connection.request("tools/call", params: params, timeout: config.timeout)
-        } catch let error as MCPError {
-            return (error.line, true)
-        } catch is StreamableHTTPConnection.SessionExpired {
-            state.update { $0.connection = nil; $0.tools = nil }
-            return try await call(tool, arguments: arguments, asker: asker)
-        }
-        return (Self.text(of: result), result["isError"]?.bool == true)
-    }
-
-    /// A `CallToolResult` as text (spec server/tools, tool result): text content as is, other
-    /// content named; `structuredContent` when there is no content.
-    static func text(of result: JSON) -> String {
-        var parts: [String] = []
-        for item in result["content"]?.array ?? [] {
-            switch item["type"]?.string {
-            case "text": parts.append(item["text"]?.string ?? "")
-            case "image", "audio":
-                let size = (item["data"]?.string?.utf8.count ?? 0) * 3 / 4
-                parts.append("[\(item["type"]?.string ?? "") \(item["mimeType"]?.string ?? ""), \(size) bytes, not shown]")
-            case "resource_link":
-                parts.append("[resource \(item["uri"]?.string ?? "")\(item["name"]?.string.map { " (\($0))" } ?? "")]")
-            case "resource":
-                let resource = item["resource"]
-                parts.append(resource?["text"]?.string ?? "[resource \(resource?["uri"]?.string ?? "") \(resource?["mimeType"]?.string ?? "")]")
-            default:
-                parts.append(item.encoded())
-            }
-        }
-        if parts.isEmpty, let structured = result["structuredContent"] { return structured.encoded() }
-        return parts.joined(separator: "\n")
+        return MCPElicitation.result(outcome, mode: mode)
     }
 
     /// Stops the server (stdio) or ends its session (HTTP); returns what is still being said

@@ -24,6 +24,7 @@ public struct MCPServerConfig: Sendable, Equatable {
         ("auth", "bearer:SECRET or header:NAME:SECRET for a url"),
         ("allow", "tools that run without asking: their names, or * for all of this server's"),
         ("timeout", "seconds a tool call may take (default 120)"),
+        ("protocol", "auto (default: 2026-07-28 if the server speaks it, else the handshake), 2025-11-25 or 2026-07-28"),
         ("description", "a note shown by /tools"),
     ]
 
@@ -44,6 +45,10 @@ public struct MCPServerConfig: Sendable, Equatable {
         }
         if let text = self["timeout"], Double(text).map({ $0 > 0 }) != true {
             throw fail("timeout must be a number of seconds, not \"\(MessageLine.name(text))\"")
+        }
+        if let text = self["protocol"], ProtocolChoice(rawValue: text) == nil {
+            throw fail("protocol must be " + ProtocolChoice.allCases.map(\.rawValue).joined(separator: ", ")
+                + ", not \"\(MessageLine.name(text))\"")
         }
         if self["command"] != nil { _ = try arguments(path: path) }
         _ = try environment(resolving: false)
@@ -70,6 +75,20 @@ public struct MCPServerConfig: Sendable, Equatable {
             result[String(word[..<equals])] = resolving && !reference.isLiteral ? try reference.resolve() : value
         }
         return result
+    }
+
+    /// Which revision hark speaks to the server: `auto` asks `server/discover` and falls back
+    /// to the `initialize` handshake when the answer is not a 2026-07-28 server's (the SDK
+    /// client's `mode="auto"`, mcp/client/_probe.py); the others pin one. 2026-07-28 is spoken
+    /// over Streamable HTTP only: a `command` server always gets the handshake.
+    enum ProtocolChoice: String, Sendable, CaseIterable {
+        case auto
+        case handshake = "2025-11-25"
+        case stateless = "2026-07-28"
+    }
+
+    var protocolChoice: ProtocolChoice {
+        self["url"] == nil ? .handshake : self["protocol"].flatMap(ProtocolChoice.init(rawValue:)) ?? .auto
     }
 
     /// Seconds one request may take.

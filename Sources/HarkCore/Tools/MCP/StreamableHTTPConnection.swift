@@ -6,7 +6,9 @@ import Glibc
 /// text/event-stream`; a request's answer comes back as one JSON body or as an SSE stream
 /// that may carry the server's own requests and notifications before it; the session id the
 /// server gives with the `initialize` answer (`Mcp-Session-Id`) and the negotiated
-/// `MCP-Protocol-Version` go with every later request; DELETE ends the session.
+/// `MCP-Protocol-Version` go with every later request; DELETE ends the session. A 2026-07-28
+/// server (`adopt`) has no session: each request carries the envelope of `MCPEnvelope` in
+/// its `_meta` and headers, and is cancelled by closing its stream.
 ///
 /// As servers do it: mcp-proxy 0.13 (mcp_proxy/mcp_server.py, `json_response=True`) answers
 /// with `application/json`; the MCP Python SDK's own server (mcp/server/streamable_http.py,
@@ -27,6 +29,8 @@ final class StreamableHTTPConnection: MCPConnection, @unchecked Sendable {
     private struct State {
         var sessionID: String?
         var protocolVersion: String?
+        /// Set for a 2026-07-28 server: every request is stamped with it.
+        var envelope: MCPEnvelope?
         /// `notifications/cancelled` on their way, by a number of their own: the session's end
         /// waits for them, so that a call stopped as hark exits is still cancelled.
         var cancellations: [Int: Task<Void, Never>] = [:]
@@ -53,29 +57,54 @@ final class StreamableHTTPConnection: MCPConnection, @unchecked Sendable {
     /// Set once `initialize` is answered: sent as `MCP-Protocol-Version` from then on.
     func negotiated(_ version: String) { state.update { $0.protocolVersion = version } }
 
+    /// Speaks 2026-07-28 from now on: no session, the envelope on every request.
+    func adopt(_ envelope: MCPEnvelope) { state.update { $0.envelope = envelope } }
+
+    /// Whether the server speaks 2026-07-28 (for `/tools`).
+    var isStateless: Bool { state.read { $0.envelope != nil } }
+
     private var host: String { HTTPRequest.displayHost(of: url) }
 
-    private func post(_ message: JSONRPCMessage, timeout: Double) throws -> HTTPRequest {
+    private func post(_ message: JSONRPCMessage, timeout: Double, headers extra: [(name: String, value: String)] = []) throws -> HTTPRequest {
         var headers: [(name: String, value: String)] = [("Accept", "application/json, text/event-stream")]
         let (session, version) = state.read { ($0.sessionID, $0.protocolVersion) }
         if let session { headers.append(("Mcp-Session-Id", session)) }
         if let version { headers.append(("MCP-Protocol-Version", version)) }
-        var request = HTTPRequest.json(url: url, body: message.json, headers: headers + (try auth.headers()),
+        var request = HTTPRequest.json(url: url, body: message.json, headers: headers + extra + (try auth.headers()),
                                        timeouts: HTTPTimeouts(connect: 10, firstByte: timeout, idle: timeout))
         request.insecure = insecure
         return request
     }
 
     func request(_ method: String, params: JSON?, timeout: Double) async throws -> JSON {
+        try await request(method, params: params, timeout: timeout, headers: [])
+    }
+
+    /// A request with headers of its own (a call's `Mcp-Param-*`).
+    func request(_ method: String, params: JSON?, timeout: Double, headers: [(name: String, value: String)]) async throws -> JSON {
+        try await send(method, params: params, timeout: timeout, envelope: state.read { $0.envelope }, headers: headers)
+    }
+
+    /// Asks a server which revisions it speaks, in the envelope of the one hark would speak
+    /// (the probe does not adopt it: `adopt` does once the answer says so).
+    func discover(_ envelope: MCPEnvelope, timeout: Double) async throws -> JSON {
+        try await send(MCPEnvelope.discover, params: nil, timeout: timeout, envelope: envelope, headers: [])
+    }
+
+    private func send(_ method: String, params: JSON?, timeout: Double, envelope: MCPEnvelope?,
+                      headers extra: [(name: String, value: String)]) async throws -> JSON {
         let id = pending.makeID()
+        let params = envelope.map { $0.stamp(params) } ?? params
+        let headers = (envelope?.headers(method: method, params: params) ?? []) + extra
         let message = JSONRPCMessage.request(id: .number(Double(id)), method: method, params: params)
-        let request = try post(message, timeout: timeout)
+        let request = try post(message, timeout: timeout, headers: headers)
         let stream = try http.stream(request)
         let answer: JSONRPCMessage = try await withTaskCancellationHandler {
             try await read(stream, answering: id, method: method)
         } onCancel: {
             stream.cancel()
-            sendCancellation(of: id)
+            // 2026-07-28 has no notifications from the client: the closed stream says it.
+            if envelope == nil { sendCancellation(of: id) }
         }
         return try answer.result()
     }
@@ -131,6 +160,14 @@ final class StreamableHTTPConnection: MCPConnection, @unchecked Sendable {
         }
         guard let head else { throw HarkError.protocolViolation("MCP server \(name) sent no response") }
         guard head.isSuccess else {
+            // A JSON-RPC error may come with a 4xx (2026-07-28: 400 for bad params or a version
+            // the server does not speak, 404 for an unknown method; the 2025 SDK servers: 400 for
+            // a missing session), its id the request's or "server-error": ours, as the SDK's
+            // client reads it (mcp/client/streamable_http.py). Not for 401/403: those need auth.
+            if head.status != 401, head.status != 403, let json = try? JSON.parse(body),
+               case .error(_, let code, let message, let data)? = JSONRPCMessage(json) {
+                return .error(id: .number(Double(id)), code: code, message: message, data: data)
+            }
             throw ServerMessage.error(status: head.status, host: host, body: body, contentType: head.header("content-type"))
         }
         if Self.isEventStream(head) {
