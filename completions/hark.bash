@@ -58,7 +58,7 @@ _hark() {
         listen)
             COMPREPLY=($(compgen -W "-s --session --model --grammar --pause --json" -- "$cur")) ;;
         talk)
-            COMPREPLY=($(compgen -W "-s --session --turns" -- "$cur")) ;;
+            COMPREPLY=($(compgen -W "-s --session --turns --wake" -- "$cur")) ;;
         doctor)
             COMPREPLY=($(compgen -W "" -- "$cur")) ;;
         version)

@@ -98,6 +98,7 @@ complete -c hark -n '__fish_seen_subcommand_from listen' -l json -d 'one JSON ob
 complete -c hark -n '__fish_use_subcommand' -a talk -d 'talk hands-free: listen, send at each pause, read the reply aloud, listen again'
 complete -c hark -n '__fish_seen_subcommand_from talk' -s s -l session -r -a '(__hark_sessions)' -d 'the session to use (default: the config\'s default)'
 complete -c hark -n '__fish_seen_subcommand_from talk' -l turns -r -d 'stop after N messages (default: until the stop phrase, Esc or Ctrl-C)'
+complete -c hark -n '__fish_seen_subcommand_from talk' -l wake -d 'wait for the wake phrase (wake_word, "hey hark") before listening'
 complete -c hark -n '__fish_use_subcommand' -a doctor -d 'check the voice parts: espeak-ng, audio output, libvosk, models, microphone'
 complete -c hark -n '__fish_use_subcommand' -a version -d 'print the version (hark doctor checks the voice parts)'
 complete -c hark -n '__fish_use_subcommand' -a help -d 'explain a command (or a /command of the shell)'

@@ -15,6 +15,8 @@ static struct {
     espeak_ERROR (*set_voice_by_name)(const char *);
     const espeak_VOICE **(*list_voices)(espeak_VOICE *);
     const char *(*info)(const char **);
+    // Optional (espeak-ng 1.49 on): the rate of the voice in use, which an MBROLA voice changes.
+    int (*current_rate)(void);
 } fn;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -59,6 +61,7 @@ static void load(void) {
     RESOLVE(lib, set_voice_by_name, "espeak_SetVoiceByName");
     RESOLVE(lib, list_voices, "espeak_ListVoices");
     RESOLVE(lib, info, "espeak_Info");
+    *(void **)(&fn.current_rate) = dlsym(lib, "espeak_ng_GetSampleRate");
     // DONT_EXIT: a missing data folder must be an error, not the end of the process.
     int rate = fn.initialize(AUDIO_OUTPUT_SYNCHRONOUS, requested_buffer_ms, NULL, espeakINITIALIZE_DONT_EXIT);
     if (rate <= 0) {
@@ -80,6 +83,21 @@ const char *hark_espeak_load(int buffer_ms) {
 }
 
 int hark_espeak_sample_rate(void) { return sample_rate; }
+
+int hark_espeak_voice_rate(void) {
+    int rate = fn.current_rate ? fn.current_rate() : 0;
+    return rate > 0 ? rate : sample_rate;
+}
+
+int hark_espeak_list_voices(int mbrola) {
+    // The list with no filter leaves MBROLA voices out; the language "mb" selects them, as
+    // `espeak-ng --voices=mb` does. Each call frees the list before: read it before the next.
+    espeak_VOICE spec;
+    memset(&spec, 0, sizeof spec);
+    spec.languages = "mb";
+    voices = fn.list_voices(mbrola ? &spec : NULL);
+    return hark_espeak_voice_count();
+}
 const char *hark_espeak_version(void) { return version ? version : ""; }
 const char *hark_espeak_data_path(void) { return data_path; }
 

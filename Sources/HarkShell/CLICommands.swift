@@ -131,6 +131,7 @@ enum CLICommands {
         CLICommand("talk", "", "talk hands-free: listen, send at each pause, read the reply aloud, listen again", options: [
             sessionOption,
             OptionSpec(["--turns"], "N", "stop after N messages (default: until the stop phrase, Esc or Ctrl-C)"),
+            OptionSpec(["--wake"], nil, "wait for the wake phrase (wake_word, \"hey hark\") before listening"),
         ], run: Run.talk),
         CLICommand("doctor", "", "check the voice parts: espeak-ng, audio output, libvosk, models, microphone",
                    run: Run.doctor),

@@ -256,6 +256,10 @@ public final class EventLoop: @unchecked Sendable {
             let wake = wait(Interest(signals: true, events: { if case .speechDone = $0 { return true }; return false }))
             if !wake.signals.isEmpty {
                 speaker.stop()
+                // Told to end (not just to stop speaking): whoever waits next, the shell after
+                // `/talk` for one, ends too.
+                let ending = wake.signals.filter { $0 == SIGTERM || $0 == SIGHUP }
+                if !ending.isEmpty { putBack(signals: ending) }
                 return false
             }
             if !wake.events.isEmpty { return true }

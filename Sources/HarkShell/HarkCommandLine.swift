@@ -65,7 +65,9 @@ public struct HarkCommandLine {
             // Checked before anything is sent: a missing espeak-ng or sound server is one clear error.
             _ = try workspace.voice.replySpeaker(for: workspace.currentConfig, config: workspace.config,
                                                  paths: workspace.paths, forced: true)
-            if !message.isEmpty || !terminal.hasKeyboard || messageOnStdin { try workspace.voice.prepareOutput() }
+            if !message.isEmpty || !terminal.hasKeyboard || messageOnStdin {
+                try workspace.voice.prepareOutput(for: try workspace.voiceSettings().parameters)
+            }
         }
         let piped = readPiped(options, message: message, messageOnStdin: messageOnStdin)
         if message.isEmpty && piped == nil {

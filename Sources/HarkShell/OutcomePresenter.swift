@@ -10,7 +10,7 @@ protocol ShellControls: AnyObject {
     func editDraft(_ text: String)
     func listen()
     /// The hands-free loop (`/talk`), until it is told to stop.
-    func talk()
+    func talk(wake: Bool)
     func quit()
     /// `/edit last`: the message to edit, and what to do with the edited text.
     func editMessage(_ text: String, then: @escaping @Sendable (String) async throws -> CommandOutcome)
@@ -140,11 +140,11 @@ final class OutcomePresenter {
                 return fail(HarkError.usage("/listen needs the interactive shell; hark --listen dictates a message from a script"))
             }
             shell.listen()
-        case .talk:
+        case .talk(let wake):
             guard let shell else {
                 return fail(HarkError.usage("/talk needs the interactive shell; hark talk -s SESSION talks from a script"))
             }
-            shell.talk()
+            shell.talk(wake: wake)
         }
         return 0
     }

@@ -229,11 +229,13 @@ extension Shell: ShellControls {
 
     func listen() { editor.requestListening() }
 
-    func talk() {
-        let talk = TalkLoop(workspace: workspace, terminal: terminal, loop: loop, turns: nil)
+    func talk(wake: Bool) {
+        let talk = TalkLoop(workspace: workspace, terminal: terminal, loop: loop, turns: nil, wake: wake)
         talk.onSent = { [unowned self] line in remember(line) }
         _ = talk.run()
         terminal.setKeyMode(.keys)
+        // SIGTERM or a hangup during a reply stopped the reply and the conversation; hark ends.
+        if loop.endingIn != nil { quit() }
     }
 
     func quit() { quitRequested = true }

@@ -4,8 +4,9 @@ import HarkCore
 
 /// Hands-free conversation (`/talk`, `hark talk`): listen, send at the end of what was said,
 /// read the reply aloud as it streams, listen again, until the stop phrase, Esc or Ctrl-C (or
-/// after `turns` messages). Half duplex: the microphone is closed while hark speaks, so it
-/// never hears itself. Each turn is an ordinary message run through the workspace, kept in the
+/// after `turns` messages). F5 or Ctrl-G pauses listening and resumes it (push to talk); with
+/// `wake`, hark waits for the wake phrase before listening, and again after a quiet spell.
+/// Half duplex: the microphone is closed while hark speaks, so it never hears itself. Each turn is an ordinary message run through the workspace, kept in the
 /// history like a typed one. The state is shown on stderr: in place on a terminal (the level
 /// meter and the words while listening, the reply's spinner while the agent thinks,
 /// "speaking" while the reply is read), as lines in a pipe.
@@ -15,20 +16,26 @@ final class TalkLoop {
     let loop: EventLoop
     /// Stop after this many messages (`--turns`); nil talks until told to stop.
     let turns: Int?
+    /// Wait for the wake phrase before listening (`--wake`).
+    let wake: Bool
     /// Each message sent, for the shell's input history.
     var onSent: (String) -> Void = { _ in }
-    private let presenter: OutcomePresenter
-    private let live: Bool
+    let presenter: OutcomePresenter
+    let live: Bool
 
     /// Seconds without a word after which listening starts over (quietly): the sound stream
     /// is reopened rather than kept forever.
     static let idleRestart = 30.0
+    /// With `--wake`: seconds without a word after a reply before hark waits for the wake
+    /// phrase again.
+    static let wakeFollowUp = 10.0
 
-    init(workspace: Workspace, terminal: Terminal, loop: EventLoop, turns: Int?) {
+    init(workspace: Workspace, terminal: Terminal, loop: EventLoop, turns: Int?, wake: Bool = false) {
         self.workspace = workspace
         self.terminal = terminal
         self.loop = loop
         self.turns = turns
+        self.wake = wake
         live = terminal.errorCapabilities.isTTY
         presenter = OutcomePresenter(workspace: workspace, terminal: terminal, loop: loop, mode: .oneShot(json: false, speak: true))
     }
@@ -38,6 +45,12 @@ final class TalkLoop {
         case message(String)
         /// A cough, a click, or nothing: listen again without a cue.
         case ignored
+        /// Nothing said for a long while: with `--wake`, wait for the wake phrase again.
+        case idle
+        /// The push-to-talk key: stop listening until it is pressed again.
+        case paused
+        /// The wake phrase or the push-to-talk key: listen now.
+        case woke
         /// The loop ends with this exit status (the stop phrase and Esc: 0; Ctrl-C: 130).
         case stop(Int32)
     }
@@ -52,9 +65,11 @@ final class TalkLoop {
             // espeak-ng, the voice and the audio output are checked before the first turn.
             _ = try workspace.voice.replySpeaker(for: workspace.currentConfig, config: workspace.config,
                                                  paths: workspace.paths, forced: true)
-            try workspace.voice.prepareOutput()
+            try workspace.voice.prepareOutput(for: settings.parameters)
             if !workspace.voice.hasLoadedModel(for: settings, paths: workspace.paths) { status("◌ loading the Vosk model…") }
             model = try workspace.voice.model(for: settings, paths: workspace.paths)
+            // A wake phrase the model cannot hear is said now, not once it is waited for.
+            if wake { _ = try VoskRecognizer(model: model, grammar: settings.wakeGrammar) }
         } catch {
             status(nil)
             return presenter.fail(error)
@@ -65,12 +80,24 @@ final class TalkLoop {
         presenter.onSpeaking = { [weak self] in self?.status("◍ speaking… (Ctrl-C stops)") }
         var sent = 0
         var cue = true
+        var waiting = wake
         defer { status(nil) }
         while turns.map({ sent < $0 }) ?? true {
+            if waiting {
+                if case .stop(let code) = waitForTurn(model, settings) { return stopped(code, cues: cues) }
+                (waiting, cue) = (false, true)
+            }
             if cue { try? cues?.play(.listening) }
-            switch listen(model, settings) {
-            case .ignored:
+            let dictation = Dictation(model: model, grammar: settings.grammar, pause: settings.pause,
+                                      silenceTimeout: wake ? Self.wakeFollowUp : Self.idleRestart,
+                                      devices: workspace.voice.devices, endOfTurn: EndOfTurn(pause: settings.pause))
+            switch listen(dictation, settings) {
+            case .ignored, .woke:
                 cue = false
+            case .idle:
+                (waiting, cue) = (wake, false)
+            case .paused:
+                waiting = true
             case .stop(let code):
                 return stopped(code, cues: cues)
             case .message(let text):
@@ -99,24 +126,34 @@ final class TalkLoop {
     /// Said once per run: how to end, and why talking over a reply does not interrupt it.
     private func introduce(_ settings: VoiceSettings) {
         let stop = settings.stopWords.first.map { "say \"\($0)\", " } ?? ""
-        note("talking with \(workspace.currentSession): speak after the tone, a pause sends; \(stop)Esc or Ctrl-C ends")
+        let start = wake ? "say \"\(settings.wakeWords.first ?? "")\", then speak after the tone"
+            : "speak after the tone"
+        let pause = terminal.hasKeyboard ? "; F5 or Ctrl-G pauses and resumes listening" : ""
+        note("talking with \(workspace.currentSession): \(start), a pause sends; \(stop)Esc or Ctrl-C ends\(pause)")
         if workspace.voice.tellOnce("half duplex") {
             note("hark does not listen while it speaks, so it never hears itself; to interrupt a reply press Ctrl-C "
                 + "(interrupting by voice needs headphones or an echo canceller)")
         }
     }
 
-    /// One turn of listening, ended by a pause after speech, a key or a signal.
-    private func listen(_ model: VoskModel, _ settings: VoiceSettings) -> Heard {
-        let dictation = Dictation(model: model, grammar: settings.grammar, pause: settings.pause,
-                                  silenceTimeout: Self.idleRestart, devices: workspace.voice.devices,
-                                  endOfTurn: EndOfTurn(pause: settings.pause))
+    /// Before listening: the wake phrase (`--wake`) or the push-to-talk key.
+    private func waitForTurn(_ model: VoskModel, _ settings: VoiceSettings) -> Heard {
+        if wake { return listen(WakeListener(model: model, settings: settings, devices: workspace.voice.devices), settings) }
+        status("‖ paused: F5 or Ctrl-G listens again, Esc ends")
+        return listen(nil, settings)
+    }
+
+    /// One turn of listening to `input` (or, with none, waiting for a key), ended by a pause
+    /// after speech, a key or a signal. A `WakeListener` ends it when it hears the wake phrase.
+    private func listen(_ input: SpeechInput?, _ settings: VoiceSettings) -> Heard {
+        let waking = input is WakeListener
         let inbox = loop.inbox
-        dictation.start { inbox.post(.dictation($0)) }
+        input?.start { inbox.post(.dictation($0)) }
         terminal.setKeyMode(.keys)
         // During the reply Ctrl-C is a signal again, which the reply's watch and speech take.
         defer { terminal.setKeyMode(.user) }
         var stoppedWith: Int32?
+        var toggled = false
         let interest = EventLoop.Interest(keys: terminal.hasKeyboard, signals: true,
                                           events: { if case .dictation = $0 { return true }; return false })
         while true {
@@ -125,18 +162,30 @@ final class TalkLoop {
                 // The shell sees a hangup or termination too, and quits.
                 if signal != SIGINT { loop.putBack(signals: [signal]) }
                 stoppedWith = HarkError.ExitCode.interrupted.rawValue
-                dictation.cancel()
             }
-            if wake.keys, let code = stopKey() {
-                stoppedWith = stoppedWith ?? code
-                dictation.cancel()
+            if wake.keys {
+                switch TalkKeys.action(takeKeys()) {
+                case .stop(let code): stoppedWith = stoppedWith ?? code
+                case .toggle: toggled = true
+                case nil: break
+                }
+            }
+            if stoppedWith != nil || toggled {
+                guard let input else { return stoppedWith.map { .stop($0) } ?? .woke }
+                input.cancel()
             }
             for case .dictation(let event) in wake.events {
                 switch event {
                 case .listening:
                     // Only now is the microphone open: what is said before is not heard.
-                    if !live { terminal.writeError("listening…\n") }
-                    status(Shell.meter(0) + " listening")
+                    if waking {
+                        let phrase = settings.wakeWords.first ?? ""
+                        if !live { terminal.writeError("waiting for \"\(phrase)\"…\n") }
+                        status("◌ say \"\(phrase)\"" + (terminal.hasKeyboard ? " or press F5 to talk" : ""))
+                    } else {
+                        if !live { terminal.writeError("listening…\n") }
+                        status(Shell.meter(0) + " listening")
+                    }
                 case .heard(let text, let level):
                     status(Shell.meter(level) + " " + (text.isEmpty ? "listening" : text))
                 case .failed(let error):
@@ -144,28 +193,39 @@ final class TalkLoop {
                     return .stop(presenter.fail(error))
                 case .ended(let recognition, let reason):
                     status(nil)
-                    if let stoppedWith { return .stop(stoppedWith) }
-                    if reason == .cancelled { return .stop(0) }
-                    if settings.isStopPhrase(recognition.text) { return .stop(0) }
-                    if EndOfTurn.isTooShort(recognition) {
-                        if !recognition.text.isEmpty { note("(too short to send: \(recognition.text))") }
-                        return .ignored
-                    }
-                    return .message(recognition.text)
+                    return heard(recognition, reason: reason, settings: settings, waking: waking,
+                                 stoppedWith: stoppedWith, toggled: toggled)
                 }
             }
         }
     }
 
-    /// Esc ends the loop (0), Ctrl-C too (130); other keys are dropped. The end of input ends it.
-    private func stopKey() -> Int32? {
-        if loop.inputEnded && !loop.hasKeys { return 0 }
-        var code: Int32?
-        while let key = loop.takeKey() {
-            if key == 0x03 { code = HarkError.ExitCode.interrupted.rawValue }
-            if key == 0x1B && code == nil { code = 0 }
+    /// What an ended turn of listening means for the loop.
+    private func heard(_ recognition: Recognition, reason: DictationEnd, settings: VoiceSettings, waking: Bool,
+                       stoppedWith: Int32?, toggled: Bool) -> Heard {
+        if let stoppedWith { return .stop(stoppedWith) }
+        if toggled { return waking ? .woke : .paused }
+        if reason == .cancelled { return .stop(0) }
+        if waking { return .woke }
+        if reason == .silence { return .idle }
+        if settings.isStopPhrase(recognition.text) { return .stop(0) }
+        if EndOfTurn.isTooShort(recognition) {
+            if !recognition.text.isEmpty { note("(too short to send: \(recognition.text))") }
+            return .ignored
         }
-        return code
+        return .message(recognition.text)
+    }
+
+    /// The keys pressed, with the rest of an escape sequence that was cut between reads. The
+    /// end of input reads as Esc: nothing more can come.
+    private func takeKeys() -> [UInt8] {
+        if loop.inputEnded && !loop.hasKeys { return [0x1B] }
+        var keys = loop.takeKeys()
+        while keys.last == 0x1B || TalkKeys.endsInsideSequence(keys), !loop.inputEnded,
+              loop.wait(EventLoop.Interest(keys: true, timeout: 20)).keys {
+            keys += loop.takeKeys()
+        }
+        return keys
     }
 
     /// A reply printed in a pipe as received may not end its line; the next turn starts on one.

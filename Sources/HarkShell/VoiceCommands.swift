@@ -6,9 +6,18 @@ import HarkCore
 /// scripts. They read the config for the voice settings (of `-s SESSION`, else the default
 /// session); only `hark talk`, which sends messages, opens the history.
 extension HarkCommandLine {
-    /// The voice settings of `-s SESSION` (else the default session), with signals set up.
-    func voiceSettings(_ parsed: ParsedOptions) throws -> (VoiceSettings, Config, Paths) {
-        terminal.catchSignals([SIGINT, SIGTERM, SIGHUP])
+    /// The voice settings of `-s SESSION` (else the default session), with signals set up for
+    /// commands that watch for them; the others end by the signal's default action.
+    func voiceSettings(_ parsed: ParsedOptions, catchingSignals: Bool = true) throws -> (VoiceSettings, Config, Paths) {
+        if catchingSignals {
+            terminal.catchSignals([SIGINT, SIGTERM, SIGHUP])
+        } else {
+            // A parent may have started hark with them blocked; they must take effect.
+            var ending = sigset_t()
+            sigemptyset(&ending)
+            for signal in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&ending, signal) }
+            sigprocmask(SIG_UNBLOCK, &ending, nil)
+        }
         let paths = Paths.fromEnvironment()
         let config = try ConfigFile.load(paths: paths)
         let session = try config.existingSession(named: parsed.value("--session") ?? config.defaultSession)
@@ -24,12 +33,13 @@ extension HarkCommandLine {
     }
 
     func doctor(_ parsed: ParsedOptions) throws -> Int32 {
-        let (_, config, paths) = try voiceSettings(parsed)
+        let (_, config, paths) = try voiceSettings(parsed, catchingSignals: false)
         return doctor(config: config, paths: paths)
     }
 
     func listen(_ parsed: ParsedOptions) throws -> Int32 {
-        var (settings, _, paths) = try voiceSettings(parsed)
+        // Signals are caught once the model has loaded (CLIDictation): while it loads, they end hark.
+        var (settings, _, paths) = try voiceSettings(parsed, catchingSignals: false)
         let (model, grammar) = try vosk(parsed, &settings, paths: paths)
         if let pause = parsed.value("--pause") {
             guard let seconds = Double(pause), (0.3...10).contains(seconds) else {
@@ -67,7 +77,7 @@ extension HarkCommandLine {
             if case .failed(let error) = event { inbox.post(.speechFailed(error)) }
         }
         defer { workspace.prepareForExit(within: loop.serversEndWithin) }
-        let code = TalkLoop(workspace: workspace, terminal: terminal, loop: loop, turns: turns).run()
+        let code = TalkLoop(workspace: workspace, terminal: terminal, loop: loop, turns: turns, wake: parsed.flag("--wake")).run()
         finishIndexing(workspace)
         return code
     }
@@ -77,27 +87,36 @@ extension HarkCommandLine {
     func speak(_ parsed: ParsedOptions) throws -> Int32 {
         let (settings, _, _) = try voiceSettings(parsed)
         let espeak = Espeak.shared
-        let rate = try espeak.load()
         if parsed.flag("--voices") {
-            for voice in try espeak.voices.sorted(by: { $0.language < $1.language }) {
-                terminal.write("\(voice.language)\t\(voice.name)\n")
+            for voice in try espeak.voices.sorted(by: { $0.selector < $1.selector }) {
+                terminal.write("\(voice.selector)\t\(voice.name)\n")
             }
             return 0
         }
         var parameters = settings.parameters
         if let voice = parsed.value("--voice") {
-            guard try espeak.voice(named: voice) != nil else {
-                throw HarkError.usage("espeak-ng has no voice \"\(voice)\"; hark speak --voices lists them")
-            }
+            guard try espeak.voice(named: voice) != nil else { throw try espeak.unknownVoice(voice, listedBy: "hark speak --voices") }
             parameters.voice = voice
+            parameters.command = nil
         }
         if let text = parsed.value("--rate") { parameters.rate = try Self.number(text, "--rate", VoiceParameters.rateRange) }
         if let text = parsed.value("--pitch") { parameters.pitch = try Self.number(text, "--pitch", VoiceParameters.pitchRange) }
         let wav = parsed.value("--wav")
-        // The output is opened first, so a missing sound server is one clear error up front.
-        let sink: AudioSink = try wav.map { _ in PCMRecorder(sampleRate: rate) } ?? AudioDevices().openOutput(sampleRate: rate)
+        // The output is opened first, so a missing sound server is one clear error up front; it
+        // is opened again should the speech come at another rate.
+        let recorder = Locked<PCMRecorder?>(nil)
+        let device: AudioSink? = try wav == nil ? AudioDevices().openOutput(sampleRate: VoiceControl.sampleRate(of: parameters)) : nil
         let failures = Inbox<HarkError>()
-        let speaker = Speaker(openSink: { _ in sink }, onEvent: { event in
+        let speaker = Speaker(openSink: { rate in
+            if let device, device.sampleRate == rate { return device }
+            guard wav != nil else { return try AudioDevices().openOutput(sampleRate: rate) }
+            return recorder.update { kept in
+                if let kept, kept.sampleRate == rate { return kept }
+                let made = PCMRecorder(sampleRate: rate)
+                kept = made
+                return made
+            }
+        }, onEvent: { event in
             if case .failed(let error) = event { failures.post(error) }
         })
         let reply = ReplySpeaker(output: speaker, parameters: parameters)
@@ -126,8 +145,10 @@ extension HarkCommandLine {
         reply.finish()
         guard loop.waitForSpeech(speaker) else { return HarkError.ExitCode.interrupted.rawValue }
         if let error = failures.take().first { throw error }
-        if let wav, let recorder = sink as? PCMRecorder {
-            try WAVWriter.write(recorder.samples, sampleRate: rate, to: wav)
+        if let wav {
+            // Nothing to say (no letters) is an empty WAV.
+            let recorded = try recorder.read({ $0 }) ?? PCMRecorder(sampleRate: VoiceControl.sampleRate(of: parameters))
+            try WAVWriter.write(recorded.samples, sampleRate: recorded.sampleRate, to: wav)
         }
         return 0
     }
@@ -142,7 +163,8 @@ extension HarkCommandLine {
     // MARK: transcribe
 
     func transcribe(_ parsed: ParsedOptions) throws -> Int32 {
-        var (settings, _, paths) = try voiceSettings(parsed)
+        // Loading a model and reading a file look at no signal: SIGTERM or Ctrl-C ends it at once.
+        var (settings, _, paths) = try voiceSettings(parsed, catchingSignals: false)
         let (model, phrases) = try vosk(parsed, &settings, paths: paths)
         var grammar = phrases
         var words = parsed.words

@@ -12,7 +12,7 @@ struct TalkTests {
     /// "Stop" in Korean, in the model's vocabulary and told apart from the other two.
     let stop = "정지"
 
-    func home(_ server: TestOpenAIServer, cues: Bool = false) throws -> TestHome {
+    func home(_ server: TestOpenAIServer, cues: Bool = false, extra: String = "") throws -> TestHome {
         TestHome(config: """
             [hark]
             default = bot
@@ -22,6 +22,7 @@ struct TalkTests {
             listen_pause = 1
             talk_stop_word = \(stop)
             cues = \(cues ? "on" : "off")
+            \(extra)
 
             [session bot]
             kind = openai
@@ -92,15 +93,48 @@ struct TalkTests {
         let process: ChildProcess
     }
 
-    func talking(_ arguments: [String] = []) async throws -> Talking {
+    func talking(_ arguments: [String] = [], extra: String = "", ready: String = "listening…") async throws -> Talking {
         let pulse = try TestPulseAudio()
         let microphone = try pulse.microphone()
         let server = try echoServer()
-        let home = try self.home(server)
+        let home = try self.home(server, extra: extra)
         let process = try ChildProcess([BuiltProducts.hark, "talk", "-s", "bot"] + arguments,
                                        environment: pulse.environmentWithMicrophone(home.environment))
-        try await process.waitFor(stderr: "listening…")
+        try await process.waitFor(stderr: ready)
         return Talking(pulse: pulse, microphone: microphone, server: server, home: home, process: process)
+    }
+
+    /// With `--wake` nothing is heard as a message until the wake phrase ("hello" here, a word
+    /// the Korean model knows): "thanks" said before it is not sent, "thanks" said after it is.
+    @Test func theWakePhraseStartsATurn() async throws {
+        let talk = try await talking(["--wake", "--turns", "1"], extra: "wake_word = \(hello)", ready: "waiting for \"\(hello)\"…")
+        let (microphone, process) = (talk.microphone, talk.process)
+        defer { process.signal(SIGKILL); microphone.close() }
+        let monitor = try talk.pulse.monitor()
+        defer { monitor.stop() }
+        microphone.say(try MicrophoneFeed.korean(thanks))
+        microphone.silence(seconds: 2)
+        microphone.say(try MicrophoneFeed.korean(hello))
+        try await process.waitFor(stderr: "listening…")
+        #expect(!process.stderr.contains("› "), "nothing was sent before the wake phrase: \(process.stderr)")
+        let spoken = Date()
+        microphone.say(try MicrophoneFeed.korean(thanks))
+        #expect(try await process.waitForExit() == 0, "\(process.stderr)")
+        #expect(sentTexts(talk.server) == [thanks], "\(process.stderr)")
+        #expect(process.stdout == "You said \(thanks). That is all.\n")
+        #expect(try await monitor.hears(above: -45, after: spoken), "the reply was heard on the sink")
+        let lines = process.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.firstIndex(of: "waiting for \"\(hello)\"…")! < lines.firstIndex(of: "listening…")!)
+    }
+
+    @Test func aWakeWordTheModelDoesNotKnowIsOneLine() async throws {
+        let talk = try await talking(["--wake"], extra: "wake_word = hey hark", ready: "hark: ")
+        defer { talk.process.signal(SIGKILL); talk.microphone.close() }
+        #expect(try await talk.process.waitForExit() == 2, "\(talk.process.stderr)")
+        // Said before the conversation starts, as one line.
+        #expect(talk.process.stderr == "hark: the Vosk model at \(try VoiceTestAssets.koreanModelPath) does not know the word "
+            + "\"hey\"; use words of its language\n")
+        #expect(talk.server.bodies.isEmpty)
     }
 
     @Test func theStopPhraseEndsTheLoopAndSendsNothing() async throws {
@@ -156,6 +190,67 @@ struct TalkTests {
         // The message is in the input history, as one typed.
         try terminal.press("Up")
         try await terminal.waitFor("the message recalled") { lastLine($0).hasSuffix("› \(hello)") }
+    }
+
+    /// F5 pauses listening (the microphone is closed: what is said meanwhile is not heard) and
+    /// resumes it; Ctrl-G does the same.
+    @Test(.enabled(if: TerminalDriver.isAvailable, "needs tmux; scripts/setup.sh --test installs it"))
+    func f5PausesAndResumesListeningInTheShell() async throws {
+        let pulse = try TestPulseAudio()
+        let microphone = try pulse.microphone()
+        defer { microphone.close() }
+        let server = try echoServer()
+        let home = try self.home(server)
+        let terminal = try home.terminal(base: pulse.environmentWithMicrophone(home.environment))
+        defer { try? terminal.close() }
+        try await terminal.waitFor(text: "bot ›")
+        try terminal.enter("/talk")
+        func lastLine(_ screen: String) -> String {
+            screen.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.last { !$0.isEmpty } ?? ""
+        }
+        try await terminal.waitFor("the meter") { lastLine($0).hasPrefix("● ") && lastLine($0).hasSuffix(" listening") }
+        #expect(try recordingStreams(pulse) == 1)
+        try terminal.press("F5")
+        try await terminal.waitFor("paused") { lastLine($0).hasPrefix("‖ paused: F5 or Ctrl-G listens again") }
+        // The microphone is closed while paused. (Speech played into the test's pipe microphone
+        // now would wait in the pipe and be heard on resuming, which a real one does not do.)
+        #expect(try recordingStreams(pulse) == 0)
+        try terminal.press("C-g")
+        try await terminal.waitFor("listening again") { lastLine($0).hasPrefix("● ") && lastLine($0).hasSuffix(" listening") }
+        #expect(try recordingStreams(pulse) == 1)
+        microphone.say(try MicrophoneFeed.korean(thanks))
+        try await terminal.waitFor("the reply") { $0.contains("You said \(thanks). That is all.") && lastLine($0).hasSuffix(" listening") }
+        try terminal.press("Escape")
+        try await terminal.waitFor("the prompt") { $0.contains("stopped talking") && lastLine($0).hasSuffix("›") }
+        #expect(sentTexts(server) == [thanks])
+    }
+
+    /// How many streams record from the sound server (only hark's in that test).
+    func recordingStreams(_ pulse: TestPulseAudio) throws -> Int {
+        let listed = try Subprocess.run(["/usr/bin/pactl", "list", "short", "source-outputs"], environment: pulse.environment())
+        return String(decoding: listed.stdout, as: UTF8.self).split(separator: "\n").count
+    }
+
+    /// SIGTERM while a reply is read aloud ends the conversation and the shell with it.
+    @Test(.enabled(if: TerminalDriver.isAvailable, "needs tmux; scripts/setup.sh --test installs it"))
+    func sigtermWhileAReplyIsReadEndsTheShell() async throws {
+        let pulse = try TestPulseAudio()
+        let microphone = try pulse.microphone()
+        defer { microphone.close() }
+        let server = try TestOpenAIServer { _ in
+            [.text(String(repeating: "This reply takes a good while to read out loud. ", count: 8)), .done]
+        }
+        let home = try self.home(server)
+        let terminal = try home.terminal(base: pulse.environmentWithMicrophone(home.environment))
+        defer { try? terminal.close() }
+        try await terminal.waitFor(text: "bot ›")
+        try terminal.enter("/talk")
+        try await terminal.waitFor("the meter") { $0.contains(" listening") }
+        microphone.say(try MicrophoneFeed.korean(hello))
+        try await terminal.waitFor("speaking") { $0.contains("◍ speaking") }
+        let pid = try #require(try terminal.programPID())
+        kill(pid, SIGTERM)
+        #expect(try await terminal.waitForExit() == 143)
     }
 
     @Test func badTurnsIsOneUsageLine() async throws {

@@ -157,6 +157,56 @@ import TestSupport
         #expect(spoken == ["Hello there.", "Here is more.", "code block"])
     }
 
+    @Test func sigtermEndsTranscribeWhileItWorks() async throws {
+        let home = try voiceHome()
+        let wav = try VoiceTestAssets.koreanWAV(String(repeating: "\(VoiceTestAssets.hello). ", count: 20), in: home.directory,
+                                                name: "long.wav")
+        let process = try ChildProcess([BuiltProducts.hark, "transcribe", wav], environment: home.environment)
+        defer { process.signal(SIGKILL) }
+        // Nothing shows that hark is loading the model but libvosk being mapped into it; it is
+        // looked for, as no event tells it.
+        let pid = process.pid
+        let loading = try await offThePool { () -> Bool in
+            while let maps = try? String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8) {
+                if maps.contains("libvosk") { return true }
+                usleep(5_000)
+            }
+            return false
+        }
+        #expect(loading)
+        process.signal(SIGTERM)
+        #expect(try await process.waitForExit() == 143, "\(process.stdout) \(process.stderr)")
+    }
+
+    /// `tts_command` as a user sets it: a Piper-like script writing raw samples (espeak-ng's,
+    /// without the WAV header), the sentence also noted to a file to show who spoke it.
+    @Test(.enabled(if: TestPulseAudio.isAvailable, "needs pulseaudio; scripts/setup.sh --test installs it"))
+    func speakSpeaksThroughTtsCommandToTheSoundServerAndAWAV() async throws {
+        let pulse = try TestPulseAudio()
+        let monitor = try pulse.monitor()
+        defer { monitor.stop() }
+        let directory = TemporaryDirectory()
+        let said = directory.file("said.txt")
+        let script = VoiceTestAssets.root + "/Tests/Fixtures/tts/espeak_raw.sh"
+        let home = TestHome(config: "[hark]\ntts_command = tee -a \(said) | \(script)\ntts_rate = 22050\n")
+        let start = Date()
+        let run = try await hark(["speak", "Hello from a command."], home: home, environment: pulse.environment([:]))
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try String(contentsOfFile: said, encoding: .utf8) == "Hello from a command.\n")
+        #expect(try await monitor.hears(above: -40, after: start), "the speech was heard on the null sink")
+
+        let wav = home.directory.file("said.wav")
+        let written = try await hark(["speak", "--wav", wav, "Into a file."], home: home)
+        #expect(written.status == 0, "\(written.stderr)")
+        let reader = try WAVReader(path: wav)
+        #expect(reader.format.sampleRate == 22050)
+        #expect(reader.duration > 0.5)
+        // --voice is espeak-ng's: the command is not run for it.
+        let direct = try await hark(["speak", "--voice", "en", "--wav", wav, "Not the command."], home: home)
+        #expect(direct.status == 0, "\(direct.stderr)")
+        #expect(try String(contentsOfFile: said, encoding: .utf8) == "Hello from a command.\nInto a file.\n")
+    }
+
     @Test func speakWithoutASoundServerSendsNothing() async throws {
         let server = try TestOpenAIServer { _ in [.text("never"), .done] }
         let home = TestHome(config: "[session bot]\nkind = openai\nurl = \(server.baseURL)\n")

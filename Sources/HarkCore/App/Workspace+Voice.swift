@@ -18,7 +18,7 @@ extension Workspace {
     func talk(_ context: CommandContext) async throws -> CommandOutcome {
         voice.stopSpeaking()
         _ = try voice.checkDictation(try voiceSettings(), paths: paths)
-        return .talk
+        return .talk(wake: context.arguments.options.flag("--wake"))
     }
 
     func speak(_ context: CommandContext) async throws -> CommandOutcome {
@@ -32,7 +32,7 @@ extension Workspace {
         case "on":
             // espeak-ng and the audio output now: with no output, say so at once rather than
             // at the next reply (the output opened here is the one the first reply speaks on).
-            try voice.prepareOutput()
+            try voice.prepareOutput(for: try voiceSettings().parameters)
             overrides.speak = true
             voice.setOverrides(overrides, for: name)
             return .output([StyledLine("replies in \(name) are read aloud (\(Self.describe(try voiceSettings().parameters))); "
@@ -59,14 +59,20 @@ extension Workspace {
             let voices = try espeak.voices
             let current = try voiceSettings().parameters
             let chosen = try current.voice.flatMap { try espeak.voice(named: $0) }
-            var rows: [[Span]] = [[Span("language", .heading), Span("name", .heading), Span("file", .heading)]]
-            for entry in voices.sorted(by: { $0.language < $1.language }) {
-                let mark = entry == chosen || (chosen == nil && current.voice == nil && entry.language == "en")
-                rows.append([Span(entry.language, mark ? .accent : .plain), Span(entry.name), Span(entry.identifier, .dim)])
+            var rows: [[Span]] = [[Span("voice", .heading), Span("name", .heading), Span("file", .heading)]]
+            for entry in voices.sorted(by: { $0.selector < $1.selector }) {
+                let mark = current.command == nil
+                    && (entry == chosen || (chosen == nil && current.voice == nil && entry.language == "en"))
+                rows.append([Span(entry.selector, mark ? .accent : .plain), Span(entry.name), Span(entry.identifier, .dim)])
             }
             var lines = Table.render(rows)
             lines.append(StyledLine("\(voices.count) voices; \(name) speaks with " + Self.describe(current)
                 + ". /voice NAME [rate=80-450] [pitch=0-99] changes it", .dim))
+            let mbrola = try espeak.mbrolaVoices
+            if !voices.contains(where: \.isMBROLA), let example = mbrola.first(where: { $0.mbrola == "us1" }) ?? mbrola.first {
+                lines.append(StyledLine("MBROLA voices (\(example.selector) and others) sound more natural; to use them, "
+                    + MBROLA.installHint(example), .dim))
+            }
             return .output(lines)
         }
         var parameters = voice.overrides(for: name).parameters
@@ -80,7 +86,10 @@ extension Workspace {
                 throw HarkError.usage("unknown \(argument.prefix(while: { $0 != "=" })); use /voice [NAME] [rate=N] [pitch=N]")
             } else {
                 guard try espeak.voice(named: argument) != nil else {
-                    let names = try espeak.voices.flatMap { [$0.language, $0.name] }
+                    if try espeak.mbrolaVoices.contains(where: { $0.selector.lowercased() == argument.lowercased() }) {
+                        throw try espeak.unknownVoice(argument, listedBy: "/voice")
+                    }
+                    let names = try espeak.voices.flatMap { [$0.selector, $0.name] }
                     throw HarkError.usage("espeak-ng has no voice \"\(argument)\""
                         + (Suggest.closest(to: argument, in: names).map { "; did you mean \($0)?" } ?? "; /voice lists them"))
                 }
@@ -121,6 +130,7 @@ extension Workspace {
     }
 
     static func describe(_ parameters: VoiceParameters) -> String {
-        "voice \(parameters.voice ?? "en"), rate \(parameters.rate ?? 175), pitch \(parameters.pitch ?? 50)"
+        if let command = parameters.command { return "tts_command \(command)" }
+        return "voice \(parameters.voice ?? "en"), rate \(parameters.rate ?? 175), pitch \(parameters.pitch ?? 50)"
     }
 }

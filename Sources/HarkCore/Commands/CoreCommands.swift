@@ -84,7 +84,10 @@ public enum CoreCommands {
         CommandSpec("listen", "dictate into the input line; a pause or a key ends it (Ctrl-G does this too)",
                     group: "voice", run: core(Workspace.listen)),
         CommandSpec("talk", [], "talk hands-free: each pause sends what you said, the reply is read aloud, then it listens again",
-                    group: "voice", hint: "say \"stop talking\" (talk_stop_word), or press Esc or Ctrl-C, to end",
+                    group: "voice",
+                    options: [OptionSpec(["--wake"], nil, "wait for the wake phrase (wake_word, \"hey hark\") before listening")],
+                    hint: "say \"stop talking\" (talk_stop_word), or press Esc or Ctrl-C, to end; "
+                        + "F5 or Ctrl-G pauses and resumes listening",
                     run: core(Workspace.talk)),
         CommandSpec("speak", [.optionalChoice(["on", "off"])],
                     "read this session's replies aloud as they stream (this run)", group: "voice", run: core(Workspace.speak)),

@@ -44,17 +44,19 @@ public final class Dictation: SpeechInput, @unchecked Sendable {
     private let silenceTimeout: Double
     private let devices: AudioDevices
     private let endOfTurn: EndOfTurn?
+    private let clock: HarkClock
     private let lock = Lock()
     private var request: DictationEnd?
 
     public init(model: VoskModel, grammar: [String] = [], pause: Double = 1.5, silenceTimeout: Double = 10,
-                devices: AudioDevices = AudioDevices(), endOfTurn: EndOfTurn? = nil) {
+                devices: AudioDevices = AudioDevices(), endOfTurn: EndOfTurn? = nil, clock: HarkClock = .system) {
         self.model = model
         self.grammar = grammar
         self.pause = pause
         self.silenceTimeout = silenceTimeout
         self.devices = devices
         self.endOfTurn = endOfTurn
+        self.clock = clock
     }
 
     public func start(_ onEvent: @escaping @Sendable (DictationEvent) -> Void) {
@@ -75,13 +77,13 @@ public final class Dictation: SpeechInput, @unchecked Sendable {
         // No word times in partial results: asking for them makes Vosk hold each word back
         // until it is aligned, about a second and a half later.
         let recognizer = try VoskRecognizer(model: model, grammar: grammar)
-        let source = try devices.openInput(sampleRate: model.sampleRate)
-        onEvent(.listening(source.label))
+        var source: AudioSource? = try devices.openInput(sampleRate: model.sampleRate)
+        onEvent(.listening(source!.label))
         var block = [Int16](repeating: 0, count: model.sampleRate / 20)
         var finished = Recognition()
         var current = ""
         var heard = ""
-        let started = Date()
+        let started = clock.uptime()
         var lastActivity = started
         var noiseFloor = 0.0
         var samplesRead = 0
@@ -91,7 +93,7 @@ public final class Dictation: SpeechInput, @unchecked Sendable {
                 end = requested
                 break
             }
-            try block.withUnsafeMutableBufferPointer { try source.read(into: $0) }
+            try block.withUnsafeMutableBufferPointer { try source!.read(into: $0) }
             samplesRead += block.count
             let level = block.withUnsafeBufferPointer { PCM.level($0) }
             trace?.record("chunk", ["samples": .number(Double(samplesRead)), "rate": .number(Double(model.sampleRate)),
@@ -105,20 +107,22 @@ public final class Dictation: SpeechInput, @unchecked Sendable {
             }
             let text = [finished.text, current].filter { !$0.isEmpty }.joined(separator: " ")
             if text != heard { trace?.record("heard", ["text": .string(text)]) }
-            let now = Date()
+            let now = clock.uptime()
             if text != heard || level > max(-40, noiseFloor + 15) { lastActivity = now }
             heard = text
             // -60 dBFS and below shows as nothing, 0 dBFS as full.
             onEvent(.heard(text, level: max(0, min(1, (level + 60) / 60))))
-            if !heard.isEmpty && now.timeIntervalSince(lastActivity) >= endOfTurn?.pauseNeeded(after: heard) ?? pause {
+            if !heard.isEmpty && now - lastActivity >= endOfTurn?.pauseNeeded(after: heard) ?? pause {
                 end = .pause
                 break
             }
-            if heard.isEmpty && now.timeIntervalSince(started) >= silenceTimeout {
+            if heard.isEmpty && now - started >= silenceTimeout {
                 end = .silence
                 break
             }
         }
+        // The microphone is closed before the end is told: whoever hears of it may open it again.
+        source = nil
         if end == .cancelled {
             onEvent(.ended(Recognition(), reason: .cancelled))
             return

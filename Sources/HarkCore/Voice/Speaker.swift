@@ -14,6 +14,15 @@ public protocol SpeechOutput: AnyObject, Sendable {
     func waitUntilDone()
 }
 
+/// Something that turns text into 16-bit mono samples: espeak-ng, or a program (`tts_command`).
+public protocol SpeechSynthesizer: AnyObject, Sendable {
+    /// Makes speech for `text`, handing each buffer with its sample rate to `consume` as it is
+    /// made; `consume` returns false to stop at once. It may be handed no samples, to ask
+    /// whether to go on while the engine has nothing yet.
+    func speak(_ text: String, parameters: VoiceParameters,
+               into consume: (_ samples: UnsafeBufferPointer<Int16>, _ sampleRate: Int) -> Bool) throws
+}
+
 /// What the speaker reports, for the shell (errors) and for measurements.
 public enum SpeechEvent: Sendable {
     /// The first samples of this sentence reached the audio device.
@@ -25,11 +34,14 @@ public enum SpeechEvent: Sendable {
     case failed(HarkError)
 }
 
-/// Speaks through espeak-ng into an audio sink, on a thread of its own: `say` only queues,
-/// so a streaming reply is never held up by speech. The sink (a sound server's stream) is
-/// opened for the first sentence and closed after a few idle seconds.
+/// Speaks through espeak-ng (or the `tts_command` a sentence's parameters name) into an audio
+/// sink, on a thread of its own: `say` only queues, so a streaming reply is never held up by
+/// speech. The sink (a sound server's stream) is opened at the rate of the first samples,
+/// again when a voice speaks at another rate, and closed after a few idle seconds.
 public final class Speaker: SpeechOutput, @unchecked Sendable {
-    private let engine: Espeak
+    private let engine: SpeechSynthesizer
+    private let command: SpeechSynthesizer
+    private let clock: HarkClock
     private let openSink: @Sendable (_ sampleRate: Int) throws -> AudioSink
     private let onEvent: @Sendable (SpeechEvent) -> Void
     private let condition = Condition()
@@ -42,10 +54,13 @@ public final class Speaker: SpeechOutput, @unchecked Sendable {
     private var threadStarted = false
     private let idleClose: TimeInterval
 
-    public init(engine: Espeak = .shared, idleClose: TimeInterval = 3,
+    public init(engine: SpeechSynthesizer = Espeak.shared, command: SpeechSynthesizer = CommandSpeech.shared,
+                idleClose: TimeInterval = 3, clock: HarkClock = .system,
                 openSink: @escaping @Sendable (_ sampleRate: Int) throws -> AudioSink,
                 onEvent: @escaping @Sendable (SpeechEvent) -> Void = { _ in }) {
         self.engine = engine
+        self.command = command
+        self.clock = clock
         self.openSink = openSink
         self.onEvent = onEvent
         self.idleClose = idleClose
@@ -95,7 +110,7 @@ public final class Speaker: SpeechOutput, @unchecked Sendable {
         var sink: AudioSink?
         while true {
             condition.lock()
-            var idleSince = Date()
+            var idleSince = clock.uptime()
             while queue.isEmpty && !finished {
                 if drainRequested {
                     condition.unlock()
@@ -105,12 +120,12 @@ public final class Speaker: SpeechOutput, @unchecked Sendable {
                     condition.broadcast()
                     continue
                 }
-                if sink != nil, Date().timeIntervalSince(idleSince) >= idleClose {
+                if sink != nil, clock.uptime() - idleSince >= idleClose {
                     condition.unlock()
                     sink?.drain()
                     sink = nil
                     condition.lock()
-                    idleSince = Date()
+                    idleSince = clock.uptime()
                     continue
                 }
                 condition.wait(seconds: sink == nil ? 3600 : idleClose)
@@ -126,8 +141,7 @@ public final class Speaker: SpeechOutput, @unchecked Sendable {
             condition.unlock()
             var event: SpeechEvent
             do {
-                if sink == nil { sink = try openSink(try engine.load()) }
-                let whole = try speak(item.text, parameters: item.parameters, into: sink!, generation: mine)
+                let whole = try speak(item.text, parameters: item.parameters, into: &sink, generation: mine)
                 event = whole ? .finished(item.text) : .interrupted(item.text)
             } catch {
                 sink = nil
@@ -143,15 +157,25 @@ public final class Speaker: SpeechOutput, @unchecked Sendable {
         }
     }
 
-    /// Says one sentence; false when it was cut off.
-    private func speak(_ text: String, parameters: VoiceParameters, into sink: AudioSink, generation mine: Int) throws -> Bool {
+    /// Says one sentence; false when it was cut off. The sink is opened (or reopened at a new
+    /// rate) when the first samples come.
+    private func speak(_ text: String, parameters: VoiceParameters, into sink: inout AudioSink?, generation mine: Int) throws -> Bool {
         var started = false
         var sinkError: Error?
+        var open = sink
         let current = { [condition] in condition.withLock { self.generation == mine } }
-        try engine.synthesize(text, parameters: parameters) { samples in
+        let synthesizer = parameters.command == nil ? engine : command
+        defer { sink = open }
+        try synthesizer.speak(text, parameters: parameters) { samples, rate in
             guard current() else { return false }
+            guard !samples.isEmpty else { return true }
             do {
-                try sink.write(samples)
+                if let existing = open, existing.sampleRate != rate {
+                    existing.drain()
+                    open = nil
+                }
+                if open == nil { open = try openSink(rate) }
+                try open!.write(samples)
             } catch {
                 sinkError = error
                 return false
@@ -165,7 +189,7 @@ public final class Speaker: SpeechOutput, @unchecked Sendable {
         }
         if let sinkError { throw sinkError }
         if current() { return true }
-        sink.discard()
+        open?.discard()
         return false
     }
 }

@@ -56,10 +56,19 @@ public final class VoiceControl: @unchecked Sendable {
 
     /// Loads espeak-ng and opens the audio output now, so that a missing part is one clear
     /// error before anything is sent rather than a failure once the reply is there.
-    public func prepareOutput() throws {
-        let rate = try Espeak.shared.load()
+    public func prepareOutput(for parameters: VoiceParameters) throws {
+        let rate = try Self.sampleRate(of: parameters)
         let sink = try devices.openOutput(sampleRate: rate)
         lock.withLock { openedOutput = sink }
+    }
+
+    /// The rate speech with these parameters will likely come at (a WAV from a command says
+    /// its own; the sink is reopened if it differs).
+    public static func sampleRate(of parameters: VoiceParameters) throws -> Int {
+        guard parameters.command == nil else { return parameters.commandRate ?? 22050 }
+        let rate = try Espeak.shared.load()
+        if let name = parameters.voice, let voice = try Espeak.shared.voice(named: name), voice.isMBROLA { return 16000 }
+        return rate
     }
 
     private func takeOpenedOutput() -> AudioSink? {
@@ -86,9 +95,11 @@ public final class VoiceControl: @unchecked Sendable {
                              forced: Bool = false) throws -> ReplySpeaker? {
         let settings = try self.settings(for: session, config: config, paths: paths)
         guard settings.speak || forced else { return nil }
-        try Espeak.shared.load()
-        if let voice = settings.parameters.voice, try Espeak.shared.voice(named: voice) == nil {
-            throw HarkError.usage("espeak-ng has no voice \"\(voice)\" (voice of session \(session.name)); /voice lists them")
+        if settings.parameters.command == nil {
+            try Espeak.shared.load()
+            if let voice = settings.parameters.voice, try Espeak.shared.voice(named: voice) == nil {
+                throw try Espeak.shared.unknownVoice(voice, listedBy: "/voice", of: session.name)
+            }
         }
         return ReplySpeaker(output: speechOutput(), parameters: settings.parameters)
     }

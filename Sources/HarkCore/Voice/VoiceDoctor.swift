@@ -19,7 +19,9 @@ public enum VoiceDoctor {
         }
         part("speech") {
             let espeak = Espeak.shared
-            return "espeak-ng \(try espeak.version), \(try espeak.voices.count) voices"
+            let voices = try espeak.voices
+            let mbrola = voices.filter(\.isMBROLA).count
+            return "espeak-ng \(try espeak.version), \(voices.count) voices" + (mbrola > 0 ? " (\(mbrola) MBROLA)" : "")
         }
         part("audio output") {
             let sink = try devices.openOutput(sampleRate: 22050)

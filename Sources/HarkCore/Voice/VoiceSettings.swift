@@ -1,20 +1,28 @@
 import FoundationEssentials
 import Glibc
 
-/// How replies are spoken: the espeak-ng voice, rate and pitch (nil leaves espeak-ng's own).
+/// How replies are spoken: the espeak-ng voice, rate and pitch (nil leaves espeak-ng's own),
+/// or the program that speaks instead of espeak-ng (`tts_command`).
 public struct VoiceParameters: Sendable, Equatable {
     public var voice: String?
     public var rate: Int?
     public var pitch: Int?
+    /// A shell command reading text on stdin and writing WAV (or raw samples) on stdout.
+    public var command: String?
+    /// The sample rate of the command's raw output (16-bit mono); nil when it writes WAV.
+    public var commandRate: Int?
 
-    public init(voice: String? = nil, rate: Int? = nil, pitch: Int? = nil) {
+    public init(voice: String? = nil, rate: Int? = nil, pitch: Int? = nil, command: String? = nil, commandRate: Int? = nil) {
         self.voice = voice
         self.rate = rate
         self.pitch = pitch
+        self.command = command
+        self.commandRate = commandRate
     }
 
     public static let rateRange = 80...450
     public static let pitchRange = 0...99
+    public static let sampleRateRange = 8000...192_000
 }
 
 /// What the shell changed for this run with /speak and /voice, on top of the config.
@@ -51,12 +59,15 @@ public struct VoiceSettings: Sendable, Equatable {
     public var stopWords = ["stop talking"]
     /// The tones of the hands-free loop (listening, sent, stopped).
     public var cues = true
+    /// Said while `/talk --wake` waits, starts a turn.
+    public var wakeWords = ["hey hark"]
 
     public init() {}
 
     /// Keys read here, for the docs and validation; every one may be set per session or in `[hark]`.
     public static let keys = ["speak", "voice", "rate", "pitch", "vosk_model", "vosk_grammar", "auto_send",
-                              "listen_pause", "send_word", "cancel_word", "mute_word", "talk_stop_word", "cues"]
+                              "listen_pause", "send_word", "cancel_word", "mute_word", "talk_stop_word", "cues",
+                              "tts_command", "tts_rate", "wake_word"]
 
     public static func resolve(session: SessionConfig, config: Config, paths: Paths,
                                overrides: VoiceOverrides = VoiceOverrides()) throws -> VoiceSettings {
@@ -66,6 +77,9 @@ public struct VoiceSettings: Sendable, Equatable {
         settings.parameters.voice = overrides.parameters.voice ?? reader.text("voice")
         settings.parameters.rate = try overrides.parameters.rate ?? reader.int("rate", in: VoiceParameters.rateRange)
         settings.parameters.pitch = try overrides.parameters.pitch ?? reader.int("pitch", in: VoiceParameters.pitchRange)
+        // A voice chosen with /voice is espeak-ng's: it speaks instead of the command for this run.
+        settings.parameters.command = overrides.parameters.voice == nil ? reader.text("tts_command") : nil
+        settings.parameters.commandRate = try reader.int("tts_rate", in: VoiceParameters.sampleRateRange)
         settings.voskModel = reader.text("vosk_model").map(paths.resolveUserPath)
         settings.libvosk = config.global["libvosk"].flatMap { $0.isEmpty ? nil : paths.resolveUserPath($0) }
         settings.grammar = reader.text("vosk_grammar").map(Self.phrases) ?? []
@@ -76,6 +90,7 @@ public struct VoiceSettings: Sendable, Equatable {
         settings.muteWords = reader.text("mute_word").map(Self.alternatives) ?? settings.muteWords
         settings.stopWords = reader.text("talk_stop_word").map(Self.alternatives) ?? settings.stopWords
         settings.cues = try reader.bool("cues") ?? settings.cues
+        settings.wakeWords = reader.text("wake_word").map(Self.alternatives) ?? settings.wakeWords
         return settings
     }
 
@@ -107,6 +122,19 @@ public struct VoiceSettings: Sendable, Equatable {
 
     /// The words said are the stop phrase of the hands-free loop, and nothing else.
     public func isStopPhrase(_ dictated: String) -> Bool { stopWords.contains(Self.normalized(dictated)) }
+
+    /// What the wake listener recognises: the wake phrases, and the dictation grammar's phrases
+    /// as other speech to tell them from (beside Vosk's "[unk]", which some models lack: with
+    /// nothing else in the grammar, any speech would come out as the phrase).
+    public var wakeGrammar: [String] {
+        wakeWords + grammar.filter { phrase in !wakeWords.contains(Self.normalized(phrase)) }
+    }
+
+    /// The words heard hold the wake phrase.
+    public func holdsWakePhrase(_ heard: String) -> Bool {
+        let words = " " + Self.normalized(heard) + " "
+        return wakeWords.contains { words.contains(" " + Self.normalized($0) + " ") }
+    }
 
     static func normalized(_ dictated: String) -> String {
         dictated.lowercased().filter { !$0.isPunctuation }.split(separator: " ").joined(separator: " ")

@@ -92,6 +92,13 @@ import TestSupport
         #expect(listing.contains("voices; bot speaks with voice en, rate 175, pitch 50. /voice NAME [rate=80-450] [pitch=0-99] changes it"))
         let unknown = await transcript.type("/voice english-ish")
         #expect(unknown.hasPrefix("> /voice english-ish\nhark: espeak-ng has no voice \"english-ish\""))
+        if MBROLA.usable(try Espeak.shared.mbrolaVoices, dataPath: try Espeak.shared.dataPath).isEmpty {
+            // No MBROLA voice here (Debian's main section has none): the list says how to get one.
+            #expect(listing.contains("MBROLA voices (mb-us1 and others) sound more natural; to use them, install the mbrola "
+                + "program and its us1 voice, e.g. sudo apt-get install mbrola mbrola-us1"))
+            let mbrola = await transcript.type("/voice mb-us1")
+            #expect(mbrola.contains("hark: mb-us1 is an MBROLA voice, which is not installed here; install"))
+        }
     }
 
     @Test func listenSaysWhatIsMissingBeforeListening() async throws {
@@ -144,6 +151,37 @@ import TestSupport
         }
         #expect(throws: HarkError.usage("session s: auto_send must be on or off, not \"perhaps\"")) {
             try VoiceSettings.resolve(session: bad.session(named: "s")!, config: bad, paths: paths)
+        }
+    }
+
+    @Test func ttsCommandAndWakeWordSettings() throws {
+        let config = try ConfigFile.parse("""
+            [hark]
+            tts_command = piper --model en.onnx --output-raw
+            tts_rate = 22050
+            wake_word = hey hark|Computer
+
+            [session bad]
+            kind = local
+            tts_rate = fast
+            """, path: "/x/config")
+        let paths = Paths(configDirectory: "/x", dataDirectory: "/d")
+        let local = try #require(config.session(named: "local"))
+        let settings = try VoiceSettings.resolve(session: local, config: config, paths: paths)
+        #expect(settings.parameters.command == "piper --model en.onnx --output-raw" && settings.parameters.commandRate == 22050)
+        #expect(settings.wakeWords == ["hey hark", "computer"])
+        #expect(settings.holdsWakePhrase("Hey, hark!") && settings.holdsWakePhrase("well computer listen"))
+        #expect(!settings.holdsWakePhrase("hey harky") && !settings.holdsWakePhrase("hark"))
+        var limited = settings
+        limited.grammar = ["yes", "Hey hark", "no"]
+        #expect(limited.wakeGrammar == ["hey hark", "computer", "yes", "no"], "other phrases to tell the wake phrase from")
+        // A voice chosen with /voice is espeak-ng's, for this run.
+        let chosen = try VoiceSettings.resolve(session: local, config: config, paths: paths,
+                                               overrides: VoiceOverrides(parameters: VoiceParameters(voice: "de")))
+        #expect(chosen.parameters.command == nil && chosen.parameters.voice == "de")
+        #expect(Workspace.describe(settings.parameters) == "tts_command piper --model en.onnx --output-raw")
+        #expect(throws: HarkError.usage("session bad: tts_rate must be a whole number from 8000 to 192000, not \"fast\"")) {
+            try VoiceSettings.resolve(session: config.session(named: "bad")!, config: config, paths: paths)
         }
     }
 }
