@@ -13,10 +13,10 @@ struct MCPToolsCommandTests {
             + TestMCPServers.section("pinned", "url = " + url, "protocol = 2025-11-25"))
         let modern = try await HarkRun.run(["/tools", "modern"], home.environment)
         #expect(modern.status == 0, "\(modern.stderr)")
-        #expect(modern.stdout.split(separator: "\n").contains("  running hark-elicit, protocol 2026-07-28 (stateless), 2 tools"),
+        #expect(modern.stdout.split(separator: "\n").contains("  running hark-elicit, protocol 2026-07-28 (stateless), 3 tools"),
                 "\(modern.output)")
         let pinned = try await HarkRun.run(["/tools", "pinned"], home.environment)
-        #expect(pinned.stdout.split(separator: "\n").contains("  running hark-elicit, protocol 2025-11-25 (session), 2 tools"),
+        #expect(pinned.stdout.split(separator: "\n").contains("  running hark-elicit, protocol 2025-11-25 (session), 3 tools"),
                 "\(pinned.output)")
         #expect(!modern.stdout.contains("\u{1B}"))
     }
