@@ -7,15 +7,17 @@ import TestSupport
 /// (Tests/Fixtures/mcp/elicit_server.py: a `Resolve`d `Elicit` and `ctx.elicit_url`), over
 /// stdio and Streamable HTTP in both eras: hark declares the capability; 2025-11-25 (stdio,
 /// and HTTP held to the handshake): the server's `elicitation/create` reaches the call's asker
-/// as a question; 2026-07-28 (HTTP, chosen by `server/discover`): the call's `input_required`
-/// result does, and the call goes again with the answer. Either way the answer reaches the
+/// as a question; 2026-07-28 (HTTP, chosen by `server/discover`, and stdio pinned to it): the
+/// call's `input_required` result does, and the call goes again with the answer. Either way the answer reaches the
 /// tool as the SDK reads it.
 @Suite(.serialized) struct MCPElicitationTests {
     static func servers() async throws -> [MCPServer] {
         let url = try await TestMCPServers.elicitServerURL()
-        return [MCPServerTests.server("tickets", ["command": TestMCPServers.python + " " + TestMCPServers.elicitFixture]),
+        let command = TestMCPServers.python + " " + TestMCPServers.elicitFixture
+        return [MCPServerTests.server("tickets", ["command": command]),
                 MCPServerTests.server("tickets", ["url": url, "protocol": "2025-11-25"]),
-                MCPServerTests.server("tickets", ["url": url])]
+                MCPServerTests.server("tickets", ["url": url]),
+                MCPServerTests.server("tickets", ["command": command, "protocol": "2026-07-28"])]
     }
 
     static func answering(_ outcome: QuestionOutcome, asked: Locked<[Question]>) -> MCPServer.Asker {
@@ -46,7 +48,7 @@ import TestSupport
             guard case .running(_, let info) = server.status else { continue }
             modes.append(info.split(separator: " ").suffix(2).joined(separator: " "))
         }
-        #expect(modes == ["2025-11-25 (session)", "2025-11-25 (session)", "2026-07-28 (stateless)"])
+        #expect(modes == ["2025-11-25 (session)", "2025-11-25 (session)", "2026-07-28 (stateless)", "2026-07-28 (stateless)"])
     }
 
     @Test func declineAndCancelReachTheServerAsSuch() async throws {

@@ -174,7 +174,9 @@ extension MCPServerTests {
                                          reason: #"[mcp x] protocol must be auto, 2025-11-25, 2026-07-28, not "2024""#)) {
             try config.check(path: "c")
         }
-        #expect(MCPServerConfig(name: "x", values: ["command": "t", "protocol": "2026-07-28"]).protocolChoice == .handshake)
+        // A server hark starts may be pinned too (MCPElicitationTests speaks 2026-07-28 over stdio).
+        #expect(MCPServerConfig(name: "x", values: ["command": "t", "protocol": "2026-07-28"]).protocolChoice == .stateless)
+        #expect(MCPServerConfig(name: "x", values: ["command": "t"]).protocolChoice == .auto)
         #expect(MCPServerConfig(name: "x", values: ["url": "http://h/mcp"]).protocolChoice == .auto)
     }
 }

@@ -18,6 +18,12 @@ protocol MCPConnection: AnyObject, Sendable {
     var lastWords: String? { get }
     /// Set once the server has gone (stdio: it exited); a new connection is needed.
     var isClosed: Bool { get }
+    /// Speaks 2026-07-28 from now on: no session, the envelope on every request.
+    func adopt(_ envelope: MCPEnvelope)
+    /// Asks the server which revisions it speaks, in `envelope` (the probe adopts nothing).
+    func discover(_ envelope: MCPEnvelope, timeout: Double) async throws -> JSON
+    /// Whether `adopt` was called: the server speaks 2026-07-28.
+    var isStateless: Bool { get }
 }
 
 /// Answers a request the server sent (`elicitation/create`): given its id, method and params,

@@ -140,10 +140,21 @@ public final class MCPServer: @unchecked Sendable {
         let connection = try connect()
         do {
             var info: String? = nil
-            if let http = connection as? StreamableHTTPConnection, config.protocolChoice != .handshake {
-                info = try await discover(http)
+            // Over HTTP the probe comes first, as the SDK's client does; over stdio the
+            // handshake does (a server hark started is most likely of the handshake's era), and
+            // an answer that names only 2026-07-28 (-32022) is the probe's answer.
+            if config.protocolChoice == .stateless || (connection is StreamableHTTPConnection && config.protocolChoice == .auto) {
+                info = try await discover(connection)
             }
-            if info == nil { info = try await initialize(connection) }
+            if info == nil {
+                do {
+                    info = try await initialize(connection)
+                } catch let error as MCPError where config.protocolChoice == .auto && error.code == MCPEnvelope.unsupportedVersion
+                                                    && MCPEnvelope.supported(error.data).contains(where: Self.statelessVersions.contains) {
+                    info = try await discover(connection)
+                    if info == nil { throw error }
+                }
+            }
             let described = info ?? ""
             state.update { $0.serverInfo = described }
             let tools = try await listTools(connection)
@@ -213,7 +224,7 @@ public final class MCPServer: @unchecked Sendable {
     /// answer (a JSON-RPC error, an HTTP error, a result without 2026-07-28) is an older
     /// server's: nil, for the handshake. A network failure is no answer, and is thrown (the
     /// SDK's `negotiate_auto`, mcp/client/_probe.py).
-    private func discover(_ connection: StreamableHTTPConnection) async throws -> String? {
+    private func discover(_ connection: MCPConnection) async throws -> String? {
         let envelope = MCPEnvelope(version: MCPEnvelope.version, clientInfo: Self.clientInfo, capabilities: Self.capabilities)
         let pinned = config.protocolChoice == .stateless
         let result: JSON

@@ -24,7 +24,7 @@ public struct MCPServerConfig: Sendable, Equatable {
         ("auth", "bearer:SECRET or header:NAME:SECRET for a url"),
         ("allow", "tools that run without asking: their names, or * for all of this server's"),
         ("timeout", "seconds a tool call may take (default 120)"),
-        ("protocol", "auto (default: 2026-07-28 if the server speaks it, else the handshake), 2025-11-25 or 2026-07-28"),
+        ("protocol", "auto (default: 2026-07-28 if the server speaks it, else the handshake; over stdio the handshake first), 2025-11-25 or 2026-07-28"),
         ("description", "a note shown by /tools"),
     ]
 
@@ -77,10 +77,11 @@ public struct MCPServerConfig: Sendable, Equatable {
         return result
     }
 
-    /// Which revision hark speaks to the server: `auto` asks `server/discover` and falls back
-    /// to the `initialize` handshake when the answer is not a 2026-07-28 server's (the SDK
-    /// client's `mode="auto"`, mcp/client/_probe.py); the others pin one. 2026-07-28 is spoken
-    /// over Streamable HTTP only: a `command` server always gets the handshake.
+    /// Which revision hark speaks to the server: `auto` over HTTP asks `server/discover` and
+    /// falls back to the `initialize` handshake when the answer is not a 2026-07-28 server's
+    /// (the SDK client's `mode="auto"`, mcp/client/_probe.py); over stdio it starts with the
+    /// handshake and turns to 2026-07-28 when the server answers that it speaks only that
+    /// (-32022). The others pin one, over either transport.
     enum ProtocolChoice: String, Sendable, CaseIterable {
         case auto
         case handshake = "2025-11-25"
@@ -88,7 +89,7 @@ public struct MCPServerConfig: Sendable, Equatable {
     }
 
     var protocolChoice: ProtocolChoice {
-        self["url"] == nil ? .handshake : self["protocol"].flatMap(ProtocolChoice.init(rawValue:)) ?? .auto
+        self["protocol"].flatMap(ProtocolChoice.init(rawValue:)) ?? .auto
     }
 
     /// Seconds one request may take.

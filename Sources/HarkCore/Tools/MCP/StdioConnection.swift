@@ -24,6 +24,8 @@ final class StdioConnection: MCPConnection, @unchecked Sendable {
 
     private struct State {
         var stderrTail: [UInt8] = []
+        /// Set when the server speaks 2026-07-28 (`adopt`).
+        var envelope: MCPEnvelope?
         var closed = false
         var exitStatus: Int32?
     }
@@ -59,10 +61,26 @@ final class StdioConnection: MCPConnection, @unchecked Sendable {
     }
 
     func request(_ method: String, params: JSON?, timeout: Double) async throws -> JSON {
+        try await send(method, params: params, timeout: timeout, envelope: state.read { $0.envelope })
+    }
+
+    func adopt(_ envelope: MCPEnvelope) { state.update { $0.envelope = envelope } }
+
+    var isStateless: Bool { state.read { $0.envelope != nil } }
+
+    func discover(_ envelope: MCPEnvelope, timeout: Double) async throws -> JSON {
+        try await send(MCPEnvelope.discover, params: nil, timeout: timeout, envelope: envelope)
+    }
+
+    /// A request, in the 2026-07-28 envelope when there is one. Cancelled: the handshake's
+    /// `notifications/cancelled`; 2026-07-28 has no notifications from the client, and its
+    /// server drops an answer nobody waits for.
+    private func send(_ method: String, params: JSON?, timeout: Double, envelope: MCPEnvelope?) async throws -> JSON {
         let id = pending.makeID()
-        let message = JSONRPCMessage.request(id: .number(Double(id)), method: method, params: params)
+        let message = JSONRPCMessage.request(id: .number(Double(id)), method: method, params: envelope.map { $0.stamp(params) } ?? params)
         let answer = try await pending.wait(for: id, timeout: timeout, host: "MCP server \(name)",
                                             send: { try write(message) }, onCancel: { [weak self] id in
+            guard envelope == nil else { return }
             try? self?.write(.notification(method: "notifications/cancelled",
                                            params: ["requestId": .number(Double(id)), "reason": "stopped by the user"]))
         })
