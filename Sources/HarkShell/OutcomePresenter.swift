@@ -16,7 +16,7 @@ protocol ShellControls: AnyObject {
     func editMessage(_ text: String, then: @escaping @Sendable (String) async throws -> CommandOutcome)
     /// A reply ended, or asks something: notified when it happened out of sight (Shell+Notify).
     func notifyEnded(_ job: ReplyJob, watched: Bool, rang: Bool)
-    func notifyQuestion(_ prompt: String, session: String)
+    func notifyQuestion(_ prompt: String, isForm: Bool, session: String)
     /// Edits lines below the reply `watch` follows until it ends (`Shell+Live`).
     func readDuringReply(_ watch: ReplyWatch, flow: OutputFlow)
     /// A reply is being watched while a line is edited below it.

@@ -129,7 +129,7 @@ final class ReplyWatch {
                 if shell == nil { terminal.setKeyMode(.keys) }
                 question = asked
                 view.ask(asked.prompt)
-                shell?.notifyQuestion(asked.prompt, session: job.session)
+                shell?.notifyQuestion(asked.prompt, isForm: false, session: job.session)
             case .form(let asked):
                 guard asks, form == nil, question == nil, loop.endingIn == nil else {
                     asked.answer(nil)
@@ -141,7 +141,7 @@ final class ReplyWatch {
                 // Without a line editor the terminal's own line mode reads the answers.
                 if shell == nil { terminal.setKeyMode(.user) }
                 promptForm()
-                shell?.notifyQuestion(asked.conversation.question.message, session: job.session)
+                shell?.notifyQuestion(asked.conversation.question.message, isForm: true, session: job.session)
             case .tell(let line):
                 view.render(.notice(line))
             case .speechFailed(let error):

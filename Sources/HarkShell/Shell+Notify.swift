@@ -36,9 +36,11 @@ extension Shell {
         notify(notification, session: job.session, watched: watched, rang: rang)
     }
 
-    /// A watched reply asks something (may this tool run?) while the terminal is not focused.
-    func notifyQuestion(_ prompt: String, session: String) {
-        notify(HarkNotification(session: session, what: "tool call waits for approval", words: prompt),
+    /// A watched reply asks something while the terminal is not focused: a choice of keys
+    /// (may this tool run? approve or deny?) or a form's question, whoever asks it (a tool, an
+    /// agent, a workflow).
+    func notifyQuestion(_ prompt: String, isForm: Bool, session: String) {
+        notify(HarkNotification(session: session, what: isForm ? "asks you a question" : "asks you to choose", words: prompt),
                session: session, watched: true, rang: false)
     }
 

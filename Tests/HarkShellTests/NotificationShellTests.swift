@@ -70,6 +70,23 @@ struct NotificationShellTests {
 
     /// In tmux (which does not pass focus reports on by default) another session's end
     /// notifies, wrapped in tmux's passthrough so that tmux hands it to the terminal outside.
+    /// An agent's form asked while the window has no focus: the notification says what it asks
+    /// (it once called every question a tool call waiting for approval).
+    @Test func aFormAskedOutOfSightNotifiesItsQuestion() async throws {
+        let agent = try await TestA2AAgent.shared()
+        let home = TestHome(config: "[hark]\ndefault = echo\n\n[session echo]\nkind = a2a\nurl = \(agent.url("echo"))\n")
+        let pty = try PseudoTerminal([BuiltProducts.hark], environment: Self.environment(home))
+        try await pty.waitFor("echo ›")
+        pty.send("\u{1B}[O")  // the window lost focus
+        pty.send("form\r")
+        var mark = try await pty.waitFor("\u{1B}]777;notify;hark: echo;asks you a question: Who is coming, and how many tickets?\u{7}")
+        pty.send("\u{3}")  // Ctrl-C: the form is dismissed, the task waits
+        mark = try await pty.waitFor("input-required", after: mark)
+        #expect(!pty.text.contains("approval"))
+        pty.send("\u{4}")
+        #expect(try await pty.waitForExit() == 0)
+    }
+
     @Test(.enabled(if: TerminalDriver.isAvailable, "needs tmux"))
     func insideTmuxTheNotificationGoesThroughItsPassthrough() async throws {
         let server = try TestJenkinsServer()

@@ -5,7 +5,7 @@ import Glibc
 /// session, what happened and the first words.
 public struct HarkNotification: Sendable, Equatable {
     public var session: String
-    /// "reply complete", "build ended", "task asks for input", "tool call waits for approval".
+    /// "reply complete", "build ended", "task asks for input", "asks you to choose".
     public var what: String
     public var words: String
 
