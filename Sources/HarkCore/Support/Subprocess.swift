@@ -198,8 +198,15 @@ public enum Subprocess {
         let null = open("/dev/null", O_RDWR | O_CLOEXEC)
         guard null >= 0 else { throw HarkError.io("cannot open /dev/null: \(String(cString: strerror(errno)))") }
         defer { close(null) }
-        return try spawn(arguments, environment: environment ?? ProcessInfo.processInfo.environment,
-                         stdin: null, stdout: null, stderr: null)
+        let pid = try spawn(arguments, environment: environment ?? ProcessInfo.processInfo.environment,
+                            stdin: null, stdout: null, stderr: null)
+        // Reaped when it ends, so a long shell that opened pages (`xdg-open`) keeps no zombies;
+        // if hark exits first, init reaps it.
+        Threads.start(name: "hark-reap") {
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        }
+        return pid
     }
 
     private typealias AddChdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
