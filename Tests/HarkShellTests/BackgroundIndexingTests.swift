@@ -95,7 +95,7 @@ import TestSupport
         #expect(waiting, "hark index did not wait for the streaming reply")
         try streaming.append(Self.pieces.joined())
         try streaming.finish(status: .complete)
-        #expect(indexer.wait() == 0, "\(indexer.stderrText)")
+        #expect(await indexer.wait() == 0, "\(indexer.stderrText)")
         #expect(try store.unindexedCount() == 0)
     }
 

@@ -34,7 +34,7 @@ import TestSupport
             response.abort()
         }
         let (process, _) = try await run(server)
-        #expect(process.wait() == 4)
+        #expect(await process.wait() == 4)
         #expect(process.stdoutText == "half of it")
         #expect(oneLine(process.stderrText), "\(process.stderrText)")
         #expect(process.stderrText.contains("the connection to 127.0.0.1:\(server.port) broke mid-reply"), "\(process.stderrText)")
@@ -49,7 +49,7 @@ import TestSupport
             hold.wait(seconds: 30)
         }
         let (process, elapsed) = try await run(server, settings: "idle_timeout = 1\nfirst_byte_timeout = 1")
-        #expect(process.wait() == 4)
+        #expect(await process.wait() == 4)
         #expect(process.stderrText == "hark: 127.0.0.1:\(server.port) timed out with no data after 1s; raise the session's timeout if the agent is slow\n")
         #expect(elapsed < 5, "gave up after \(elapsed)s")
     }
@@ -59,7 +59,7 @@ import TestSupport
         defer { hold.open() }
         let server = try TestHTTPServer { _, _ in hold.wait(seconds: 30) }
         let (process, elapsed) = try await run(server, settings: "first_byte_timeout = 1")
-        #expect(process.wait() == 4)
+        #expect(await process.wait() == 4)
         #expect(process.stderrText.contains("timed out waiting for the first byte after 1s"))
         #expect(elapsed < 5)
     }
@@ -76,10 +76,10 @@ import TestSupport
             }
         }
         let (fine, _) = try await run(try dripping(every: 10_000), settings: "idle_timeout = 1")
-        #expect(fine.wait() == 0)
+        #expect(await fine.wait() == 0)
         #expect(fine.stdoutText == "drip")
         let (slow, elapsed) = try await run(try dripping(every: 1_500_000), settings: "idle_timeout = 1")
-        #expect(slow.wait() == 4)
+        #expect(await slow.wait() == 4)
         #expect(slow.stderrText.contains("timed out with no data after 1s"))
         #expect(elapsed < 6)
     }
@@ -90,7 +90,7 @@ import TestSupport
                           text: "<html><head><title>502 Bad Gateway</title></head><body>" + String(repeating: "<p>x</p>", count: 500))
         }
         let (process, _) = try await run(server)
-        #expect(process.wait() == 6)
+        #expect(await process.wait() == 6)
         #expect(process.stderrText == "hark: 127.0.0.1:\(server.port) answered HTTP 502: 502 Bad Gateway\n")
     }
 
@@ -99,7 +99,7 @@ import TestSupport
             response.send(headers: [("Content-Type", "text/event-stream")], body: [0x00, 0xFF, 0x1B] + Array("data: {nope\n\n".utf8))
         }
         let (process, _) = try await run(server)
-        #expect(process.wait() == 6)
+        #expect(await process.wait() == 6)
         #expect(oneLine(process.stderrText), "\(process.stderrText)")
         #expect(!process.stderrText.contains("\u{1B}"), "no control characters from the server reach the terminal")
     }
@@ -111,7 +111,7 @@ import TestSupport
             response.write("data: [DONE]\n\n")
         }
         let (process, _) = try await run(server)
-        #expect(process.wait() == 0)
+        #expect(await process.wait() == 0)
         #expect(process.stdoutText == "a\u{FFFD}\u{FFFD}b")
     }
 
@@ -123,7 +123,7 @@ import TestSupport
             response.write("data: [DONE]\n\n")
         }
         let (process, _) = try await run(server)
-        #expect(process.wait() == 0)
+        #expect(await process.wait() == 0)
         #expect(process.stdout.count == text.utf8.count)
     }
 
@@ -137,7 +137,7 @@ import TestSupport
             response.write("data: [DONE]\n\n")
         }
         let (process, _) = try await run(server)
-        #expect(process.wait() == 0)
+        #expect(await process.wait() == 0)
         #expect(process.stdout.count >= 99_000_000)
         #expect(process.maxRSSKilobytes > 0, "the peak was sampled")
         #expect(process.maxRSSKilobytes < 200_000, "peak RSS \(process.maxRSSKilobytes) KB")

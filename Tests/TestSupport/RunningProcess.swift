@@ -72,6 +72,15 @@ public final class RunningProcess: @unchecked Sendable {
         _ = Glibc.kill(pid, signal)
     }
 
+    /// `wait()` on a thread of its own. An async test that waits for a program must not hold
+    /// one of the cooperative pool's threads meanwhile (two on a two-core machine): in the
+    /// full suite, tests blocked that way kept every other test's awaits from resuming. Being
+    /// the async overload, it is what an async test's `process.wait()` calls, with `await`.
+    @discardableResult
+    public func wait() async -> Int32 {
+        (try? await offThePool { self.wait() }) ?? -1
+    }
+
     /// Reads both pipes to their end and waits for the exit status (128+N for signal N).
     @discardableResult
     public func wait() -> Int32 {

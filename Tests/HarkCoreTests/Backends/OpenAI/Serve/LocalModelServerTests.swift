@@ -119,7 +119,7 @@ import TestSupport
         let directory = TemporaryDirectory("hark-serve")
         let folder = directory.path
         let deadOwner = try RunningProcess(["/bin/true"], environment: [:])
-        deadOwner.wait()
+        await deadOwner.wait()
         // Waits for stdin to end, stopped by SIGTERM (which the test runner may block or ignore:
         // children inherit both), once it says it is ready.
         let waiting = "import signal, sys; signal.signal(signal.SIGTERM, signal.SIG_DFL); "
