@@ -180,7 +180,7 @@ import TestSupport
     func gzipBodiesAreDecoded(_ transport: HTTPClient.Transport) async throws {
         let client = HTTPClient(transport: transport)
         let text = String(repeating: "Started by user ann\nBuilding in workspace\n", count: 500)
-        let compressed = try Subprocess.run(["gzip", "-c"], streams: .captured(input: Data(text.utf8))).stdout
+        let compressed = try await Subprocess.run(["gzip", "-c"], streams: .captured(input: Data(text.utf8))).stdout
         let server = try TestHTTPServer { request, response in
             guard request.header("accept-encoding")?.contains("gzip") == true else {
                 response.send(status: 400, text: "expected Accept-Encoding: gzip")
