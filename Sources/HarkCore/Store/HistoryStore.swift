@@ -114,14 +114,17 @@ public final class HistoryStore: @unchecked Sendable {
     /// trip's instructions (BENCHMARKS.md); a one-shot exchange writes about 25 pages.
     static let checkpointPages = 256
 
-    private let streamLock = Lock()
+    /// Replies streaming now; kept under the connection's own (recursive) lock. A lock of its
+    /// own deadlocked: a reply beginning holds the connection's lock (its transaction) and
+    /// wanted this one, while a reply ending held this one and wanted the connection's, and
+    /// the shell then waited on the connection for good, deaf to SIGTERM.
     private var streaming = 0
 
     /// While a reply streams, this connection does not checkpoint the WAL: a checkpoint's
     /// fdatasyncs in the middle of a commit stalled the stream (BENCHMARKS.md). The indexer's
     /// connection checkpoints meanwhile, after its own commits, on its own thread.
     func replyStreaming(_ started: Bool) {
-        streamLock.withLock {
+        database.locked {
             streaming += started ? 1 : -1
             guard streaming == (started ? 1 : 0) else { return }
             // A one-shot run that leaves its reply's indexing to `hark index` leaves the

@@ -13,6 +13,36 @@ import TestSupport
         return store
     }
 
+    /// Replies beginning and ending at once on one store, as a shell's foreground and background
+    /// replies do: one beginning holds the connection (its transaction) and notes that a reply
+    /// streams; one ending notes it and sets the connection's checkpointing. With a lock of its
+    /// own for that note, the two took their locks in opposite orders and hung for good.
+    @Test func repliesBeginningAndEndingAtOnceDoNotDeadlock() async throws {
+        let store = try makeStore()
+        let thread = try store.createThread(session: "bot", title: "t")
+        let finished = try await offThePool { () -> Bool in
+            let done = DispatchGroup()
+            for _ in 0..<2 {
+                done.enter()
+                Thread.detachNewThread {
+                    for _ in 0..<300 {
+                        if let writer = try? store.beginReply(threadID: thread.id, session: "bot") {
+                            try? writer.finish(status: .complete)
+                        }
+                    }
+                    done.leave()
+                }
+            }
+            // Generous: 600 replies take well under a second; a deadlock never ends.
+            return done.wait(timeout: .now() + 120) == .success
+        }
+        #expect(finished, "two threads beginning and ending replies hung")
+        // (Hung threads hold the connection: it can only be read when they finished.)
+        if finished {
+            #expect(try store.database.scalar("SELECT count(*) FROM messages WHERE role = 'assistant'").int == 600)
+        }
+    }
+
     @Test func usesWALAndForeignKeys() throws {
         let store = try makeStore()
         #expect(try store.database.scalar("PRAGMA journal_mode").string == "wal")
