@@ -88,8 +88,7 @@ import TestSupport
         // (or has ended, which it must not while the reply streams).
         var waiting = false
         for _ in 0..<60_000 where !waiting && ProcessExit.isRunning(indexer.pid) {
-            let locks = (try? String(contentsOfFile: "/proc/locks", encoding: .utf8)) ?? ""
-            waiting = locks.split(separator: "\n").contains { $0.contains("->") && $0.contains(":\(info.st_ino) ") }
+            waiting = ProcLocks.someoneWaits(inode: UInt64(info.st_ino))
             if !waiting { usleep(1000) }
         }
         #expect(waiting, "hark index did not wait for the streaming reply")

@@ -162,7 +162,9 @@ import TestSupport
         let gate = Gate()
         let server = try Self.heldReply(first: "streaming ", gate: gate, rest: "on")
         defer { gate.open() }
-        let home = TestHome(config: "[session bot]\nkind = openai\nurl = \(server.baseURL)/v1\n")
+        // The reply is held silent for as long as the other run takes: on a loaded suite that
+        // passed the default 120 s of silence, and the writer gave up (exit 4, folded partial).
+        let home = TestHome(config: "[session bot]\nkind = openai\nurl = \(server.baseURL)/v1\nidle_timeout = 900\n")
         let container = ["/usr/bin/unshare", "--pid", "--fork", BuiltProducts.hark]
         let writer = try RunningProcess(container + ["-s", "bot", "hi"], environment: home.environment)
         let printed = try await offThePool { writer.readStdout(atLeast: "streaming ".utf8.count) }

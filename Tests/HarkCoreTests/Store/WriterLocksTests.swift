@@ -106,27 +106,10 @@ import TestSupport
         #expect(first == nil)
     }
 
-    /// All of /proc/locks, read to its end: it reports a size of 0, and with a whole suite's
-    /// processes holding locks the line looked for can be pages in.
-    private static func procLocks() -> String {
-        let fd = open("/proc/locks", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return "" }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = read(fd, &buffer, buffer.count)
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { break }
-            bytes += buffer[0..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
     private func waitForBlockedLock(inode: UInt64) -> String? {
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
-            let locks = Self.procLocks()
+            let locks = ProcLocks.read()
             if let line = locks.split(separator: "\n").first(where: { $0.contains("->") && $0.contains(":\(inode) ") }) {
                 return String(line)
             }
