@@ -29,6 +29,7 @@ public enum Signals {
             writeFD = fds[1]
             terminationWriteFD = ending[1]
             Subprocess.terminationDescriptor = ending[0]
+            startWatchdog(trigger: ending[0])
         }
         let handled = Set(signals + (signals.contains(SIGTERM) ? [SIGQUIT] : []))
         // A parent may have started hark with these blocked (a supervisor, a test runner's
@@ -56,6 +57,27 @@ public enum Signals {
         }
         // A reader that goes away (hark | head) must not kill us mid-write.
         Glibc.signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// Ends hark if it is still running `EndingWatchdog.grace` seconds after it was told to end:
+    /// the terminal back in the mode hark found it in, the modes the shell turns on turned
+    /// off, one line, and the status the signal gives. An unfinished reply keeps what was
+    /// committed, and the next start recovers it.
+    private static func startWatchdog(trigger: Int32) {
+        var found = termios()
+        let terminal = isatty(STDIN_FILENO) == 1 && tcgetattr(STDIN_FILENO, &found) == 0 ? found : nil
+        EndingWatchdog.start(trigger: trigger) {
+            if var settings = terminal { tcsetattr(STDIN_FILENO, TCSANOW, &settings) }
+            if isatty(STDOUT_FILENO) == 1 { say("\u{1B}[0m\u{1B}[?2004l\u{1B}[?1004l\u{1B}[?25h\r\n", to: STDOUT_FILENO) }
+            say("hark: still not ended \(Int(EndingWatchdog.grace)) s after being told to; "
+                + "something was stuck, so hark ended without waiting for it\n", to: STDERR_FILENO)
+            _exit(exitStatus(143))
+        }
+    }
+
+    private static func say(_ text: String, to fd: Int32) {
+        var text = text
+        text.withUTF8 { bytes in _ = Glibc.write(fd, bytes.baseAddress, bytes.count) }
     }
 
     /// Until `install` takes over (and in subcommands, which never install): SIGQUIT ends hark
