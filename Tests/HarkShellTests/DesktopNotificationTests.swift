@@ -23,7 +23,7 @@ enum DesktopParts {
 }
 
 @Suite(.enabled(if: DesktopParts.areInstalled, "needs notify-send, dbus-daemon and dbus-next; scripts/setup.sh --test"),
-       .timeLimit(.minutes(2)))
+       .timeLimit(.minutes(5)))
 struct DesktopNotificationTests {
     @Test func aBuildEndRecordedWithoutATerminalGoesToTheDesktopOnce() async throws {
         let bus = try ChildProcess([DesktopParts.dbusDaemon, "--session", "--nofork", "--print-address=1"],

@@ -8,7 +8,7 @@ import TestSupport
 /// writes are read. No OSC (clipboard, title, links), no DCS, no CSI but hark's own SGR,
 /// erase and cursor-forward, no C1, no BEL; the text around the sequences is shown, with
 /// the sequences as marks. A pipe still gets the bytes as sent, and the history keeps them.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct HostileTextTests {
     /// Issue 38's reply: clipboard, title, clear screen, a link hiding its target, a terminal
     /// query, an 8-bit CSI, a bell.

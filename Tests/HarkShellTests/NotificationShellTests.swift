@@ -7,7 +7,7 @@ import TestSupport
 /// Notifications as the terminal receives them: the real binary on a pseudo-terminal of its
 /// own, its raw output read byte for byte (OSC 777, focus reporting on and off), and inside a
 /// real tmux the passthrough form, as tmux's pipe-pane sees what hark writes.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct NotificationShellTests {
     static func config(_ server: TestJenkinsServer, default name: String) -> String {
         "[hark]\ndefault = \(name)\n\n[session ci]\nkind = jenkins\nurl = \(server.url)\n"

@@ -26,13 +26,13 @@ import TestSupport
         }
         job.attach(SpeakingObserver(Quiet(), speaker: ReplySpeaker(output: speaker, parameters: VoiceParameters(voice: "en-us"))))
 
-        #expect(await log.firstStarted.opened(within: 90), "the first sentence was not spoken while the reply was held")
+        #expect(await log.firstStarted.opened(within: 300), "the first sentence was not spoken while the reply was held")
         #expect(log.sentencesStarted == ["Hello there."])
         #expect(job.isRunning, "the server still holds the rest")
         #expect(!recorder.samples.isEmpty, "its sound reached the output")
         hold.open()
         #expect(await job.wait() == .complete)
-        #expect(await log.allFinished.opened(within: 30))
+        #expect(await log.allFinished.opened(within: 300))
         #expect(log.sentencesFinished == ["Hello there.", "This is the second sentence."])
     }
 }
