@@ -6,34 +6,34 @@ import TestSupport
 /// The real binary on a fresh machine, as the README's run command opens it: forms filled by
 /// one process per answer (each a restart), and in a real terminal.
 @Suite struct LocalFormCommandLineTests {
-    func hark(_ arguments: [String], home: TestHome) throws -> CommandLineTests.Run {
-        let run = try CommandLineTests().hark(arguments, home: home)
+    func hark(_ arguments: [String], home: TestHome) async throws -> CommandLineTests.Run {
+        let run = try await CommandLineTests().hark(arguments, home: home)
         #expect(run.status == 0, "hark \(arguments.joined(separator: " ")): \(run.stderr)")
         return run
     }
 
-    @Test func aFormFilledOneProcessAtATimeIsResumedAndExported() throws {
+    @Test func aFormFilledOneProcessAtATimeIsResumedAndExported() async throws {
         let home = TestHome(sharedPrompts: [TestHome.shippedPrompts])
-        let started = try hark(["/form new-contact"], home: home)
+        let started = try await hark(["/form new-contact"], home: home)
         #expect(started.stdout.hasPrefix("New contact: Note down someone you met"))
         #expect(started.stdout.hasSuffix("1/8 Name: What is the person's full name?\n(2 to 100 characters)"))
-        #expect(try hark(["Ann Lee"], home: home).stdout.hasPrefix("2/8 Email: What is their email address?"))
-        _ = try hark(["/thread new"], home: home)
-        #expect(try hark(["a note between answers"], home: home).stdout.isEmpty, "a note has no reply")
-        let resumed = try hark(["/form resume"], home: home)
+        #expect(try await hark(["Ann Lee"], home: home).stdout.hasPrefix("2/8 Email: What is their email address?"))
+        _ = try await hark(["/thread new"], home: home)
+        #expect(try await hark(["a note between answers"], home: home).stdout.isEmpty, "a note has no reply")
+        let resumed = try await hark(["/form resume"], home: home)
         #expect(resumed.stdout.hasPrefix("Back to New contact: 1 of 8 answered.\n2/8 Email"))
-        for answer in ["ann@x.org", "skip", "skip", "friend", "yesterday", "no", "skip"] { _ = try hark([answer], home: home) }
-        let done = try hark(["yes"], home: home)
+        for answer in ["ann@x.org", "skip", "skip", "friend", "yesterday", "no", "skip"] { _ = try await hark([answer], home: home) }
+        let done = try await hark(["yes"], home: home)
         #expect(done.stdout == "New contact is complete.\n/form export [FILE] writes it as JSON and Markdown.")
         let directory = TemporaryDirectory()
-        let export = try hark(["/form export \(directory.path)/ann"], home: home)
+        let export = try await hark(["/form export \(directory.path)/ann"], home: home)
         #expect(export.stdout == "wrote New contact to \(directory.path)/ann.json and \(directory.path)/ann.md\n")
         let json = try JSON.parse(try String(contentsOfFile: directory.file("ann.json"), encoding: .utf8))
         let yesterday = FormDate.local(Date()).adding(days: -1).description
         #expect(json["answers"] == ["name": "Ann Lee", "email": "ann@x.org", "phone": nil, "company": nil,
                                     "relationship": "friend", "met_on": .string(yesterday), "follow_up": false, "notes": nil])
         #expect(try String(contentsOfFile: directory.file("ann.md"), encoding: .utf8).contains("## Relationship\n\nfriend\n"))
-        let forms = try hark(["/forms"], home: home).stdout
+        let forms = try await hark(["/forms"], home: home).stdout
         #expect(forms.contains("done · /form export #ID writes one to files\n  #1  New contact  done"))
     }
 }
