@@ -94,20 +94,14 @@ extension TerminalInteraction {
 /// only) and its outcome, given once; nil when it could not be asked after all.
 public final class ReplyForm: @unchecked Sendable {
     var conversation: QuestionConversation
-    private let lock = Lock()
-    private var continuation: CheckedContinuation<QuestionOutcome?, Never>?
+    private let answered: AnsweredOnce<QuestionOutcome?>
 
     init(_ conversation: QuestionConversation, continuation: CheckedContinuation<QuestionOutcome?, Never>) {
         self.conversation = conversation
-        self.continuation = continuation
+        answered = AnsweredOnce(continuation)
     }
 
-    func answer(_ outcome: QuestionOutcome?) {
-        lock.withLock {
-            defer { continuation = nil }
-            return continuation
-        }?.resume(returning: outcome)
-    }
+    func answer(_ outcome: QuestionOutcome?) { answered.answer(outcome) }
 }
 
 /// A reply's question to the user with its one-key options, answered once: an option, or nil
@@ -115,27 +109,37 @@ public final class ReplyForm: @unchecked Sendable {
 public final class ReplyQuestion: @unchecked Sendable {
     let prompt: String
     let options: [Character]
-    private let lock = Lock()
-    private var continuation: CheckedContinuation<Character?, Never>?
+    private let answered: AnsweredOnce<Character?>
 
     init(prompt: String, options: [Character], continuation: CheckedContinuation<Character?, Never>) {
         self.prompt = prompt
         self.options = options
-        self.continuation = continuation
+        answered = AnsweredOnce(continuation)
     }
 
-    func answer(_ choice: Character?) {
-        lock.withLock {
-            defer { continuation = nil }
-            return continuation
-        }?.resume(returning: choice)
-    }
+    func answer(_ choice: Character?) { answered.answer(choice) }
 
     /// The option a key chooses, `.some(nil)` for a key that dismisses, nil for one ignored.
     func choice(for key: UInt8) -> Character?? {
         if key == 0x0D || key == 0x0A || key == 0x03 || key == 0x04 { return .some(nil) }
         let typed = Character(Unicode.Scalar(key)).lowercased().first
         return typed.flatMap { options.contains($0) ? .some($0) : nil }
+    }
+}
+
+/// A waiting task's answer, given once by whichever comes first (the user, Ctrl-C, the watch
+/// ending); later answers find nobody waiting and are dropped.
+final class AnsweredOnce<Value: Sendable>: @unchecked Sendable {
+    private let lock = Lock()
+    private var continuation: CheckedContinuation<Value, Never>?
+
+    init(_ continuation: CheckedContinuation<Value, Never>) { self.continuation = continuation }
+
+    func answer(_ value: Value) {
+        lock.withLock {
+            defer { continuation = nil }
+            return continuation
+        }?.resume(returning: value)
     }
 }
 
