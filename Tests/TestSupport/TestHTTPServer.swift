@@ -146,13 +146,11 @@ public final class ResponseWriter: @unchecked Sendable {
 public final class TestHTTPServer: @unchecked Sendable {
     public typealias Handler = @Sendable (TestRequest, ResponseWriter) -> Void
 
-    public let port: Int
-    private let listener: Int32
+    public var port: Int { listener.port }
+    private let listener: LoopbackListener
     private let handler: Handler
     private let lock = NSLock()
     private var recorded: [TestRequest] = []
-    private var stopped = false
-    private var connections: Set<Int32> = []
 
     public var baseURL: String { "http://127.0.0.1:\(port)" }
 
@@ -160,57 +158,15 @@ public final class TestHTTPServer: @unchecked Sendable {
 
     public init(handler: @escaping Handler) throws {
         self.handler = handler
-        (listener, port) = try listenOnLoopback()
-        let thread = Thread { [self] in acceptLoop() }
-        thread.name = "test-http-accept"
-        thread.start()
+        listener = try LoopbackListener()
+        listener.start(name: "test-http") { [self] client in serve(client) }
     }
 
     deinit { stop() }
 
-    public func stop() {
-        let open: Set<Int32> = lock.withLock {
-            if stopped { return [] }
-            stopped = true
-            return connections
-        }
-        // Only shut the socket down: the accept thread closes it on its way out, so the fd
-        // number cannot be reused by another server while this thread may still accept on it.
-        shutdown(listener, Int32(SHUT_RDWR))
-        for connection in open { shutdown(connection, Int32(SHUT_RDWR)) }
-    }
-
-    private func acceptLoop() {
-        defer { close(listener) }
-        while true {
-            let client = accept(listener, nil, nil)
-            if client < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            let accepted = lock.withLock { () -> Bool in
-                if stopped { return false }
-                connections.insert(client)
-                return true
-            }
-            guard accepted else {
-                close(client)
-                return
-            }
-            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-            var noDelay: Int32 = 1
-            setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
-            let thread = Thread { [self] in serve(client) }
-            thread.name = "test-http-connection"
-            thread.start()
-        }
-    }
+    public func stop() { listener.stop() }
 
     private func serve(_ client: Int32) {
-        defer {
-            lock.withLock { _ = connections.remove(client) }
-            close(client)
-        }
         var reader = SocketReader(socket: client)
         while let request = reader.readRequest() {
             lock.withLock { recorded.append(request) }

@@ -19,13 +19,12 @@ public final class TestProxy: @unchecked Sendable {
 
     public static let originHost = "origin.test"
 
-    public let port: Int
+    public var port: Int { listener.port }
     private let mode: Mode
-    private let listener: Int32
+    private let listener: LoopbackListener
     private let lock = NSLock()
     private var lines: [String] = []
     private var authorizations: [String] = []
-    private var stopped = false
 
     /// `http://127.0.0.1:PORT`, for `proxy =` and `http_proxy`.
     public var url: String { "http://127.0.0.1:\(port)" }
@@ -38,42 +37,15 @@ public final class TestProxy: @unchecked Sendable {
 
     public init(mode: Mode = .forward) throws {
         self.mode = mode
-        (listener, port) = try listenOnLoopback()
-        let thread = Thread { [self] in acceptLoop() }
-        thread.name = "test-proxy-accept"
-        thread.start()
+        listener = try LoopbackListener()
+        listener.start(name: "test-proxy") { [self] client in serve(client) }
     }
 
     deinit { stop() }
 
-    public func stop() {
-        let first = lock.withLock { () -> Bool in
-            defer { stopped = true }
-            return !stopped
-        }
-        if first { shutdown(listener, Int32(SHUT_RDWR)) }
-    }
-
-    private func acceptLoop() {
-        defer { close(listener) }
-        while true {
-            let client = accept(listener, nil, nil)
-            if client < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            if lock.withLock({ stopped }) {
-                close(client)
-                return
-            }
-            let thread = Thread { [self] in serve(client) }
-            thread.name = "test-proxy-connection"
-            thread.start()
-        }
-    }
+    public func stop() { listener.stop() }
 
     private func serve(_ client: Int32) {
-        defer { close(client) }
         guard let (head, rest) = Self.readHead(client) else { return }
         let headLines = head.components(separatedBy: "\r\n")
         let requestLine = headLines[0]
