@@ -128,9 +128,6 @@ extension Workspace {
 
     /// `events` with `notice` first.
     static func prefixed(_ notice: String, _ events: AsyncThrowingStream<ReplyEvent, Error>) -> AsyncThrowingStream<ReplyEvent, Error> {
-        ProducedStream.make { emit in
-            try await emit(.notice(notice))
-            for try await event in events { try await emit(event) }
-        }
+        ReplyStream.pulled(events.makeAsyncIterator().prepending([.notice(notice)]))
     }
 }

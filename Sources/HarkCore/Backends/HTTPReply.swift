@@ -75,22 +75,20 @@ private final class OpenedSlot: Sendable {
     deinit { value.read { $0?.stream.cancel() } }
 }
 
-/// One reply's pipeline state, advanced by `next()` calls (one at a time, by the consumer).
+/// One reply's pipeline, advanced by `next()` calls (one at a time, by the consumer). Where it
+/// is, and so what a pull does, is its `ReplyPumpPhase`; this holds what the phase acts on.
 private final class ReplyPump<Decoder: ReplyDecoder>: @unchecked Sendable {
-    private var opening: Opening?
+    private let opening: Opening
+    private var phase = ReplyPumpPhase()
     private var decoder: Decoder
-    /// What an opener's steps say while they run, and the response they leave here.
-    private var preamble: AsyncThrowingStream<ReplyEvent, Error>.AsyncIterator?
-    private var slot: OpenedSlot?
+    /// An opener's steps while they run: what they say, and the slot they leave the response in.
+    private var steps: (said: AsyncThrowingStream<ReplyEvent, Error>.AsyncIterator, slot: OpenedSlot)?
+    /// The response once open, and its body as far as it has been read.
     private var opened: HTTPReply.Opened?
     private var body: HTTPStream.AsyncIterator?
-    private var head: HTTPResponseHead?
-    /// Decoded events not yet handed out, and the failure to raise once they have been: one
-    /// network read can hold both the last words of a reply and the error that ends it.
+    /// Decoded events not yet handed out.
     private var pending: [ReplyEvent] = []
     private var pendingIndex = 0
-    private var failure: Error?
-    private var ended = false
     /// Bodies decoded, handed back to the transfer at the next read: by then nothing here
     /// refers to them (the event that carried one is gone), so the transfer refills the same
     /// storage instead of copying it into a fresh allocation, page fault by page fault.
@@ -112,48 +110,71 @@ private final class ReplyPump<Decoder: ReplyDecoder>: @unchecked Sendable {
                 opened?.seeing?(pending[pendingIndex])
                 return pending[pendingIndex]
             }
-            if let failure {
-                self.failure = nil
-                ended = true
+            let step = phase.step()
+            switch step {
+            case .raise(let failure):
                 opened?.stream.cancel()
                 throw failure
-            }
-            if ended { return nil }
-            do {
-                try await advance()
-            } catch {
-                failure = error
+            case .end:
+                return nil
+            case .open, .readSaid, .readBody:
+                do { try await perform(step) } catch { phase.failed(error) }
             }
         }
     }
 
-    /// Opens the response, or takes one event of the opener's steps, or reads one HTTP event
-    /// and decodes what it completes into `pending`.
-    private func advance() async throws {
-        if let opening {
-            self.opening = nil
-            switch opening {
-            case .request(let http, let makeRequest):
-                let request = try makeRequest()
-                try await open(HTTPReply.Opened(stream: try http.stream(request), host: request.displayHost))
-            case .steps(let steps):
-                let slot = OpenedSlot()
-                self.slot = slot
-                preamble = ProducedStream.make { say in slot.put(try await steps(say)) }.makeAsyncIterator()
-            }
+    private func perform(_ step: ReplyPumpPhase.Step) async throws {
+        switch step {
+        case .open: try await open()
+        case .readSaid: try await readSaid()
+        case .readBody: try await readBody()
+        case .raise, .end: break
+        }
+    }
+
+    /// Sends the request, or starts the opener's steps.
+    private func open() async throws {
+        switch opening {
+        case .request(let http, let makeRequest):
+            let request = try makeRequest()
+            try await receive(HTTPReply.Opened(stream: try http.stream(request), host: request.displayHost))
+        case .steps(let run):
+            let slot = OpenedSlot()
+            steps = (ProducedStream.make { say in slot.put(try await run(say)) }.makeAsyncIterator(), slot)
+            phase.stepsStarted()
+        }
+    }
+
+    /// One thing the opener's steps say, or, once they have ended, the response they opened.
+    private func readSaid() async throws {
+        guard var said = steps?.said else { return }
+        if let event = try await said.next() {
+            steps?.said = said
+            (pending, pendingIndex) = ([event], 0)
             return
         }
-        if preamble != nil {
-            if let said = try await preamble?.next() {
-                (pending, pendingIndex) = ([said], 0)
-                return
-            }
-            preamble = nil
-            guard let opened = slot?.take() else { throw CancellationError() }
-            slot = nil
-            try await open(opened)
-            return
+        let response = steps?.slot.take()
+        steps = nil
+        guard let response else { throw CancellationError() }
+        try await receive(response)
+    }
+
+    private func receive(_ response: HTTPReply.Opened) async throws {
+        opened = response
+        body = response.body
+        phase.opened(host: response.host)
+        if let head = response.head { try await start(head) }
+    }
+
+    private func start(_ head: HTTPResponseHead) async throws {
+        switch phase.headArrived(head) {
+        case .start: try decoder.start(head: head)
+        case .readRefusal: phase.refused(saying: (try? await body?.collect(upTo: 65536).bytes) ?? [])
         }
+    }
+
+    /// Reads one HTTP event and decodes what it completes into `pending`.
+    private func readBody() async throws {
         if !readBodies.isEmpty { opened?.stream.recycle(&readBodies) }
         var produced: [ReplyEvent] = []
         defer {
@@ -161,15 +182,14 @@ private final class ReplyPump<Decoder: ReplyDecoder>: @unchecked Sendable {
             pendingIndex = 0
         }
         guard let event = try await body?.next() else {
-            ended = true
-            guard head != nil else { throw HarkError.protocolViolation("\(opened?.host ?? "the server") sent no response") }
+            guard phase.bodyEnded() else { return }
             try decoder.finish(into: &produced)
             await endAtFinished(&produced)
             return
         }
         switch event {
-        case .head(let received):
-            try await start(received)
+        case .head(let head):
+            try await start(head)
         case .body(let bytes):
             // What arrived meanwhile goes into the same events: a server that writes one
             // event per packet would otherwise cost a history commit and a terminal write
@@ -193,25 +213,6 @@ private final class ReplyPump<Decoder: ReplyDecoder>: @unchecked Sendable {
         }
     }
 
-    private func open(_ response: HTTPReply.Opened) async throws {
-        opened = response
-        body = response.body
-        if let head = response.head { try await start(head) }
-    }
-
-    /// A success starts the decoder; any other status fails the reply with what the server said
-    /// (the status alone when its body breaks off: the status is the news).
-    private func start(_ received: HTTPResponseHead) async throws {
-        head = received
-        guard received.isSuccess else {
-            let said = (try? await body?.collect(upTo: 65536).bytes) ?? []
-            ended = true
-            throw ServerMessage.error(status: received.status, host: opened?.host ?? "the server", body: said,
-                                      contentType: received.header("content-type"))
-        }
-        try decoder.start(head: received)
-    }
-
     /// For a reply with a last step: the decoder's `.finished` is its end, after that step's events.
     private func endAtFinished(_ produced: inout [ReplyEvent]) async {
         guard let lastly = opened?.lastly,
@@ -219,7 +220,7 @@ private final class ReplyPump<Decoder: ReplyDecoder>: @unchecked Sendable {
         let finished = produced[end]
         produced.removeSubrange(end...)
         produced += await lastly() + [finished]
-        ended = true
+        phase.finishedEarly()
         opened?.stream.cancel()
     }
 }

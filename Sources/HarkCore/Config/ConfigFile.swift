@@ -44,25 +44,13 @@ public enum ConfigFile {
                 if words.count == 1, words[0] == "hark" {
                     section = .global
                 } else if words.count == 2, words[0] == "session" {
-                    let name = String(words[1])
-                    guard isValidSessionName(name) else {
-                        throw HarkError.config(path: path, line: number,
-                                               reason: "session name \"\(MessageLine.name(name))\" may use letters, digits, _ . and - only")
-                    }
-                    guard !sessions.contains(where: { $0.name == name }) else {
-                        throw HarkError.config(path: path, line: number, reason: "session \"\(name)\" is defined twice")
-                    }
+                    let name = try sectionName(words[1], of: "session", path: path, line: number,
+                                               taken: sessions.contains { $0.name == words[1] })
                     sessions.append(SessionConfig(name: name, kind: "", line: number))
                     section = .session(sessions.count - 1)
                 } else if words.count == 2, words[0] == "mcp" {
-                    let name = String(words[1])
-                    guard isValidSessionName(name) else {
-                        throw HarkError.config(path: path, line: number,
-                                               reason: "MCP server name \"\(MessageLine.name(name))\" may use letters, digits, _ . and - only")
-                    }
-                    guard !servers.contains(where: { $0.name == name }) else {
-                        throw HarkError.config(path: path, line: number, reason: "MCP server \"\(name)\" is defined twice")
-                    }
+                    let name = try sectionName(words[1], of: "MCP server", path: path, line: number,
+                                               taken: servers.contains { $0.name == words[1] })
                     servers.append(MCPServerConfig(name: name, line: number))
                     section = .mcp(servers.count - 1)
                 } else {
@@ -107,6 +95,17 @@ public enum ConfigFile {
             for index in sessions.indices where sessions[index].values[key] == nil { sessions[index].values[key] = value }
         }
         return Config(path: path, global: global, sessions: sessions, mcpServers: servers)
+    }
+
+    /// The NAME of a `[session NAME]` or `[mcp NAME]` header, checked: a valid name, not defined before.
+    private static func sectionName(_ word: Substring, of what: String, path: String, line: Int, taken: Bool) throws -> String {
+        let name = String(word)
+        guard isValidSessionName(name) else {
+            throw HarkError.config(path: path, line: line,
+                                   reason: "\(what) name \"\(MessageLine.name(name))\" may use letters, digits, _ . and - only")
+        }
+        guard !taken else { throw HarkError.config(path: path, line: line, reason: "\(what) \"\(name)\" is defined twice") }
+        return name
     }
 
     static func unquote(_ value: String, path: String, line: Int) throws -> String {

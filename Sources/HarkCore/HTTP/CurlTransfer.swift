@@ -88,6 +88,23 @@ final class CurlTransfer: @unchecked Sendable {
         }
         hark_curl_setopt_pointer(easy, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(headerList))
 
+        do {
+            mime = try setBody(easy)
+        } catch {
+            return error
+        }
+        if request.method != "GET" && request.method != "POST" {
+            hark_curl_setopt_string(easy, CURLOPT_CUSTOMREQUEST, request.method)
+        } else if request.method == "GET", case .none = request.body {
+            hark_curl_setopt_long(easy, CURLOPT_HTTPGET, 1)
+        }
+        hark_curl_multi_add_handle(multi, easy)
+        return transfer(multi)
+    }
+
+    /// The request's body, if any: bytes copied to curl, or a multipart form (its handle, which
+    /// the caller frees once the transfer is over).
+    private func setBody(_ easy: UnsafeMutableRawPointer) throws -> OpaquePointer? {
         switch request.body {
         case .none:
             if request.method == "POST" {
@@ -102,7 +119,7 @@ final class CurlTransfer: @unchecked Sendable {
                                          UnsafeMutableRawPointer(mutating: buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!))
             }
         case .multipart(let parts):
-            mime = hark_curl_mime_init(easy)
+            let mime = hark_curl_mime_init(easy)
             for part in parts {
                 let handle = hark_curl_mime_addpart(mime)
                 hark_curl_mime_name(handle, part.name)
@@ -117,21 +134,22 @@ final class CurlTransfer: @unchecked Sendable {
                     }
                 case .file(let path):
                     if hark_curl_mime_filedata(handle, path) != CURLE_OK {
-                        return HarkError.io("cannot read \(path)")
+                        if let mime { hark_curl_mime_free(mime) }
+                        throw HarkError.io("cannot read \(path)")
                     }
                 }
                 if let filename = part.filename { hark_curl_mime_filename(handle, filename) }
                 if let type = part.contentType { hark_curl_mime_type(handle, type) }
             }
             hark_curl_setopt_pointer(easy, CURLOPT_MIMEPOST, UnsafeMutableRawPointer(mime))
+            return mime
         }
-        if request.method != "GET" && request.method != "POST" {
-            hark_curl_setopt_string(easy, CURLOPT_CUSTOMREQUEST, request.method)
-        } else if request.method == "GET", case .none = request.body {
-            hark_curl_setopt_long(easy, CURLOPT_HTTPGET, 1)
-        }
+        return nil
+    }
 
-        hark_curl_multi_add_handle(multi, easy)
+    /// Runs the transfer to its end, enforcing the first-byte and idle timeouts; nil once it
+    /// completed.
+    private func transfer(_ multi: UnsafeMutableRawPointer) -> Error? {
         let started = Self.monotonicNanoseconds()
         lastActivity = started
         var running: Int32 = 1

@@ -2,24 +2,8 @@
 /// started first (with a status line saying so, as it takes seconds), and with `/think off`
 /// reasoning is dropped, after one status line saying the model thinks. A stop while the
 /// server starts ends the reply at once; the server goes on starting for the next message.
-final class ModelReplyStream: @unchecked Sendable {
+enum ModelReplyStream {
     typealias Events = AsyncThrowingStream<ReplyEvent, Error>
-
-    private let announcement: String?
-    private let hidesReasoning: Bool
-    private let base: @Sendable () async throws -> String
-    private let stream: @Sendable (String) -> Events
-    private var inner: Events.AsyncIterator?
-    private var announced = false
-    private var saidThinking = false
-
-    private init(announcement: String?, hidesReasoning: Bool, base: @escaping @Sendable () async throws -> String,
-                 stream: @escaping @Sendable (String) -> Events) {
-        self.announcement = announcement
-        self.hidesReasoning = hidesReasoning
-        self.base = base
-        self.stream = stream
-    }
 
     /// `ready` is the API base when it is known without waiting (a url, a server that runs):
     /// then, with reasoning shown, the HTTP stream is the reply as it is.
@@ -28,31 +12,17 @@ final class ModelReplyStream: @unchecked Sendable {
                      stream: @escaping @Sendable (String) -> Events) -> Events {
         if let ready, !hidesReasoning { return stream(ready) }
         let announcement = ready == nil ? starting.map { "starting llama.cpp's server with \($0.model.name)…" } : nil
-        let knownBase: @Sendable () async throws -> String
-        if let ready { knownBase = { ready } } else { knownBase = base }
-        let reply = ModelReplyStream(announcement: announcement, hidesReasoning: hidesReasoning, base: knownBase, stream: stream)
-        return Events { try await reply.next() }
-    }
-
-    private func next() async throws -> ReplyEvent? {
-        if inner == nil {
-            if let announcement, !announced {
-                announced = true
-                return .status(announcement)
-            }
-            let base = try await CancellableWait.value(of: self.base)
-            inner = stream(base).makeAsyncIterator()
-        }
-        while true {
-            guard var iterator = inner, let event = try await iterator.next() else { return nil }
-            inner = iterator
-            if hidesReasoning, case .reasoning = event {
-                if saidThinking { continue }
-                saidThinking = true
-                return .status("thinking (hidden; /think on shows it)")
-            }
-            return event
-        }
+        let reply = Deferred {
+            let known = if let ready { ready } else { try await CancellableWait.value(of: base) }
+            return stream(known).makeAsyncIterator()
+        }.prepending(announcement.map { [.status($0)] } ?? [])
+        guard hidesReasoning else { return ReplyStream.pulled(reply) }
+        return ReplyStream.pulled(reply.compactMap(state: false) { saidThinking, event in
+            guard case .reasoning = event else { return event }
+            if saidThinking { return nil }
+            saidThinking = true
+            return .status("thinking (hidden; /think on shows it)")
+        })
     }
 }
 

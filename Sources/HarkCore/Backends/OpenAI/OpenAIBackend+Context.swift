@@ -88,12 +88,22 @@ extension OpenAIBackend {
 
     /// The request's events, after those that say what was sent: the prompt's estimate (kept
     /// with the reply) and, once per thread, how many turns were left out. A server's
-    /// context-overflow error becomes one line of advice.
+    /// context-overflow error becomes one line of advice. Planned when first pulled (which may
+    /// ask the server for its window).
     func sendPlanned(_ request: ChatRequest,
                      _ makeStream: @escaping @Sendable (ContextPlan, [ModelFile]) -> AsyncThrowingStream<ReplyEvent, Error>)
         -> AsyncThrowingStream<ReplyEvent, Error> {
-        let stream = PlannedStream(backend: self, request: request, makeStream: makeStream)
-        return AsyncThrowingStream { try await stream.next() }
+        ReplyStream.pulled(Deferred { [self] in
+            // The files are read (a PDF's text, an image's bytes) before anything is sent: one
+            // the model cannot take ends the reply here, with no request made.
+            let files = request.attachments.isEmpty ? []
+                : try await ModelFile.read(request.attachments, session: session) { await self.fileIntake(for: $0) }
+            let plan = await plan(for: request, files: files)
+            let said: [ReplyEvent] = [.promptEstimate(plan.rawEstimate)] + (leftOutNote(plan, request).map { [.status($0)] } ?? [])
+            return makeStream(plan, files).makeAsyncIterator()
+                .mappingErrors { [self] in mapped($0, plan: plan) }
+                .prepending(said)
+        })
     }
 
     /// The dim line about left-out turns, said when a thread is first cut (again after a
@@ -177,40 +187,5 @@ extension OpenAIBackend {
             }
         }
         return .summary(events, thread: thread, throughMessageID: current.messageIDs[keepFrom - 1], turns: turns)
-    }
-}
-
-/// One reply of a model session: plans the context (which may ask the server for its
-/// window) when first pulled, then hands out the plan's events and the server's, pulled one
-/// at a time as HTTPReply's are.
-private final class PlannedStream: @unchecked Sendable {
-    let backend: OpenAIBackend
-    let request: ChatRequest
-    let makeStream: @Sendable (ContextPlan, [ModelFile]) -> AsyncThrowingStream<ReplyEvent, Error>
-    var inner: AsyncThrowingStream<ReplyEvent, Error>.AsyncIterator?
-    var queued: [ReplyEvent] = []
-    var plan: ContextPlan?
-
-    init(backend: OpenAIBackend, request: ChatRequest,
-         makeStream: @escaping @Sendable (ContextPlan, [ModelFile]) -> AsyncThrowingStream<ReplyEvent, Error>) {
-        self.backend = backend
-        self.request = request
-        self.makeStream = makeStream
-    }
-
-    func next() async throws -> ReplyEvent? {
-        if inner == nil {
-            // The files are read (a PDF's text, an image's bytes) before anything is sent: one
-            // the model cannot take ends the reply here, with no request made.
-            let files = request.attachments.isEmpty ? []
-                : try await ModelFile.read(request.attachments, session: backend.session) { await self.backend.fileIntake(for: $0) }
-            let plan = await backend.plan(for: request, files: files)
-            self.plan = plan
-            queued = [.promptEstimate(plan.rawEstimate)]
-            if let note = backend.leftOutNote(plan, request) { queued.append(.status(note)) }
-            inner = makeStream(plan, files).makeAsyncIterator()
-        }
-        if !queued.isEmpty { return queued.removeFirst() }
-        do { return try await inner?.next() } catch { throw backend.mapped(error, plan: plan) }
     }
 }

@@ -125,13 +125,7 @@ public struct ChatCompletionDecoder: ReplyDecoder {
                         }
                     }
                 } else if key == "usage" {
-                    var counts = Usage()
-                    try value.forEachMember { key, value in
-                        if key == "prompt_tokens" { counts.promptTokens = try value.int() }
-                        else if key == "completion_tokens" { counts.completionTokens = try value.int() }
-                        else if key == "total_tokens" { counts.totalTokens = try value.int() }
-                    }
-                    usage = counts
+                    usage = try Self.usage(in: &value)
                 } else if key == "model", !reportedModel {
                     model = try value.string()
                 } else if key == "error" {
@@ -171,6 +165,17 @@ public struct ChatCompletionDecoder: ReplyDecoder {
             flushText(into: &replies)
             replies.append(.usage(someUsage))
         }
+    }
+
+    /// The token counts of a chunk's `usage` (the last chunk's, when asked for).
+    private static func usage(in value: inout JSONScanner) throws -> Usage {
+        var counts = Usage()
+        try value.forEachMember { key, value in
+            if key == "prompt_tokens" { counts.promptTokens = try value.int() }
+            else if key == "completion_tokens" { counts.completionTokens = try value.int() }
+            else if key == "total_tokens" { counts.totalTokens = try value.int() }
+        }
+        return counts
     }
 
     /// Hands out the content gathered so far as one event: its pieces were each made valid
