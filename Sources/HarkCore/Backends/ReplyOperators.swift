@@ -6,7 +6,7 @@
 /// reply passes through in token-sized events). `ReplyStream.pulled` hands it out as the
 /// `AsyncThrowingStream` a backend returns.
 enum ReplyStream {
-    static func pulled<Events: AsyncIteratorProtocol>(_ events: Events) -> AsyncThrowingStream<ReplyEvent, Error>
+    static func pulled<Events: AsyncIteratorProtocol & SendableMetatype>(_ events: Events) -> AsyncThrowingStream<ReplyEvent, Error>
         where Events.Element == ReplyEvent {
         let box = PulledIterator(events)
         return AsyncThrowingStream { try await box.next() }
