@@ -9,9 +9,9 @@ import HarkCore
 /// With the sound server's echo canceller the microphone stays open while hark speaks, and
 /// talking over a reply silences it (`BargeIn`); without one the loop is half duplex: the
 /// microphone is closed while hark speaks, so it never hears itself. Each turn is an ordinary
-/// message run through the workspace, kept in the history like a typed one. The state is shown on stderr: in place on a terminal (the level
-/// meter and the words while listening, the reply's spinner while the agent thinks,
-/// "speaking" while the reply is read), as lines in a pipe.
+/// message run through the workspace, kept in the history like a typed one. The state is shown
+/// on stderr: in place on a terminal (the level meter and the words while listening, the
+/// reply's spinner while the agent thinks, "speaking" while the reply is read), as lines in a pipe.
 final class TalkLoop {
     let workspace: Workspace
     let terminal: Terminal
@@ -100,7 +100,7 @@ final class TalkLoop {
         var open: Dictation?
         defer { status(nil) }
         while turns.map({ sent < $0 }) ?? true {
-            if waiting, open == nil {
+            if waiting {
                 if case .stop(let code) = waitForTurn(model, settings) { return stopped(code, cues: cues) }
                 (waiting, cue) = (false, true)
             }

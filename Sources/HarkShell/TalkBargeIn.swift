@@ -70,7 +70,7 @@ extension TalkLoop {
 
     /// Opens the microphone for the reply about to come: speech on it silences the reply.
     func listenDuringReply(_ model: VoskModel, _ settings: VoiceSettings, bargeIn: BargeIn) -> Dictation {
-        let dictation = makeDictation(model, settings, onSpeech: { bargeIn.userSpoke() })
+        let dictation = makeDictation(model, settings, onSpeech: { bargeIn.userSpoke() }, silenceClockRunning: false)
         let inbox = loop.inbox
         bargeIn.replyStarts()
         dictation.start { inbox.post(.dictation($0)) }
@@ -96,9 +96,10 @@ extension TalkLoop {
     }
 
     /// Dictation for one turn of the loop.
-    func makeDictation(_ model: VoskModel, _ settings: VoiceSettings, onSpeech: (@Sendable () -> Void)? = nil) -> Dictation {
+    func makeDictation(_ model: VoskModel, _ settings: VoiceSettings, onSpeech: (@Sendable () -> Void)? = nil,
+                       silenceClockRunning: Bool = true) -> Dictation {
         Dictation(model: model, grammar: settings.grammar, pause: settings.pause,
                   silenceTimeout: wake ? Self.wakeFollowUp : Self.idleRestart, devices: workspace.voice.devices,
-                  endOfTurn: EndOfTurn(pause: settings.pause), onSpeech: onSpeech)
+                  endOfTurn: EndOfTurn(pause: settings.pause), onSpeech: onSpeech, silenceClockRunning: silenceClockRunning)
     }
 }

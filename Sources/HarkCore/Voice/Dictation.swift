@@ -51,10 +51,12 @@ public final class Dictation: SpeechInput, @unchecked Sendable {
     private let lock = Lock()
     private var request: DictationEnd?
     private var silenceClockRestarted = false
+    /// False while hark speaks (the microphone open for a barge-in): a long reply is no silence.
+    private var silenceClockRunning: Bool
 
     public init(model: VoskModel, grammar: [String] = [], pause: Double = 1.5, silenceTimeout: Double = 10,
                 devices: AudioDevices = AudioDevices(), endOfTurn: EndOfTurn? = nil, clock: HarkClock = .system,
-                onSpeech: (@Sendable () -> Void)? = nil) {
+                onSpeech: (@Sendable () -> Void)? = nil, silenceClockRunning: Bool = true) {
         self.model = model
         self.grammar = grammar
         self.pause = pause
@@ -63,6 +65,7 @@ public final class Dictation: SpeechInput, @unchecked Sendable {
         self.endOfTurn = endOfTurn
         self.clock = clock
         self.onSpeech = onSpeech
+        self.silenceClockRunning = silenceClockRunning
     }
 
     public func start(_ onEvent: @escaping @Sendable (DictationEvent) -> Void) {
@@ -78,9 +81,14 @@ public final class Dictation: SpeechInput, @unchecked Sendable {
     public func stop() { lock.withLock { request = request ?? .stopped } }
     public func cancel() { lock.withLock { request = .cancelled } }
 
-    /// Counts `silenceTimeout` from now: the microphone was opened while hark spoke, and the
-    /// quiet that matters starts once it has finished.
-    public func restartSilenceClock() { lock.withLock { silenceClockRestarted = true } }
+    /// Counts `silenceTimeout` from now (and starts the clock if it was not running): the
+    /// microphone was opened while hark spoke, and the quiet that matters starts once it has finished.
+    public func restartSilenceClock() {
+        lock.withLock {
+            silenceClockRestarted = true
+            silenceClockRunning = true
+        }
+    }
 
     private static func spoke(_ onSpeech: @Sendable () -> Void, _ onset: inout SpeechOnset) {
         onset.heard = true
@@ -108,7 +116,7 @@ public final class Dictation: SpeechInput, @unchecked Sendable {
         while true {
             let (requested, restarted) = lock.withLock {
                 defer { silenceClockRestarted = false }
-                return (request, silenceClockRestarted)
+                return (request, silenceClockRestarted || !silenceClockRunning)
             }
             if let requested {
                 end = requested
