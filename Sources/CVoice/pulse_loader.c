@@ -62,7 +62,7 @@ const char *hark_pulse_load(void) {
     return loaded ? NULL : load_error;
 }
 
-pa_simple *hark_pulse_open(const char *server, int record, unsigned rate, unsigned channels,
+pa_simple *hark_pulse_open(const char *server, const char *device, int record, unsigned rate, unsigned channels,
                            const char *stream_name, unsigned latency_bytes, int *error) {
     hark_pa_sample_spec spec = {HARK_PA_SAMPLE_S16LE, rate, (uint8_t)channels};
     // (uint32_t)-1 leaves a field to the server. Playback: a short target buffer that starts
@@ -75,7 +75,7 @@ pa_simple *hark_pulse_open(const char *server, int record, unsigned rate, unsign
         attr.prebuf = latency_bytes / 4;
         attr.minreq = latency_bytes / 4;
     }
-    return fn.open(server, "hark", record ? HARK_PA_STREAM_RECORD : HARK_PA_STREAM_PLAYBACK, NULL, stream_name, &spec,
+    return fn.open(server, "hark", record ? HARK_PA_STREAM_RECORD : HARK_PA_STREAM_PLAYBACK, device, stream_name, &spec,
                    NULL, &attr, error);
 }
 

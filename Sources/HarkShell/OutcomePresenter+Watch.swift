@@ -34,6 +34,7 @@ extension OutcomePresenter {
             job.stop()
             return fail(error)
         }
+        if let speaker { onReplySpeaker?(speaker) }
         job.attach(speaker.map { SpeakingObserver(observer, speaker: $0) } ?? observer)
         if interactive { terminal.setKeyMode(.keys) }
         let asks = terminal.hasKeyboard && format == .terminal

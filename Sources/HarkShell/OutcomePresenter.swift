@@ -46,6 +46,8 @@ final class OutcomePresenter {
     var codeOnly = false
     /// One-shot: the reply has arrived and is still being read aloud (`/talk` shows it).
     var onSpeaking: (() -> Void)?
+    /// Who reads each reply aloud, as it starts: `/talk` silences it when the user talks over it.
+    var onReplySpeaker: ((ReplySpeaker) -> Void)?
 
     var json: Bool {
         if case .oneShot(let json, _) = mode { return json }

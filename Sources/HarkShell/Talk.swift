@@ -6,10 +6,12 @@ import HarkCore
 /// read the reply aloud as it streams, listen again, until the stop phrase, Esc or Ctrl-C (or
 /// after `turns` messages). F5 or Ctrl-G pauses listening and resumes it (push to talk); with
 /// `wake`, hark waits for the wake phrase before listening, and again after a quiet spell.
-/// Half duplex: the microphone is closed while hark speaks, so it never hears itself. Each turn is an ordinary message run through the workspace, kept in the
-/// history like a typed one. The state is shown on stderr: in place on a terminal (the level
-/// meter and the words while listening, the reply's spinner while the agent thinks,
-/// "speaking" while the reply is read), as lines in a pipe.
+/// With the sound server's echo canceller the microphone stays open while hark speaks, and
+/// talking over a reply silences it (`BargeIn`); without one the loop is half duplex: the
+/// microphone is closed while hark speaks, so it never hears itself. Each turn is an ordinary
+/// message run through the workspace, kept in the history like a typed one. The state is shown
+/// on stderr: in place on a terminal (the level meter and the words while listening, the
+/// reply's spinner while the agent thinks, "speaking" while the reply is read), as lines in a pipe.
 final class TalkLoop {
     let workspace: Workspace
     let terminal: Terminal
@@ -59,6 +61,7 @@ final class TalkLoop {
     func run() -> Int32 {
         let settings: VoiceSettings
         let model: VoskModel
+        let echo: EchoCanceller?
         do {
             settings = try workspace.voiceSettings()
             _ = try workspace.voice.checkDictation(settings, paths: workspace.paths)
@@ -70,17 +73,31 @@ final class TalkLoop {
             model = try workspace.voice.model(for: settings, paths: workspace.paths)
             // A wake phrase the model cannot hear is said now, not once it is waited for.
             if wake { _ = try VoskRecognizer(model: model, grammar: settings.wakeGrammar) }
+            echo = try loadEchoCanceller(settings)
         } catch {
             status(nil)
             return presenter.fail(error)
         }
+        let ownDevices = workspace.voice.devices
+        if let echo { workspace.voice.useDevices(echo.devices) }
+        // After the last cue: it plays through the canceller too.
+        defer {
+            if let echo {
+                workspace.voice.useDevices(ownDevices)
+                echo.unload()
+            }
+        }
         status(nil)
-        introduce(settings)
+        introduce(settings, fullDuplex: echo != nil)
         let cues = settings.cues ? CuePlayer(devices: workspace.voice.devices) : nil
         presenter.onSpeaking = { [weak self] in self?.status("◍ speaking… (Ctrl-C stops)") }
+        let bargeIn = BargeIn()
+        presenter.onReplySpeaker = { bargeIn.reading($0) }
         var sent = 0
         var cue = true
         var waiting = wake
+        // The microphone opened while the last reply was read, listening still.
+        var open: Dictation?
         defer { status(nil) }
         while turns.map({ sent < $0 }) ?? true {
             if waiting {
@@ -88,10 +105,10 @@ final class TalkLoop {
                 (waiting, cue) = (false, true)
             }
             if cue { try? cues?.play(.listening) }
-            let dictation = Dictation(model: model, grammar: settings.grammar, pause: settings.pause,
-                                      silenceTimeout: wake ? Self.wakeFollowUp : Self.idleRestart,
-                                      devices: workspace.voice.devices, endOfTurn: EndOfTurn(pause: settings.pause))
-            switch listen(dictation, settings) {
+            let dictation = open ?? makeDictation(model, settings)
+            let heard = listen(dictation, settings, started: open != nil)
+            open = nil
+            switch heard {
             case .ignored, .woke:
                 cue = false
             case .idle:
@@ -105,13 +122,20 @@ final class TalkLoop {
                 status(nil)
                 terminal.writeError("› \(text)\n")
                 onSent(text)
+                let during = echo == nil ? nil : listenDuringReply(model, settings, bargeIn: bargeIn)
                 let code = presenter.run(text)
+                let interrupted = bargeIn.replyEnded()
                 status(nil)
                 endReplyLine()
-                // A reply that failed or was stopped (Ctrl-C) ends the conversation.
-                if code != 0 { return stopped(code, cues: cues) }
                 sent += 1
-                cue = true
+                // A reply that failed or was stopped (Ctrl-C) ends the conversation.
+                guard code == 0, turns.map({ sent < $0 }) ?? true else {
+                    if let during { finish(during) }
+                    return stopped(code, cues: cues)
+                }
+                during?.restartSilenceClock()
+                open = during
+                cue = !interrupted
             }
         }
         return stopped(0, cues: cues)
@@ -123,14 +147,18 @@ final class TalkLoop {
         return code
     }
 
-    /// Said once per run: how to end, and why talking over a reply does not interrupt it.
-    private func introduce(_ settings: VoiceSettings) {
+    /// Said once per run: how to end, and whether talking over a reply interrupts it.
+    private func introduce(_ settings: VoiceSettings, fullDuplex: Bool) {
         let stop = settings.stopWords.first.map { "say \"\($0)\", " } ?? ""
         let start = wake ? "say \"\(settings.wakeWords.first ?? "")\", then speak after the tone"
             : "speak after the tone"
         let pause = terminal.hasKeyboard ? "; F5 or Ctrl-G pauses and resumes listening" : ""
         note("talking with \(workspace.currentSession): \(start), a pause sends; \(stop)Esc or Ctrl-C ends\(pause)")
-        if workspace.voice.tellOnce("half duplex") {
+        if fullDuplex {
+            if workspace.voice.tellOnce("full duplex") {
+                note("hark listens while it speaks, through the sound server's echo canceller: talk over a reply to interrupt it")
+            }
+        } else if workspace.voice.tellOnce("half duplex") {
             note("hark does not listen while it speaks, so it never hears itself; to interrupt a reply press Ctrl-C "
                 + "(interrupting by voice needs headphones or an echo canceller)")
         }
@@ -145,10 +173,11 @@ final class TalkLoop {
 
     /// One turn of listening to `input` (or, with none, waiting for a key), ended by a pause
     /// after speech, a key or a signal. A `WakeListener` ends it when it hears the wake phrase.
-    private func listen(_ input: SpeechInput?, _ settings: VoiceSettings) -> Heard {
+    /// `started`: the input was started before (while the last reply was read).
+    private func listen(_ input: SpeechInput?, _ settings: VoiceSettings, started: Bool = false) -> Heard {
         let waking = input is WakeListener
         let inbox = loop.inbox
-        input?.start { inbox.post(.dictation($0)) }
+        if !started { input?.start { inbox.post(.dictation($0)) } }
         terminal.setKeyMode(.keys)
         // During the reply Ctrl-C is a signal again, which the reply's watch and speech take.
         defer { terminal.setKeyMode(.user) }

@@ -12,7 +12,9 @@ struct TalkTests {
     /// "Stop" in Korean, in the model's vocabulary and told apart from the other two.
     let stop = "정지"
 
-    func home(_ server: TestOpenAIServer, cues: Bool = false, extra: String = "") throws -> TestHome {
+    /// Half duplex unless a test says otherwise (`echoCancel`): the tests of the loop itself do
+    /// not depend on the sound server's echo canceller, which records from the microphone too.
+    func home(_ server: TestOpenAIServer, cues: Bool = false, echoCancel: String = "off", extra: String = "") throws -> TestHome {
         TestHome(config: """
             [hark]
             default = bot
@@ -22,6 +24,7 @@ struct TalkTests {
             listen_pause = 1
             talk_stop_word = \(stop)
             cues = \(cues ? "on" : "off")
+            echo_cancel = \(echoCancel)
             \(extra)
 
             [session bot]
@@ -93,13 +96,14 @@ struct TalkTests {
         let process: ChildProcess
     }
 
-    func talking(_ arguments: [String] = [], extra: String = "", ready: String = "listening…") async throws -> Talking {
+    func talking(_ arguments: [String] = [], extra: String = "", ready: String = "listening…", echoCancel: String = "off",
+                 server: TestOpenAIServer? = nil, environment: [String: String] = [:]) async throws -> Talking {
         let pulse = try TestPulseAudio()
         let microphone = try pulse.microphone()
-        let server = try echoServer()
-        let home = try self.home(server, extra: extra)
+        let server = try server ?? echoServer()
+        let home = try self.home(server, echoCancel: echoCancel, extra: extra)
         let process = try ChildProcess([BuiltProducts.hark, "talk", "-s", "bot"] + arguments,
-                                       environment: pulse.environmentWithMicrophone(home.environment))
+                                       environment: pulse.environmentWithMicrophone(home.environment).merging(environment) { $1 })
         try await process.waitFor(stderr: ready)
         return Talking(pulse: pulse, microphone: microphone, server: server, home: home, process: process)
     }

@@ -78,9 +78,9 @@ public final class MicrophoneFeed: @unchecked Sendable {
 /// The levels of what the sound server plays, in 50 ms blocks with the time each was read,
 /// recorded from the null sink's monitor on a thread of its own until released.
 public final class SinkMonitor: @unchecked Sendable {
-    private let lock = NSCondition()
-    private var recorded: [(time: Date, level: Double)] = []
-    private var stopped = false
+    fileprivate let lock = NSCondition()
+    fileprivate var recorded: [(time: Date, level: Double)] = []
+    fileprivate var stopped = false
 
     init(server: String) throws {
         let source = try AudioDevices(pulseServer: server).openInput(sampleRate: 16000)
@@ -113,6 +113,36 @@ public final class SinkMonitor: @unchecked Sendable {
                 return true
             }
         }
+    }
+}
+
+extension SinkMonitor {
+    /// When the sink fell quiet after `start`: the read time of the first block of a run under
+    /// `level` dBFS lasting `seconds`, waiting for such a run up to `within`; nil without one.
+    public func quiet(below level: Double, after start: Date, lasting seconds: Double, within: Double = 60) async throws -> Date? {
+        try await offThePool { [self] in
+            let deadline = Date().addingTimeInterval(within)
+            return lock.withLock {
+                while true {
+                    if let found = Self.quietRun(recorded, below: level, after: start, lasting: seconds) { return found }
+                    if stopped || !lock.wait(until: deadline) { return nil }
+                }
+            }
+        }
+    }
+
+    static func quietRun(_ blocks: [(time: Date, level: Double)], below level: Double, after start: Date, lasting: Double) -> Date? {
+        var runStart: Date?
+        for block in blocks where block.time >= start {
+            guard block.level < level else {
+                runStart = nil
+                continue
+            }
+            let first = runStart ?? block.time
+            runStart = first
+            if block.time.timeIntervalSince(first) >= lasting { return first }
+        }
+        return nil
     }
 }
 

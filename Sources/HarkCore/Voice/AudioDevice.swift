@@ -25,6 +25,11 @@ public protocol AudioSource: AnyObject, Sendable {
 /// default device. `pulseServer` names a server other than the usual one (tests start their own).
 public struct AudioDevices: Sendable {
     public var pulseServer: String?
+    /// The server's sink and source hark's own streams use instead of the default ones: the
+    /// echo canceller's, while `/talk` has one (`EchoCanceller`). Only PulseAudio has them, so
+    /// with these set there is no falling back to ALSA.
+    public var pulseSink: String?
+    public var pulseSource: String?
     /// Milliseconds of audio the server buffers: how soon speech stops and dictation hears.
     public var latencyMilliseconds = 100
 
@@ -33,6 +38,10 @@ public struct AudioDevices: Sendable {
     }
 
     public func openOutput(sampleRate: Int) throws -> AudioSink {
+        if let pulseSink {
+            return try PulseStream(server: pulseServer, device: pulseSink, record: false, sampleRate: sampleRate,
+                                   latencyMilliseconds: latencyMilliseconds)
+        }
         var reasons: [String] = []
         do { return try PulseStream(server: pulseServer, record: false, sampleRate: sampleRate, latencyMilliseconds: latencyMilliseconds) } catch {
             reasons.append(error.userMessage)
@@ -45,6 +54,10 @@ public struct AudioDevices: Sendable {
     }
 
     public func openInput(sampleRate: Int) throws -> AudioSource {
+        if let pulseSource {
+            return try PulseStream(server: pulseServer, device: pulseSource, record: true, sampleRate: sampleRate,
+                                   latencyMilliseconds: 20)
+        }
         var reasons: [String] = []
         do { return try PulseStream(server: pulseServer, record: true, sampleRate: sampleRate, latencyMilliseconds: 20) } catch {
             reasons.append(error.userMessage)

@@ -45,11 +45,18 @@ public final class Dictation: SpeechInput, @unchecked Sendable {
     private let devices: AudioDevices
     private let endOfTurn: EndOfTurn?
     private let clock: HarkClock
+    /// Called once, on the dictation thread, when the speaker starts to talk (`SpeechOnset`, or
+    /// a word recognised first): `/talk` stops its speech then.
+    private let onSpeech: (@Sendable () -> Void)?
     private let lock = Lock()
     private var request: DictationEnd?
+    private var silenceClockRestarted = false
+    /// False while hark speaks (the microphone open for a barge-in): a long reply is no silence.
+    private var silenceClockRunning: Bool
 
     public init(model: VoskModel, grammar: [String] = [], pause: Double = 1.5, silenceTimeout: Double = 10,
-                devices: AudioDevices = AudioDevices(), endOfTurn: EndOfTurn? = nil, clock: HarkClock = .system) {
+                devices: AudioDevices = AudioDevices(), endOfTurn: EndOfTurn? = nil, clock: HarkClock = .system,
+                onSpeech: (@Sendable () -> Void)? = nil, silenceClockRunning: Bool = true) {
         self.model = model
         self.grammar = grammar
         self.pause = pause
@@ -57,6 +64,8 @@ public final class Dictation: SpeechInput, @unchecked Sendable {
         self.devices = devices
         self.endOfTurn = endOfTurn
         self.clock = clock
+        self.onSpeech = onSpeech
+        self.silenceClockRunning = silenceClockRunning
     }
 
     public func start(_ onEvent: @escaping @Sendable (DictationEvent) -> Void) {
@@ -72,6 +81,21 @@ public final class Dictation: SpeechInput, @unchecked Sendable {
     public func stop() { lock.withLock { request = request ?? .stopped } }
     public func cancel() { lock.withLock { request = .cancelled } }
 
+    /// Counts `silenceTimeout` from now (and starts the clock if it was not running): the
+    /// microphone was opened while hark spoke, and the quiet that matters starts once it has finished.
+    public func restartSilenceClock() {
+        lock.withLock {
+            silenceClockRestarted = true
+            silenceClockRunning = true
+        }
+    }
+
+    private static func spoke(_ onSpeech: @Sendable () -> Void, _ onset: inout SpeechOnset) {
+        onset.heard = true
+        VoiceTrace.shared?.record("onset")
+        onSpeech()
+    }
+
     private func listen(_ onEvent: @Sendable (DictationEvent) -> Void) throws {
         let trace = VoiceTrace.shared
         // No word times in partial results: asking for them makes Vosk hold each word back
@@ -83,22 +107,30 @@ public final class Dictation: SpeechInput, @unchecked Sendable {
         var finished = Recognition()
         var current = ""
         var heard = ""
-        let started = clock.uptime()
+        var started = clock.uptime()
         var lastActivity = started
+        var onset = SpeechOnset()
         var noiseFloor = 0.0
         var samplesRead = 0
         var end: DictationEnd
         while true {
-            if let requested = lock.withLock({ request }) {
+            let (requested, restarted) = lock.withLock {
+                defer { silenceClockRestarted = false }
+                return (request, silenceClockRestarted || !silenceClockRunning)
+            }
+            if let requested {
                 end = requested
                 break
             }
+            if restarted { started = clock.uptime() }
             try block.withUnsafeMutableBufferPointer { try source!.read(into: $0) }
             samplesRead += block.count
             let level = block.withUnsafeBufferPointer { PCM.level($0) }
             trace?.record("chunk", ["samples": .number(Double(samplesRead)), "rate": .number(Double(model.sampleRate)),
                                     "level": .number(level)])
             noiseFloor = min(noiseFloor, level)
+            // Before the recogniser's work on the block: a barge-in is told without that delay.
+            if let onSpeech, !onset.heard, onset.feed(level: level) { Self.spoke(onSpeech, &onset) }
             if block.withUnsafeBufferPointer({ recognizer.accept($0) }) {
                 finished.append(recognizer.result())
                 current = ""
@@ -107,8 +139,9 @@ public final class Dictation: SpeechInput, @unchecked Sendable {
             }
             let text = [finished.text, current].filter { !$0.isEmpty }.joined(separator: " ")
             if text != heard { trace?.record("heard", ["text": .string(text)]) }
+            if let onSpeech, !onset.heard, !text.isEmpty { Self.spoke(onSpeech, &onset) }
             let now = clock.uptime()
-            if text != heard || level > max(-40, noiseFloor + 15) { lastActivity = now }
+            if text != heard || level > SpeechOnset.threshold(floor: noiseFloor) { lastActivity = now }
             heard = text
             // -60 dBFS and below shows as nothing, 0 dBFS as full.
             onEvent(.heard(text, level: max(0, min(1, (level + 60) / 60))))

@@ -9,13 +9,14 @@ final class PulseStream: AudioSink, AudioSource, @unchecked Sendable {
     let label: String
     private let stream: OpaquePointer
 
-    init(server: String?, record: Bool, sampleRate: Int, latencyMilliseconds: Int) throws {
+    /// `device` names a sink or source of the server (the echo canceller's); nil is the default one.
+    init(server: String?, device: String? = nil, record: Bool, sampleRate: Int, latencyMilliseconds: Int) throws {
         if let problem = hark_pulse_load() { throw HarkError.io(String(cString: problem)) }
         self.sampleRate = sampleRate
         let latencyBytes = UInt32(sampleRate * 2 * latencyMilliseconds / 1000)
         var error: Int32 = 0
         let name = record ? "dictation" : "speech"
-        guard let opened = hark_pulse_open(server, record ? 1 : 0, UInt32(sampleRate), 1, name, latencyBytes, &error) else {
+        guard let opened = hark_pulse_open(server, device, record ? 1 : 0, UInt32(sampleRate), 1, name, latencyBytes, &error) else {
             throw HarkError.io("PulseAudio: " + String(cString: hark_pulse_strerror(error)).lowercased())
         }
         stream = opened

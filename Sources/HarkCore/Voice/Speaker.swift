@@ -52,6 +52,8 @@ public final class Speaker: SpeechOutput, @unchecked Sendable {
     private var drainRequested = false
     private var finished = false
     private var threadStarted = false
+    /// The sink kept open goes elsewhere now (`/talk` loaded or unloaded its echo canceller).
+    private var sinkOutdated = false
     private let idleClose: TimeInterval
 
     public init(engine: SpeechSynthesizer = Espeak.shared, command: SpeechSynthesizer = CommandSpeech.shared,
@@ -94,6 +96,9 @@ public final class Speaker: SpeechOutput, @unchecked Sendable {
     }
 
     public var isSpeaking: Bool { condition.withLock { busy || !queue.isEmpty } }
+
+    /// The next sentence opens the sink anew, where `openSink` now points.
+    public func reopenSink() { condition.withLock { sinkOutdated = true } }
 
     public func waitUntilDone() {
         condition.withLock {
@@ -138,7 +143,13 @@ public final class Speaker: SpeechOutput, @unchecked Sendable {
             let item = queue.removeFirst()
             let mine = generation
             busy = true
+            let outdated = sinkOutdated
+            sinkOutdated = false
             condition.unlock()
+            if outdated {
+                sink?.drain()
+                sink = nil
+            }
             var event: SpeechEvent
             do {
                 let whole = try speak(item.text, parameters: item.parameters, into: &sink, generation: mine)

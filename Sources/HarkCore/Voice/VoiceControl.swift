@@ -13,8 +13,13 @@ public final class VoiceControl: @unchecked Sendable {
     private var openedOutput: AudioSink?
     /// Notes said once per run (how /talk listens), by name.
     private var told: Set<String> = []
-    /// Where audio goes and comes from; tests point it at their own sound server.
-    public var devices = AudioDevices()
+    /// Where audio goes and comes from; tests point it at their own sound server, `/talk` at
+    /// its echo canceller (`useDevices`).
+    public var devices: AudioDevices {
+        get { lock.withLock { currentDevices } }
+        set { lock.withLock { currentDevices = newValue } }
+    }
+    private var currentDevices = AudioDevices()
     /// Speech events (failures above all) for whoever shows them: the shell sets this.
     public var onSpeechEvent: (@Sendable (SpeechEvent) -> Void)?
 
@@ -44,10 +49,10 @@ public final class VoiceControl: @unchecked Sendable {
     public func speechOutput() -> Speaker {
         lock.withLock {
             if let speaker { return speaker }
-            let devices = self.devices
+            let fallback = currentDevices
             let made = Speaker(openSink: { [weak self] rate in
                 if let opened = self?.takeOpenedOutput(), opened.sampleRate == rate { return opened }
-                return try devices.openOutput(sampleRate: rate)
+                return try (self?.devices ?? fallback).openOutput(sampleRate: rate)
             }, onEvent: { [weak self] event in self?.onSpeechEvent?(event) })
             speaker = made
             return made
@@ -69,6 +74,17 @@ public final class VoiceControl: @unchecked Sendable {
         let rate = try Espeak.shared.load()
         if let name = parameters.voice, let voice = try Espeak.shared.voice(named: name), voice.isMBROLA { return 16000 }
         return rate
+    }
+
+    /// Sends speech to, and takes dictation from, other devices from now on (the echo
+    /// canceller's, and back): the output opened ahead and the speaker's open sink are let go.
+    public func useDevices(_ devices: AudioDevices) {
+        let speaker: Speaker? = lock.withLock {
+            currentDevices = devices
+            openedOutput = nil
+            return self.speaker
+        }
+        speaker?.reopenSink()
     }
 
     private func takeOpenedOutput() -> AudioSink? {

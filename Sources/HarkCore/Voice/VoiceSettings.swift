@@ -61,13 +61,15 @@ public struct VoiceSettings: Sendable, Equatable {
     public var cues = true
     /// Said while `/talk --wake` waits, starts a turn.
     public var wakeWords = ["hey hark"]
+    /// Whether `/talk` listens while it speaks, through the sound server's echo canceller.
+    public var echoCancel = EchoCancelSetting.auto
 
     public init() {}
 
     /// Keys read here, for the docs and validation; every one may be set per session or in `[hark]`.
     public static let keys = ["speak", "voice", "rate", "pitch", "vosk_model", "vosk_grammar", "auto_send",
                               "listen_pause", "send_word", "cancel_word", "mute_word", "talk_stop_word", "cues",
-                              "tts_command", "tts_rate", "wake_word"]
+                              "tts_command", "tts_rate", "wake_word", "echo_cancel"]
 
     public static func resolve(session: SessionConfig, config: Config, paths: Paths,
                                overrides: VoiceOverrides = VoiceOverrides()) throws -> VoiceSettings {
@@ -91,6 +93,7 @@ public struct VoiceSettings: Sendable, Equatable {
         settings.stopWords = reader.text("talk_stop_word").map(Self.alternatives) ?? settings.stopWords
         settings.cues = try reader.bool("cues") ?? settings.cues
         settings.wakeWords = reader.text("wake_word").map(Self.alternatives) ?? settings.wakeWords
+        settings.echoCancel = try reader.echoCancel("echo_cancel") ?? settings.echoCancel
         return settings
     }
 
@@ -159,6 +162,14 @@ private struct SettingReader {
         case "off", "no", "false", "0": return false
         default: throw HarkError.usage("\(place(key)): \(key) must be on or off, not \"\(value)\"")
         }
+    }
+
+    func echoCancel(_ key: String) throws -> EchoCancelSetting? {
+        guard let value = text(key)?.trimmingSpaces.lowercased() else { return nil }
+        guard let setting = EchoCancelSetting(rawValue: value) else {
+            throw HarkError.usage("\(place(key)): \(key) must be auto, on or off, not \"\(value)\"")
+        }
+        return setting
     }
 
     func int(_ key: String, in range: ClosedRange<Int>) throws -> Int? {
