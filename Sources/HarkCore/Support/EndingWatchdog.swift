@@ -11,10 +11,11 @@ import Glibc
 /// own, so a stuck main thread or a stuck pool cannot hold it back; what it does on expiry
 /// must be safe from any state (restore the terminal, one line, `_exit`).
 public enum EndingWatchdog {
-    /// Long enough for an ending that is only slow (a loaded machine storing a stopped reply,
-    /// MCP sessions' DELETEs given their second), short enough that a stuck hark does not
-    /// outlive the person's patience.
-    public static let grace = 5.0
+    /// Long enough for an ending that is only slow: on a machine loaded to several times its
+    /// cores (a whole test suite on two), a hark told to end while it waited on a `cmd:` secret
+    /// was cut off at 5 s before it had ended the command. Short enough that a stuck hark
+    /// does not linger unseen behind a closed terminal (the deadlock lingered two hours).
+    public static let grace = 30.0
 
     /// Starts a thread that waits until `trigger` becomes readable, then `grace` seconds more,
     /// and calls `expire` if the process is still there to call it.
