@@ -83,7 +83,7 @@ public final class JenkinsBackend: Backend, BackendKind, @unchecked Sendable {
         }
         let client = JenkinsClient(root: url, http: environment.http, auth: try session.authHeaders(),
                                    timeouts: try session.timeouts(), tls: try session.tls(), crumbMode: mode)
-        server = JenkinsServer(session: session.name, client: client, cache: JenkinsCache())
+        server = JenkinsServer(session: session.name, client: client, cache: JenkinsCache(now: environment.clock.now))
     }
 
     public static func make(session: SessionConfig, environment: BackendEnvironment) throws -> any Backend {

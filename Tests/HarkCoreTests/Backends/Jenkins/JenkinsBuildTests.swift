@@ -10,9 +10,10 @@ final class JenkinsHarness: @unchecked Sendable {
     let home: TestHome
     let transcript: Transcript
 
-    init(_ server: TestJenkinsServer, secret: String = TestJenkinsServer.token, extra: String = "") throws {
+    init(_ server: TestJenkinsServer, secret: String = TestJenkinsServer.token, extra: String = "",
+         clock: HarkClock = .system) throws {
         home = TestHome(config: JenkinsFixture.config(server, secret: secret, extra: extra))
-        let workspace = try home.workspace()
+        let workspace = try home.workspace(clock: clock)
         try workspace.switchSession(to: "ci")
         transcript = Transcript(workspace)
     }

@@ -110,7 +110,11 @@ import TestSupport
 
     @Test func statesAreCachedForThirtySecondsAndRefreshAsksAgain() async throws {
         let server = try Self.server()
-        let transcript = try JenkinsHarness(server)
+        // The cache's time stands still: on a loaded run the real 30 s passed between the two
+        // `/status` and the state was fetched again. Waits still take real time.
+        let started = Date()
+        let clock = HarkClock(now: { started }, sleep: HarkClock.system.sleep, uptime: HarkClock.system.uptime)
+        let transcript = try JenkinsHarness(server, clock: clock)
         func jobAsks() -> Int { server.answers.filter { $0.path == "/jenkins/job/app/api/json" }.count }
         await transcript.type("/status app")
         await transcript.type("/job app")
