@@ -95,7 +95,9 @@ struct SoundServerTests {
         let wav = try VoiceTestAssets.koreanWAV("\(VoiceTestAssets.hello). \(VoiceTestAssets.thanks).", in: directory,
                                                 name: "said.wav")
         let model = try await offThePool { try VoiceTestAssets.koreanModel() }
-        let dictation = Dictation(model: model, grammar: [VoiceTestAssets.hello, VoiceTestAssets.thanks], pause: 1.0,
+        // A 2 s pause: on a loaded run the sound server's playback can stall for a second
+        // between the two words, and a 1 s pause ended dictation after the first.
+        let dictation = Dictation(model: model, grammar: [VoiceTestAssets.hello, VoiceTestAssets.thanks], pause: 2.0,
                                   devices: AudioDevices(pulseServer: pulse.server))
         let listening = Gate(), ended = Gate()
         let events = EventLog()
