@@ -15,28 +15,34 @@ struct VoiceShellTests {
     /// Starts dictation with `start` and waits for the meter. Dictation ends by itself after 10 s
     /// of silence; in a fully parallel test run this test has been starved for longer than that
     /// (the meter came and went unseen, then "(heard nothing)"), so it listens again, up to 5 times.
-    func startListening(_ terminal: TerminalDriver, _ start: () throws -> Void) async throws {
-        func endings(_ screen: String) -> Int { screen.components(separatedBy: "(heard nothing)").count - 1 }
-        let before = endings(try terminal.screen())
+    /// Returns how many dictations had ended ("(heard nothing)") on the screen that showed the
+    /// meter: one more than that means this one has ended too.
+    @discardableResult
+    func startListening(_ terminal: TerminalDriver, _ start: () throws -> Void) async throws -> Int {
+        let before = Self.endings(try terminal.screen())
         for attempt in 1...5 {
             try start()
-            let screen = try await terminal.waitFor("the meter", seconds: 120) { $0.contains("● ") || endings($0) >= before + attempt }
-            if screen.contains("● ") { return }
+            let screen = try await terminal.waitFor("the meter", seconds: 120) { $0.contains("● ") || Self.endings($0) >= before + attempt }
+            if screen.contains("● ") { return Self.endings(screen) }
         }
         Issue.record("dictation ended five times before its meter was seen")
+        return Self.endings(try terminal.screen())
     }
+
+    static func endings(_ screen: String) -> Int { screen.components(separatedBy: "(heard nothing)").count - 1 }
 
     /// Starts dictation with `start`, plays `wav` into it and waits until `heard` holds. On a
     /// starved run the 10 s of silence that end a dictation can pass before the sound is
     /// played ("(heard nothing)"); then it listens and plays again, up to 5 times.
     func dictate(_ terminal: TerminalDriver, _ pulse: TestPulseAudio, _ wav: String, _ what: String,
                  start: () throws -> Void, until heard: @escaping (String) -> Bool) async throws {
-        func endings(_ screen: String) -> Int { screen.components(separatedBy: "(heard nothing)").count - 1 }
         for _ in 1...5 {
-            try await startListening(terminal, start)
-            let before = endings(try terminal.screen())
+            // Counted on the screen that showed the meter: counted after it, a dictation that a
+            // starved run had already ended by then was taken for one still listening (CI waited
+            // 120 s for a word nobody was listening for).
+            let before = try await startListening(terminal, start)
             try await pulse.play(wav)
-            let screen = try await terminal.waitFor(what, seconds: 120) { heard($0) || endings($0) > before }
+            let screen = try await terminal.waitFor(what, seconds: 120) { heard($0) || Self.endings($0) > before }
             if heard(screen) { return }
         }
         Issue.record("dictation heard nothing five times: \(what)")

@@ -139,3 +139,25 @@ func showReply(_ segments: [ReplyEvent], format: ReplyView.Format, colors: Bool 
         #expect(VirtualScreen(width: 20, showing: out).lines == ["• a list item that", "· working", "  wraps onto more", "  rows"])
     }
 }
+
+/// A code line streamed in pieces ends coloured as the whole line is: the token still arriving
+/// is shown plain and settled in its colour, and no colour of one token may stay on the next.
+@Suite struct StreamedCodeColourTests {
+    static let block = "```bash\n# promote the build\n./deploy.sh --env prod --tag \"v2.4.1\" && echo \"ok\"\n```\n"
+
+    @Test func everyCutInTwoOrThreeLeavesTheScreenOfTheWholeBlock() {
+        let expected = VirtualScreen(width: 60, showing: showReply([.text(Self.block)], format: .terminal, colors: true, width: 60).out)
+        let scalars = Array(Self.block.unicodeScalars)
+        func piece(_ range: Range<Int>) -> ReplyEvent { .text(String(String.UnicodeScalarView(scalars[range]))) }
+        var differing: [String] = []
+        for first in 1..<scalars.count {
+            for second in [first, min(first + 1, scalars.count), min(first + 3, scalars.count)] {
+                let pieces = second > first ? [piece(0..<first), piece(first..<second), piece(second..<scalars.count)]
+                    : [piece(0..<first), piece(first..<scalars.count)]
+                let screen = VirtualScreen(width: 60, showing: showReply(pieces, format: .terminal, colors: true, width: 60).out)
+                if screen != expected { differing.append("cut at \(first), \(second): \(screen.difference(from: expected))") }
+            }
+        }
+        #expect(differing.isEmpty, "\(differing.prefix(3))")
+    }
+}
